@@ -1,0 +1,41 @@
+# Setup, build and test in two commands: `make run` and `make test`.
+# Each configuration builds in its own folder: build/ (Release), build/debug (ASan+UBSan).
+BUILD_DIR ?= build
+GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+SCENARIO ?= scenarios/default.json
+T ?=
+
+.PHONY: all deps configure build run test debug bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+configure: deps
+	@test -f $(BUILD_DIR)/CMakeCache.txt || cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j 2
+
+run: build
+	./$(BUILD_DIR)/exsim simulate $(SCENARIO)
+
+# T=<doctest filter> runs a subset of the unit tests.
+test: build
+ifeq ($(T),)
+	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 600
+else
+	./$(BUILD_DIR)/exsim_tests --test-case='$(T)'
+endif
+
+debug: deps
+	@test -f $(BUILD_DIR)/debug/CMakeCache.txt || cmake -S . -B $(BUILD_DIR)/debug $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DEXSIM_SANITIZE=ON
+	@cmake --build $(BUILD_DIR)/debug -j 2
+	cd $(BUILD_DIR)/debug && ctest --output-on-failure --timeout 900
+
+bench: build
+	./$(BUILD_DIR)/exsim_bench_sim
+
+clean:
+	rm -rf $(BUILD_DIR)

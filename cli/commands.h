@@ -1,0 +1,20 @@
+// The exsim subcommands. Each takes its arguments after the subcommand name
+// and returns the process exit code.
+#ifndef EXSIM_CLI_COMMANDS_H_
+#define EXSIM_CLI_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace exsim::cli {
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitBadInput = 2;  // scenario, profile or command line
+inline constexpr int kExitFailure = 3;   // I/O failure or internal error
+
+int simulate_command(const std::vector<std::string>& args);
+
+}  // namespace exsim::cli
+
+#endif  // EXSIM_CLI_COMMANDS_H_

@@ -1,0 +1,48 @@
+// exsim: predicts what a change to a distributed query engine's data exchange
+// will do. One binary, one subcommand per job.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "models/error.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: exsim <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  simulate   predict wall-clock, RPCs, bytes, CPU and sender memory of a scenario's policies\n"
+    "\n"
+    "Run 'exsim <command> --help' for a command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace exsim::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? kExitBadInput : kExitOk;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "simulate") return simulate_command(args);
+    fmt::print(stderr, "exsim: unknown command '{}'\n\n{}", command, kUsage);
+    return kExitBadInput;
+  } catch (const exsim::ScenarioError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  } catch (const exsim::UsageError& e) {
+    fmt::print(stderr, "exsim {}: {}\nRun 'exsim {} --help' for usage.\n", command, e.what(), command);
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "exsim {}: {}\n", command, e.what());
+    return kExitFailure;
+  }
+}

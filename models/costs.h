@@ -1,0 +1,26 @@
+// What each unit of work costs on the machines being modelled. A scenario
+// names a profile (or inlines one); without one, profiles/reference.json.
+#ifndef EXSIM_MODELS_COSTS_H_
+#define EXSIM_MODELS_COSTS_H_
+
+#include <string>
+
+#include "models/size.h"
+
+namespace exsim {
+
+struct CostProfile {
+  double serialize_bytes_per_s = 0;       // copy rows into an outbound batch
+  double deserialize_bytes_per_s = 0;     // RowBatch::Deserialize, per uncompressed byte
+  double lz4_compress_bytes_per_s = 0;    // per uncompressed byte
+  double lz4_decompress_bytes_per_s = 0;  // per uncompressed byte
+  double rpc_cpu_us = 0;                  // CPU per RPC on each side, beyond the byte costs
+  double rpc_latency_us = 0;              // software latency per RPC, beyond the RTT
+  Bytes wire_overhead_bytes = 0;          // framing and headers per RPC
+  int cores = 0;  // > 0: every emulated host shares this many cores (one machine)
+  std::string source;  // the file it came from, or "inline"
+};
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_COSTS_H_

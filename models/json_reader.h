@@ -1,0 +1,93 @@
+// Typed, path-aware reading of JSON documents (scenarios, cost profiles).
+//
+// A JsonNode is a value plus its JSON pointer; readers check type and range and
+// record a message naming file, pointer, what was expected and what was found.
+// Errors are collected in Diagnostics so that one run reports every problem;
+// the loader throws once at the end. Included only by loader .cpp files, so
+// nlohmann's heavy header stays out of widely included headers.
+#ifndef EXSIM_MODELS_JSON_READER_H_
+#define EXSIM_MODELS_JSON_READER_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "models/size.h"
+
+namespace exsim {
+
+class Diagnostics {
+ public:
+  explicit Diagnostics(std::string file) : file_(std::move(file)) {}
+  void error(std::string_view pointer, std::string_view message);
+  bool ok() const { return errors_.empty(); }
+  const std::string& file() const { return file_; }
+  // Throws ScenarioError with every recorded message.
+  void throw_if_errors() const;
+
+ private:
+  std::string file_;
+  std::vector<std::string> errors_;
+};
+
+// Closest candidate within a small edit distance, for "did you mean" hints.
+std::string closest_name(std::string_view name, const std::vector<std::string>& candidates);
+
+class JsonNode {
+ public:
+  JsonNode(const nlohmann::ordered_json* value, std::string pointer, Diagnostics* diagnostics)
+      : value_(value), pointer_(std::move(pointer)), diagnostics_(diagnostics) {}
+
+  bool present() const { return value_ != nullptr; }
+  const std::string& pointer() const { return pointer_; }
+  const nlohmann::ordered_json& json() const { return *value_; }
+  Diagnostics& diagnostics() const { return *diagnostics_; }
+
+  bool is_object() const;
+  bool is_array() const;
+  bool is_string() const;
+  bool is_number() const;
+
+  // Members and elements; an absent member gives a node with present() false.
+  JsonNode member(std::string_view key) const;
+  JsonNode required(std::string_view key) const;  // records an error when absent
+  JsonNode element(size_t index) const;
+  size_t size() const;
+  std::vector<std::string> keys() const;  // in document order
+
+  // Records an error unless the node is an object (or array), returns whether it is.
+  bool expect_object() const;
+  bool expect_array() const;
+  // Records "unknown key 'x' (did you mean 'y'?)" for every key not in `known`.
+  void reject_unknown_keys(std::initializer_list<std::string_view> known) const;
+
+  // Readers return `fallback` (and record an error) when the value is wrong.
+  std::string string(std::string_view fallback = {}) const;
+  double number(double fallback, double min = -std::numeric_limits<double>::infinity(),
+                bool min_exclusive = false,
+                double max = std::numeric_limits<double>::infinity()) const;
+  std::int64_t integer(std::int64_t fallback, std::int64_t min,
+                       std::int64_t max = std::numeric_limits<std::int64_t>::max()) const;
+  // A byte size: a number or "16K"-style string, at least `min`.
+  Bytes size(Bytes fallback, Bytes min = 1) const;
+  // One of `names`; returns its index.
+  int choice(std::initializer_list<std::string_view> names, int fallback) const;
+
+  void error(std::string_view message) const;
+  // "got -5", "got \"abc\"", "got an object": for messages.
+  std::string describe_value() const;
+
+ private:
+  const nlohmann::ordered_json* value_;
+  std::string pointer_;
+  Diagnostics* diagnostics_;
+};
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_JSON_READER_H_

@@ -1,0 +1,87 @@
+#include "models/overrides.h"
+
+#include <charconv>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/error.h"
+
+namespace exsim {
+namespace {
+
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t dot = path.find('.', start);
+    parts.emplace_back(path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+std::optional<size_t> parse_index(const std::string& text) {
+  size_t index = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), index);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return index;
+}
+
+// Sets `value` at parts[depth..] below `node`; returns how many places were set.
+int assign(nlohmann::ordered_json& node, const std::vector<std::string>& parts, size_t depth, const nlohmann::ordered_json& value,
+           std::string_view assignment) {
+  const std::string& part = parts[depth];
+  const bool last = depth + 1 == parts.size();
+  auto descend = [&](nlohmann::ordered_json& child) {
+    if (last) {
+      child = value;
+      return 1;
+    }
+    return assign(child, parts, depth + 1, value, assignment);
+  };
+  if (part == "*") {
+    if (!node.is_object() && !node.is_array()) return 0;
+    int count = 0;
+    for (auto& child : node) count += descend(child);
+    return count;
+  }
+  if (node.is_array()) {
+    auto index = parse_index(part);
+    if (!index || *index >= node.size()) {
+      throw UsageError(fmt::format("--set {}: '{}' is not an index of an array of {} elements", assignment, part,
+                                   node.size()));
+    }
+    return descend(node[*index]);
+  }
+  if (node.is_null()) node = nlohmann::ordered_json::object();
+  if (!node.is_object()) {
+    throw UsageError(fmt::format("--set {}: cannot set '{}' inside a {}", assignment, part, node.type_name()));
+  }
+  return descend(node[part]);
+}
+
+}  // namespace
+
+void apply_override(nlohmann::ordered_json& document, std::string_view assignment) {
+  size_t equals = assignment.find('=');
+  if (equals == std::string_view::npos || equals == 0) {
+    throw UsageError(fmt::format("--set {}: expected KEY=VALUE, e.g. --set mt_dop=8", assignment));
+  }
+  std::string_view path = assignment.substr(0, equals);
+  std::string text(assignment.substr(equals + 1));
+  nlohmann::ordered_json value = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;
+  auto parts = split_path(path);
+  for (const auto& p : parts) {
+    if (p.empty()) throw UsageError(fmt::format("--set {}: empty key in path '{}'", assignment, path));
+  }
+  if (assign(document, parts, 0, value, assignment) == 0) {
+    throw UsageError(fmt::format("--set {}: path '{}' matches nothing in the scenario", assignment, path));
+  }
+}
+
+}  // namespace exsim

@@ -1,0 +1,20 @@
+// --set KEY=VALUE: change any scenario value by its dotted path before the
+// scenario is validated, e.g. "mt_dop=8", "policies.16K.in_flight=2",
+// "policies.*.buffer.flat=64K" ('*' matches every member or element),
+// "workload.queries.0.repeat=3". VALUE is read as JSON when it parses as JSON,
+// else as a string.
+#ifndef EXSIM_MODELS_OVERRIDES_H_
+#define EXSIM_MODELS_OVERRIDES_H_
+
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace exsim {
+
+// Throws UsageError when the assignment is malformed or its path matches nothing.
+void apply_override(nlohmann::ordered_json& document, std::string_view assignment);
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_OVERRIDES_H_

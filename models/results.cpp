@@ -1,0 +1,97 @@
+#include "models/results.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace exsim {
+namespace {
+
+using ordered = nlohmann::ordered_json;
+
+ordered cpu_json(const CpuByStage& c) {
+  return ordered{{"serialize", c.serialize}, {"compress", c.compress},     {"decompress", c.decompress},
+                 {"deserialize", c.deserialize}, {"rpc", c.rpc},           {"produce", c.produce},
+                 {"consume", c.consume}};
+}
+
+ordered run_json(const RunResult& r) {
+  ordered out;
+  out["scenario"] = r.scenario;
+  out["policy"] = r.policy;
+  out["source"] = r.source;
+  out["wall_s"] = r.wall_s;
+  out["rpcs"] = r.rpcs;
+  out["bytes_wire"] = r.bytes_wire;
+  out["bytes_uncompressed"] = r.bytes_uncompressed;
+  out["cpu_s"] = cpu_json(r.cpu_s);
+  out["rpc_network_us"] = ordered{{"p50", r.rpc_network_p50_us}, {"p99", r.rpc_network_p99_us}};
+  ordered queries = ordered::array();
+  for (const auto& q : r.queries) queries.push_back(ordered{{"name", q.name}, {"repeat", q.repeat}, {"wall_s", q.wall_s}});
+  out["queries"] = std::move(queries);
+  ordered exchanges = ordered::array();
+  for (const auto& x : r.exchanges) {
+    exchanges.push_back(ordered{{"query", x.query},
+                                {"id", x.id},
+                                {"kind", x.kind},
+                                {"repetition", x.repetition},
+                                {"wall_s", x.wall_s},
+                                {"rows", x.rows},
+                                {"rpcs", x.rpcs},
+                                {"eos_rpcs", x.eos_rpcs},
+                                {"bytes_wire", x.bytes_wire},
+                                {"bytes_uncompressed", x.bytes_uncompressed},
+                                {"batch_bytes_mean", x.batch_bytes_mean},
+                                {"sender_blocked_s", x.sender_blocked_s},
+                                {"deferred_rpcs", x.deferred_rpcs}});
+  }
+  out["exchanges"] = std::move(exchanges);
+  ordered hosts = ordered::array();
+  for (const auto& h : r.hosts) {
+    hosts.push_back(ordered{{"name", h.name},
+                            {"sender_peak_bytes", h.sender_peak_bytes},
+                            {"sender_expected_bytes", h.sender_expected_bytes},
+                            {"sender_worst_bytes", h.sender_worst_bytes},
+                            {"receiver_peak_bytes", h.receiver_peak_bytes}});
+  }
+  out["hosts"] = std::move(hosts);
+  out["planner"] = ordered{{"senders", r.planner.senders},
+                           {"over_estimate", r.planner.over_estimate},
+                           {"max_over_bytes", r.planner.max_over_bytes}};
+  return out;
+}
+
+}  // namespace
+
+std::string results_to_json(const std::vector<RunResult>& results) {
+  ordered array = ordered::array();
+  for (const auto& r : results) array.push_back(run_json(r));
+  return array.dump(2) + "\n";
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  std::filesystem::path target(path);
+  std::filesystem::path temp = target;
+  temp += ".tmp";
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  if (!f) throw std::runtime_error(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok) {
+    std::remove(temp.c_str());
+    throw std::runtime_error(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, target, ec);
+  if (ec) {
+    std::remove(temp.c_str());
+    throw std::runtime_error(fmt::format("{}: cannot rename into place: {}", path, ec.message()));
+  }
+}
+
+}  // namespace exsim

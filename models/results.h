@@ -1,0 +1,89 @@
+// The results format (spec "Results"): what `simulate` predicts and `run`
+// measures, one RunResult per (scenario, policy), so `validate` compares like
+// with like.
+#ifndef EXSIM_MODELS_RESULTS_H_
+#define EXSIM_MODELS_RESULTS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/size.h"
+
+namespace exsim {
+
+// CPU seconds by stage, summed over every host.
+struct CpuByStage {
+  double produce = 0;      // the operator feeding each sender (produce_rows_per_s)
+  double serialize = 0;
+  double compress = 0;
+  double rpc = 0;          // rpc_cpu_us on both sides
+  double decompress = 0;
+  double deserialize = 0;
+  double consume = 0;      // the operator fed by each receiver (consume_rows_per_s)
+};
+
+struct QueryResult {
+  std::string name;
+  int repeat = 1;
+  double wall_s = 0;  // all repetitions
+};
+
+struct ExchangeResult {
+  std::string query;
+  std::string id;
+  std::string kind;
+  int repetition = 0;
+  double wall_s = 0;
+  std::int64_t rows = 0;             // rows delivered to consumers
+  std::int64_t rpcs = 0;             // TransmitData RPCs
+  std::int64_t eos_rpcs = 0;         // EndDataStream RPCs
+  double bytes_wire = 0;             // payload plus framing, every RPC
+  double bytes_uncompressed = 0;     // tuple data plus offsets, before compression
+  double batch_bytes_mean = 0;       // uncompressed bytes per TransmitData RPC
+  double sender_blocked_s = 0;       // summed over sender instances
+  std::int64_t deferred_rpcs = 0;
+};
+
+struct HostResult {
+  std::string name;
+  Bytes sender_peak_bytes = 0;
+  Bytes sender_expected_bytes = 0;
+  Bytes sender_worst_bytes = 0;
+  Bytes receiver_peak_bytes = 0;
+};
+
+struct PlannerResult {
+  std::int64_t senders = 0;
+  std::int64_t over_estimate = 0;
+  Bytes max_over_bytes = 0;
+};
+
+struct RunResult {
+  std::string scenario;
+  std::string policy;
+  std::string source = "simulated";
+  double wall_s = 0;
+  std::int64_t rpcs = 0;
+  double bytes_wire = 0;
+  double bytes_uncompressed = 0;
+  CpuByStage cpu_s;
+  double rpc_network_p50_us = 0;
+  double rpc_network_p99_us = 0;
+  std::vector<QueryResult> queries;
+  std::vector<ExchangeResult> exchanges;
+  std::vector<HostResult> hosts;
+  PlannerResult planner;
+};
+
+// Pretty JSON, keys in a fixed order, numbers printed the same way every time:
+// the same results give byte-identical text.
+std::string results_to_json(const std::vector<RunResult>& results);
+
+// Writes through a temporary file and a rename, so a reader never sees half a file.
+// Throws std::runtime_error naming the path on failure.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_RESULTS_H_

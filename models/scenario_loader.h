@@ -1,0 +1,31 @@
+// Scenario files in, validated Scenario out (spec: shared scenario-format.md).
+// Every problem found is reported at once in a ScenarioError naming the file
+// and the JSON pointer; nothing is read half-way.
+#ifndef EXSIM_MODELS_SCENARIO_LOADER_H_
+#define EXSIM_MODELS_SCENARIO_LOADER_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/scenario.h"
+
+namespace exsim {
+
+// Reads, applies `overrides` ("KEY=VALUE", see overrides.h), validates.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The same from text; `file` names it in messages and relative paths (costs)
+// resolve against its directory.
+Scenario parse_scenario(std::string_view text, const std::string& file,
+                        const std::vector<std::string>& overrides = {});
+
+// A costs profile file (spec "Costs profile").
+CostProfile load_cost_profile(const std::string& path);
+
+// The reference profile shipped with exsim (profiles/reference.json, built in).
+CostProfile reference_cost_profile();
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_SCENARIO_LOADER_H_

@@ -1,0 +1,133 @@
+#include "models/sender_memory.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace exsim {
+namespace {
+
+// One OutboundRowBatch: tuple data plus 4 B offsets per tuple. Compression swaps
+// the tuple data with the scratch, so a compressed buffer ends up with the
+// scratch's LZ4 bound as its capacity (outbound-row-batch.cc:76-81).
+Bytes outbound_bytes(BatchSize b, bool compressed) {
+  Bytes data = compressed ? std::max(b.tuple_bytes, lz4_bound(b.tuple_bytes)) : b.tuple_bytes;
+  return data + 4 * b.rows;
+}
+
+bool whole_batch_kind(PartitionKind kind) { return kind != PartitionKind::kHash; }
+
+}  // namespace
+
+bool channel_compresses(const Policy& policy, PartitionKind kind, int channels, bool local) {
+  switch (policy.compression) {
+    case Compression::kNone:
+      return false;
+    case Compression::kLz4:
+      return true;
+    case Compression::kLz4SkipLocal:
+      // A broadcast serializes once for all channels, so it skips LZ4 only when its
+      // one channel is local (krpc-data-stream-sender.cc:1150-1153).
+      return kind == PartitionKind::kBroadcast ? !(channels == 1 && local) : !local;
+  }
+  return true;
+}
+
+int outbound_buffers_per_channel(const Policy& policy) {
+  return policy.sender_layout == SenderLayout::kHead ? policy.in_flight : std::max(2, policy.in_flight + 1);
+}
+
+Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BatchSize largest, bool compressed,
+                           int outbound_used) {
+  if (largest.rows == 0) return 0;
+  const bool head = policy.sender_layout == SenderLayout::kHead;
+  if (kind == PartitionKind::kBroadcast && policy.broadcast_serialize == BroadcastSerialize::kOnce) return 0;
+  if (head) {
+    // Hash: the collector being filled plus the outbound buffers (section 2.4).
+    Bytes filling = whole_batch_kind(kind) ? 0 : largest.tuple_bytes + 4 * largest.rows;
+    return filling + outbound_used * outbound_bytes(largest, compressed);
+  }
+  // v4.3 (section 2.5): outbound batches with their own scratch; hash adds a RowBatch
+  // (tuple data plus an 8 B pointer per tuple) deep-copied at AddRow.
+  Bytes row_batch = whole_batch_kind(kind) ? 0 : largest.tuple_bytes + 8 * largest.rows;
+  Bytes scratch = compressed ? lz4_bound(largest.tuple_bytes) : 0;
+  return row_batch + outbound_used * (largest.tuple_bytes + 4 * largest.rows + scratch);
+}
+
+Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BatchSize largest, bool compressed) {
+  if (largest.rows == 0) return 0;
+  const Bytes scratch = compressed ? lz4_bound(largest.tuple_bytes) : 0;
+  if (policy.sender_layout == SenderLayout::kV43) {
+    // v4.3 broadcast serialized into 2 sender-level batches, each with its scratch.
+    if (kind == PartitionKind::kBroadcast && policy.broadcast_serialize == BroadcastSerialize::kOnce) {
+      return outbound_buffers_per_channel(policy) * (largest.tuple_bytes + 4 * largest.rows + scratch);
+    }
+    return 0;
+  }
+  switch (kind) {
+    case PartitionKind::kHash:
+      return scratch;  // compression_scratch_ only; rows go straight into collectors
+    case PartitionKind::kBroadcast:
+      if (policy.broadcast_serialize == BroadcastSerialize::kOnce) {
+        // serialization_batch_ plus one in-flight batch per RPC in flight, shared by all channels.
+        return (1 + policy.in_flight) * outbound_bytes(largest, compressed) + scratch;
+      }
+      return scratch;
+    case PartitionKind::kRandom:
+    case PartitionKind::kMerge:
+      // serialization_batch_, swapped into the channel's outbound buffer on send.
+      return outbound_bytes(largest, compressed) + scratch;
+  }
+  return 0;
+}
+
+Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int channels, int local_channels,
+                          double row_bytes) {
+  const bool hash = exchange.kind == PartitionKind::kHash;
+  BatchSize batch = hash ? full_channel_batch(channel_capacity(policy, exchange.row, channels), row_bytes)
+                         : full_input_batch(row_bytes);
+  const bool compress_remote = channel_compresses(policy, exchange.kind, channels, /*local=*/false);
+  const bool compress_local = channel_compresses(policy, exchange.kind, channels, /*local=*/true);
+  const int outbound = outbound_buffers_per_channel(policy);
+  Bytes total = 0;
+  total += static_cast<Bytes>(channels - local_channels) *
+           channel_buffer_bytes(policy, exchange.kind, batch, compress_remote, outbound);
+  total += static_cast<Bytes>(local_channels) *
+           channel_buffer_bytes(policy, exchange.kind, batch, compress_local, outbound);
+  const bool any_compressed = (compress_remote && channels > local_channels) || (compress_local && local_channels > 0);
+  total += shared_buffer_bytes(policy, exchange.kind, batch, any_compressed);
+  return total;
+}
+
+std::vector<Bytes> static_sender_bytes_per_host(const Scenario& scenario, const Policy& policy, bool worst_case) {
+  const auto hosts = scenario.cluster.hosts.size();
+  std::vector<Bytes> result(hosts, 0);
+  for (const Query& query : scenario.queries) {
+    std::vector<Bytes> sum(hosts, 0);
+    for (const Exchange& x : query.exchanges) {
+      const int channels = x.receivers.instances();
+      const auto fixed = static_cast<double>(x.row.fixed_bytes);
+      for (int h : x.senders.hosts) {
+        const auto receivers_here = std::count(x.receivers.hosts.begin(), x.receivers.hosts.end(), h);
+        const int local = static_cast<int>(receivers_here) * x.receivers.per_host;
+        // Fixed-length capacity overshoots most with the largest rows; a byte target
+        // holds the most rows (offsets) with the smallest: the worst case takes both.
+        Bytes bytes = sender_static_bytes(policy, x, channels, local,
+                                          fixed + (worst_case ? x.row.varlen.max() : x.row.varlen.mean()));
+        if (worst_case) bytes = std::max(bytes, sender_static_bytes(policy, x, channels, local, fixed + x.row.varlen.min()));
+        sum[h] += x.senders.per_host * bytes;
+      }
+    }
+    for (std::size_t h = 0; h < hosts; ++h) result[h] = std::max(result[h], sum[h]);
+  }
+  return result;
+}
+
+Bytes planner_sender_estimate(const Exchange& exchange) {
+  const int channels = exchange.kind == PartitionKind::kHash ? exchange.receivers.instances() : 1;
+  const double avg_row = static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean();
+  const Bytes batch = std::min<Bytes>(static_cast<Bytes>(std::ceil(static_cast<double>(kInputBatchRows) * (avg_row + 4))),
+                                      kBatchHardCap);
+  return static_cast<Bytes>(channels) * 2 * 2 * batch;
+}
+
+}  // namespace exsim

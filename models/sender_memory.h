@@ -1,0 +1,61 @@
+// Sender buffer memory (reference sections 2.4-2.6 and 6.1). One set of rules
+// serves both the simulator, which applies them to the largest batch each
+// channel has actually held, and the static expected/worst-case figures, which
+// apply them to full batches of mean or largest rows.
+//
+// Buffers keep their capacity after Reset (outbound-row-batch.cc:98-103), so a
+// buffer's footprint is the largest batch it ever held; allocator rounding is
+// not modelled.
+#ifndef EXSIM_MODELS_SENDER_MEMORY_H_
+#define EXSIM_MODELS_SENDER_MEMORY_H_
+
+#include <vector>
+
+#include "models/scenario.h"
+#include "models/sizing_policy.h"
+
+namespace exsim {
+
+// LZ4_compressBound(n) = n + n/255 + 16.
+inline Bytes lz4_bound(Bytes n) { return n + n / 255 + 16; }
+
+// Whether batches to a channel are LZ4-compressed: never under "none", always
+// under "lz4", and under "lz4_skip_local" unless the destination is in the
+// sender's own process (section 4.3, IMPALA-12430).
+bool channel_compresses(const Policy& policy, PartitionKind kind, int channels, bool local);
+
+// Outbound batches each channel keeps: head keeps 1 per RPC in flight (the
+// collector being filled is counted apart); v4.3 keeps NUM_OUTBOUND_BATCHES = 2
+// (or one more than the RPCs in flight, when that is larger).
+int outbound_buffers_per_channel(const Policy& policy);
+
+// Bytes held by one channel whose largest batch was `largest`, with
+// `outbound_used` outbound buffers allocated so far (at most
+// outbound_buffers_per_channel). Broadcast `once` keeps no per-channel buffer.
+Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BatchSize largest, bool compressed,
+                           int outbound_used);
+
+// Bytes the sender shares across its channels: serialization batches and the
+// compression scratch. `largest` is the largest batch serialized by the sender.
+Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BatchSize largest, bool compressed);
+
+// Static model of one sender instance with every buffer of every channel full
+// of rows of `row_bytes` each. `local_channels` of `channels` go to the sender's
+// own process (uncompressed under lz4_skip_local).
+Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int channels, int local_channels,
+                          double row_bytes);
+
+// Static sender memory of each host: the largest, over the scenario's queries,
+// of the sum over the query's exchanges of their sender instances on the host
+// (all of a query's fragments hold their buffers at once). Rows of mean size
+// give the expected figure; rows of the largest size, the worst case.
+std::vector<Bytes> static_sender_bytes_per_host(const Scenario& scenario, const Policy& policy, bool worst_case);
+
+// The planner's per-instance estimate (DataStreamSink.java:92-117):
+// channels x 2 batches x 2 (tuple data + scratch) x min(1024 x (avg row + 4), 8 MiB),
+// channels = receiver instances for a partitioned sender, else 1.
+Bytes planner_sender_estimate(const Exchange& exchange);
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_SENDER_MEMORY_H_

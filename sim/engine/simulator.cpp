@@ -1,0 +1,33 @@
+#include "sim/engine/simulator.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace exsim::sim {
+
+Simulator::Simulator(std::unique_ptr<Scheduler> scheduler) : scheduler_(std::move(scheduler)) {
+  if (!scheduler_) throw std::invalid_argument("Simulator: no scheduler");
+}
+
+EventId Simulator::at(SimTime when, EventHandler* handler, std::uint64_t tag) {
+  if (when < now_) {
+    throw std::logic_error(fmt::format("internal error: event scheduled in the past ({} < {} ns)", when, now_));
+  }
+  EventId id = next_seq_++;
+  scheduler_->push(Event{when, id, handler, tag});
+  return id;
+}
+
+void Simulator::run() {
+  stopped_ = false;
+  while (!stopped_ && !scheduler_->empty()) {
+    Event event = scheduler_->pop();
+    if (!cancelled_.empty() && cancelled_.erase(event.seq) > 0) continue;
+    now_ = event.time;
+    ++processed_;
+    event.handler->on_event(event.tag);
+  }
+}
+
+}  // namespace exsim::sim

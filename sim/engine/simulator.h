@@ -1,0 +1,50 @@
+// The discrete-event engine: simulated time and callbacks, nothing more. It has
+// no word for host, batch or RPC; models schedule EventHandlers on it.
+//
+// Time is integer nanoseconds. Events at the same time run in the order they
+// were scheduled. Cancel only marks an event; it is skipped when it comes up.
+#ifndef EXSIM_SIM_ENGINE_SIMULATOR_H_
+#define EXSIM_SIM_ENGINE_SIMULATOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <unordered_set>
+
+#include "sim/engine/scheduler.h"
+
+namespace exsim::sim {
+
+using EventId = std::uint64_t;
+
+class Simulator {
+ public:
+  explicit Simulator(std::unique_ptr<Scheduler> scheduler = make_scheduler("quad-heap"));
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  SimTime now() const { return now_; }
+
+  // Calls handler->on_event(tag) at time `when`. REQUIRES: when >= now().
+  EventId at(SimTime when, EventHandler* handler, std::uint64_t tag = 0);
+  EventId after(SimTime delay, EventHandler* handler, std::uint64_t tag = 0) { return at(now_ + delay, handler, tag); }
+  void cancel(EventId id) { cancelled_.insert(id); }
+
+  // Runs events until none are left or stop() is called.
+  void run();
+  void stop() { stopped_ = true; }
+
+  std::uint64_t events_processed() const { return processed_; }
+  std::size_t pending() const { return scheduler_->size(); }
+
+ private:
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unordered_set<EventId> cancelled_;
+  SimTime now_ = 0;
+  std::uint64_t next_seq_ = 0;
+  std::uint64_t processed_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace exsim::sim
+
+#endif  // EXSIM_SIM_ENGINE_SIMULATOR_H_

@@ -1,0 +1,54 @@
+#include "sim/exchange/exchange_run.h"
+
+#include "models/random.h"
+#include "sim/exchange/receiver.h"
+#include "sim/exchange/sender.h"
+
+namespace exsim::sim {
+
+ExchangeRun::ExchangeRun(ModelContext& context, const Exchange& exchange, std::uint64_t seed, Listener& listener)
+    : context_(context),
+      exchange_(exchange),
+      listener_(listener),
+      capacity_(channel_capacity(context.policy, exchange.row, exchange.receivers.instances())),
+      splitter_(zipf_shares(exchange.receivers.instances(), exchange.skew, derive_seed(seed, 0x7a697066 /* zipf */))) {
+  const int senders = exchange.senders.instances();
+  const int receivers = exchange.receivers.instances();
+  const bool merging = exchange.kind == PartitionKind::kMerge;
+  for (int r = 0; r < receivers; ++r) {
+    receivers_.push_back(std::make_unique<ReceiverInstance>(*this, r, exchange.receivers.host_of(r), senders, merging));
+  }
+  // Rows divide evenly over sender instances; the first ones take the remainder.
+  for (int s = 0; s < senders; ++s) {
+    std::int64_t rows = exchange.rows / senders + (s < exchange.rows % senders ? 1 : 0);
+    senders_.push_back(std::make_unique<SenderInstance>(*this, s, exchange.senders.host_of(s), rows,
+                                                        derive_seed(seed, 0x73656e64 /* send */, static_cast<std::uint64_t>(s))));
+  }
+  senders_left_ = senders;
+  receivers_left_ = receivers;
+}
+
+ExchangeRun::~ExchangeRun() = default;
+
+void ExchangeRun::start() {
+  started_at_ = context_.simulator.now();
+  for (auto& sender : senders_) sender->start();
+}
+
+void ExchangeRun::sender_finished(SenderInstance& /*sender*/) {
+  --senders_left_;
+  check_finished();
+}
+
+void ExchangeRun::receiver_finished(ReceiverInstance& /*receiver*/) {
+  --receivers_left_;
+  check_finished();
+}
+
+void ExchangeRun::check_finished() {
+  if (senders_left_ > 0 || receivers_left_ > 0 || finished_at_ >= 0) return;
+  finished_at_ = context_.simulator.now();
+  listener_.exchange_finished(*this);
+}
+
+}  // namespace exsim::sim

@@ -1,0 +1,81 @@
+// One execution of one exchange: its sender and receiver instances, from the
+// moment it starts until every receiver has consumed every row and every
+// sender has its end-of-stream acknowledged.
+#ifndef EXSIM_SIM_EXCHANGE_EXCHANGE_RUN_H_
+#define EXSIM_SIM_EXCHANGE_EXCHANGE_RUN_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/scenario.h"
+#include "models/sizing_policy.h"
+#include "sim/exchange/model_context.h"
+#include "sim/exchange/row_router.h"
+
+namespace exsim::sim {
+
+class SenderInstance;
+class ReceiverInstance;
+
+struct ExchangeStats {
+  std::int64_t rows_delivered = 0;
+  std::int64_t rpcs = 0;
+  std::int64_t eos_rpcs = 0;
+  std::int64_t deferred_rpcs = 0;
+  double bytes_wire = 0;
+  double bytes_uncompressed = 0;  // TransmitData tuple data plus offsets
+  SimTime blocked_ns = 0;
+};
+
+class ExchangeRun {
+ public:
+  class Listener {
+   public:
+    virtual void exchange_finished(ExchangeRun& run) = 0;
+
+   protected:
+    ~Listener() = default;
+  };
+
+  ExchangeRun(ModelContext& context, const Exchange& exchange, std::uint64_t seed, Listener& listener);
+  ~ExchangeRun();
+  ExchangeRun(const ExchangeRun&) = delete;
+  ExchangeRun& operator=(const ExchangeRun&) = delete;
+
+  void start();
+  void sender_finished(SenderInstance& sender);
+  void receiver_finished(ReceiverInstance& receiver);
+
+  const Exchange& exchange() const { return exchange_; }
+  ModelContext& context() { return context_; }
+  int channels() const { return exchange_.receivers.instances(); }
+  const BatchCapacity& capacity() const { return capacity_; }
+  const HashSplitter& splitter() const { return splitter_; }
+  ReceiverInstance& receiver(int instance) { return *receivers_[static_cast<std::size_t>(instance)]; }
+  ExchangeStats& stats() { return stats_; }
+  const ExchangeStats& stats() const { return stats_; }
+  SimTime started_at() const { return started_at_; }
+  SimTime finished_at() const { return finished_at_; }
+  const std::vector<std::unique_ptr<SenderInstance>>& senders() const { return senders_; }
+
+ private:
+  void check_finished();
+
+  ModelContext& context_;
+  const Exchange& exchange_;
+  Listener& listener_;
+  BatchCapacity capacity_;
+  HashSplitter splitter_;
+  std::vector<std::unique_ptr<SenderInstance>> senders_;
+  std::vector<std::unique_ptr<ReceiverInstance>> receivers_;
+  ExchangeStats stats_;
+  int senders_left_ = 0;
+  int receivers_left_ = 0;
+  SimTime started_at_ = 0;
+  SimTime finished_at_ = -1;
+};
+
+}  // namespace exsim::sim
+
+#endif  // EXSIM_SIM_EXCHANGE_EXCHANGE_RUN_H_

@@ -1,0 +1,39 @@
+#include "sim/exchange/model_context.h"
+
+#include "sim/exchange/rpc_transport.h"
+
+namespace exsim::sim {
+
+CostRates::CostRates(const CostProfile& costs)
+    : serialize_ns_per_byte(1e9 / costs.serialize_bytes_per_s),
+      deserialize_ns_per_byte(1e9 / costs.deserialize_bytes_per_s),
+      compress_ns_per_byte(1e9 / costs.lz4_compress_bytes_per_s),
+      decompress_ns_per_byte(1e9 / costs.lz4_decompress_bytes_per_s),
+      rpc_cpu(to_ns(costs.rpc_cpu_us * 1e3)),
+      rpc_latency(to_ns(costs.rpc_latency_us * 1e3)),
+      wire_overhead(costs.wire_overhead_bytes) {}
+
+ModelContext::ModelContext(const Scenario& s, const Policy& p, std::unique_ptr<Scheduler> scheduler)
+    : scenario(s),
+      policy(p),
+      rates(s.costs),
+      simulator(std::move(scheduler)),
+      network(simulator, static_cast<int>(s.cluster.hosts.size()), s.cluster.nic_gbps / 8.0),
+      memory(static_cast<int>(s.cluster.hosts.size())),
+      transport(std::make_unique<RpcTransport>(*this)) {
+  const auto hosts = s.cluster.hosts.size();
+  if (s.costs.cores > 0) {
+    // All emulated hosts share one machine's cores (a calibrated profile).
+    pools.push_back(std::make_unique<CpuPool>(simulator, s.costs.cores));
+    cpu_of_host.assign(hosts, pools.back().get());
+  } else {
+    for (std::size_t h = 0; h < hosts; ++h) {
+      pools.push_back(std::make_unique<CpuPool>(simulator, s.cluster.cores_per_host));
+      cpu_of_host.push_back(pools.back().get());
+    }
+  }
+}
+
+ModelContext::~ModelContext() = default;
+
+}  // namespace exsim::sim

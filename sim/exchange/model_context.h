@@ -1,0 +1,78 @@
+// What every part of one simulated run shares: the engine, the resources, the
+// policy and costs, and the accounting. One per (scenario, policy) run.
+#ifndef EXSIM_SIM_EXCHANGE_MODEL_CONTEXT_H_
+#define EXSIM_SIM_EXCHANGE_MODEL_CONTEXT_H_
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "models/histogram.h"
+#include "models/results.h"
+#include "models/scenario.h"
+#include "sim/engine/simulator.h"
+#include "sim/resources/cpu_pool.h"
+#include "sim/resources/network.h"
+
+namespace exsim::sim {
+
+// Costs turned into nanoseconds of CPU per byte, row or call.
+struct CostRates {
+  explicit CostRates(const CostProfile& costs);
+  double serialize_ns_per_byte;
+  double deserialize_ns_per_byte;
+  double compress_ns_per_byte;
+  double decompress_ns_per_byte;
+  SimTime rpc_cpu;
+  SimTime rpc_latency;
+  Bytes wire_overhead;
+};
+
+inline SimTime to_ns(double ns) { return static_cast<SimTime>(std::llround(ns)); }
+
+// Sender and receiver buffer bytes per host over simulated time.
+class MemoryLedger {
+ public:
+  explicit MemoryLedger(int hosts) : sender_now_(hosts), sender_peak_(hosts), receiver_now_(hosts), receiver_peak_(hosts) {}
+  void add_sender(int host, Bytes delta) { track(sender_now_[host], sender_peak_[host], delta); }
+  void add_receiver(int host, Bytes delta) { track(receiver_now_[host], receiver_peak_[host], delta); }
+  Bytes sender_now(int host) const { return sender_now_[host]; }
+  Bytes sender_peak(int host) const { return sender_peak_[host]; }
+  Bytes receiver_peak(int host) const { return receiver_peak_[host]; }
+
+ private:
+  static void track(Bytes& now, Bytes& peak, Bytes delta) {
+    now += delta;
+    if (now > peak) peak = now;
+  }
+  std::vector<Bytes> sender_now_, sender_peak_, receiver_now_, receiver_peak_;
+};
+
+class RpcTransport;
+
+struct ModelContext {
+  ModelContext(const Scenario& scenario, const Policy& policy, std::unique_ptr<Scheduler> scheduler);
+  ~ModelContext();
+
+  const Scenario& scenario;
+  const Policy& policy;
+  const CostRates rates;
+  Simulator simulator;
+  // One pool per host, or one shared by all hosts when the profile sets `cores`.
+  std::vector<std::unique_ptr<CpuPool>> pools;
+  std::vector<CpuPool*> cpu_of_host;
+  Network network;
+  MemoryLedger memory;
+  std::unique_ptr<RpcTransport> transport;
+
+  // Accounting shared by every exchange.
+  CpuByStage cpu;
+  LogHistogram rpc_network_ns;
+
+  Nanos rtt(int from, int to) const { return scenario.cluster.rtt.rtt(from, to); }
+  CpuPool& cpu_pool(int host) { return *cpu_of_host[static_cast<std::size_t>(host)]; }
+};
+
+}  // namespace exsim::sim
+
+#endif  // EXSIM_SIM_EXCHANGE_MODEL_CONTEXT_H_

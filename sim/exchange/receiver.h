@@ -1,0 +1,75 @@
+// One receiver instance: the exchange node's queue(s) and the thread that
+// consumes them (reference section 5). A non-merging exchange has one queue for
+// all senders; a merging one has a queue per sender, sharing the limit among
+// the queues still open (IMPALA-13475).
+//
+// Admission (section 5.3): a batch is accepted when its queue is empty or it fits
+// under `receiver_buffer` (deserialized bytes, counting batches being
+// deserialized); otherwise, or when others already wait, it is deferred and its
+// response withheld: the sender's channel stays busy, which is the
+// backpressure (section 5.4). When the consumer pops a batch, deferred calls
+// that now fit (at least one if the queue is empty) are deserialized and
+// answered (section 5.5).
+#ifndef EXSIM_SIM_EXCHANGE_RECEIVER_H_
+#define EXSIM_SIM_EXCHANGE_RECEIVER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/exchange/rpc.h"
+#include "sim/resources/ring_queue.h"
+
+namespace exsim::sim {
+
+class ExchangeRun;
+struct ModelContext;
+
+class ReceiverInstance final : public EventHandler {
+ public:
+  // `queues` is 1 (all `senders` share it) or `senders` (merge: one per sender).
+  ReceiverInstance(ExchangeRun& run, int index, int host, int senders, bool merging);
+
+  int host() const { return host_; }
+  // A call has reached this instance.
+  void on_arrival(Rpc* rpc);
+  // The receiver-side work of a call (deserialization) has finished.
+  void on_work_done(Rpc* rpc);
+  // The consumer has finished a batch.
+  void on_event(std::uint64_t tag) override;
+
+ private:
+  struct QueuedBatch {
+    std::int64_t rows;
+    Bytes bytes;  // deserialized
+  };
+  struct Queue {
+    RingQueue<QueuedBatch> batches;
+    RingQueue<Rpc*> deferred;
+    Bytes buffered = 0;  // deserialized bytes of queued batches
+    Bytes pending = 0;   // admitted, being deserialized
+    int open_senders = 0;
+  };
+
+  Queue& queue_of(const Rpc& rpc) { return queues_[merging_ ? static_cast<std::size_t>(rpc.sender_index) : 0]; }
+  Bytes limit() const;
+  bool can_admit(const Queue& queue, Bytes bytes) const;
+  void admit(Queue& queue, Rpc* rpc);
+  void undefer(Queue& queue);
+  void consume_next();
+
+  ExchangeRun& run_;
+  ModelContext& context_;
+  const int index_;
+  const int host_;
+  const bool merging_;
+  std::vector<Queue> queues_;
+  int open_queues_;
+  std::size_t merge_cursor_ = 0;
+  bool consuming_ = false;
+  bool finished_ = false;
+  std::int64_t consuming_rows_ = 0;
+};
+
+}  // namespace exsim::sim
+
+#endif  // EXSIM_SIM_EXCHANGE_RECEIVER_H_

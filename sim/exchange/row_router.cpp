@@ -1,0 +1,58 @@
+#include "sim/exchange/row_router.h"
+
+#include <cmath>
+#include <numeric>
+
+namespace exsim::sim {
+
+std::vector<double> zipf_shares(int instances, double skew, std::uint64_t seed) {
+  std::vector<double> weight(static_cast<std::size_t>(instances));
+  double total = 0;
+  for (int rank = 0; rank < instances; ++rank) {
+    weight[rank] = skew == 0 ? 1.0 : 1.0 / std::pow(rank + 1.0, skew);
+    total += weight[rank];
+  }
+  // Fisher-Yates: which instance holds which rank.
+  std::vector<int> order(static_cast<std::size_t>(instances));
+  std::iota(order.begin(), order.end(), 0);
+  Random random(seed);
+  for (int i = instances - 1; i > 0; --i) std::swap(order[i], order[random.below(static_cast<std::uint64_t>(i) + 1)]);
+  std::vector<double> shares(static_cast<std::size_t>(instances));
+  for (int rank = 0; rank < instances; ++rank) shares[order[rank]] = weight[rank] / total;
+  return shares;
+}
+
+HashSplitter::HashSplitter(const std::vector<double>& shares) : conditional_(shares.size()) {
+  double rest = 0;
+  for (std::size_t c = shares.size(); c-- > 0;) {
+    rest += shares[c];
+    conditional_[c] = rest > 0 ? shares[c] / rest : 0;
+  }
+  if (!conditional_.empty()) conditional_.back() = 1.0;
+}
+
+void HashSplitter::split(std::int64_t rows, Random& random, std::vector<std::int64_t>& counts) const {
+  counts.resize(conditional_.size());
+  std::int64_t left = rows;
+  for (std::size_t c = 0; c < conditional_.size(); ++c) {
+    std::int64_t k = left == 0 ? 0 : binomial(left, conditional_[c], random);
+    counts[c] = k;
+    left -= k;
+  }
+}
+
+void split_proportionally(std::int64_t total, const std::vector<std::int64_t>& weights, std::int64_t weight_sum,
+                          std::vector<std::int64_t>& parts) {
+  parts.resize(weights.size());
+  std::int64_t running_weight = 0, given = 0;
+  const auto t = static_cast<Int128>(total);
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    running_weight += weights[i];
+    // round(total * running / sum) in exact integer arithmetic
+    auto target = static_cast<std::int64_t>((t * running_weight * 2 + weight_sum) / (2 * static_cast<Int128>(weight_sum)));
+    parts[i] = target - given;
+    given = target;
+  }
+}
+
+}  // namespace exsim::sim

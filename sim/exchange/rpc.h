@@ -1,0 +1,62 @@
+// One TransmitData or EndDataStream call in flight, and the pool that recycles
+// them so a run allocates per channel, never per RPC.
+#ifndef EXSIM_SIM_EXCHANGE_RPC_H_
+#define EXSIM_SIM_EXCHANGE_RPC_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/size.h"
+#include "sim/engine/scheduler.h"
+
+namespace exsim::sim {
+
+class SenderInstance;
+class ReceiverInstance;
+
+struct Rpc {
+  // Where the call is in its life: sender -> wire -> receiver -> response.
+  enum class Stage : std::uint8_t { kOnWire, kArriving, kReceiverWork, kResponding };
+
+  Stage stage = Stage::kOnWire;
+  bool eos = false;
+  bool compressed = false;
+  SenderInstance* sender = nullptr;
+  ReceiverInstance* receiver = nullptr;
+  int channel = 0;       // sender's channel index
+  int sender_index = 0;  // sender instance within its exchange
+  int from_host = 0, to_host = 0;
+  std::int64_t rows = 0;
+  Bytes tuple_bytes = 0;   // uncompressed tuple data
+  Bytes wire_bytes = 0;    // payload on the wire incl. offsets and framing
+  SimTime issued = 0;      // handed to the transport
+  SimTime arrived = 0;     // reached the receiver
+
+  Bytes deserialized_bytes() const { return tuple_bytes + 8 * rows; }  // row-batch.cc:300-303
+};
+
+class RpcPool {
+ public:
+  Rpc* acquire() {
+    if (free_.empty()) {
+      chunks_.push_back(std::make_unique<Rpc[]>(kChunk));
+      for (std::size_t i = 0; i < kChunk; ++i) free_.push_back(&chunks_.back()[i]);
+    }
+    Rpc* rpc = free_.back();
+    free_.pop_back();
+    *rpc = Rpc{};
+    return rpc;
+  }
+  void release(Rpc* rpc) { free_.push_back(rpc); }
+  std::size_t allocated() const { return chunks_.size() * kChunk; }
+
+ private:
+  static constexpr std::size_t kChunk = 256;
+  std::vector<std::unique_ptr<Rpc[]>> chunks_;
+  std::vector<Rpc*> free_;
+};
+
+}  // namespace exsim::sim
+
+#endif  // EXSIM_SIM_EXCHANGE_RPC_H_

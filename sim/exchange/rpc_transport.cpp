@@ -1,0 +1,56 @@
+#include "sim/exchange/rpc_transport.h"
+
+#include "sim/exchange/receiver.h"
+#include "sim/exchange/sender.h"
+
+namespace exsim::sim {
+
+void RpcTransport::issue(Rpc* rpc) {
+  rpc->issued = context_.simulator.now();
+  rpc->stage = Rpc::Stage::kOnWire;
+  if (rpc->from_host == rpc->to_host) {
+    // Same process: through the host's own RPC port, never through the NIC.
+    on_event(tag_of(rpc));
+    return;
+  }
+  context_.network.send(rpc->from_host, rpc->to_host, static_cast<double>(rpc->wire_bytes), this, tag_of(rpc));
+}
+
+void RpcTransport::start_receiver_work(Rpc* rpc, SimTime work) {
+  rpc->stage = Rpc::Stage::kReceiverWork;
+  context_.cpu_pool(rpc->to_host).start(work, this, tag_of(rpc));
+}
+
+void RpcTransport::respond(Rpc* rpc) {
+  const SimTime now = context_.simulator.now();
+  const SimTime half_rtt = context_.rtt(rpc->to_host, rpc->from_host) / 2;
+  // Network time as Impala counts it: the whole call minus the receiver's time.
+  const SimTime total = now + half_rtt - rpc->issued;
+  if (!rpc->eos) context_.rpc_network_ns.add(total - (now - rpc->arrived));
+  rpc->stage = Rpc::Stage::kResponding;
+  context_.simulator.after(half_rtt, this, tag_of(rpc));
+}
+
+void RpcTransport::on_event(std::uint64_t tag) {
+  Rpc* rpc = reinterpret_cast<Rpc*>(tag);
+  switch (rpc->stage) {
+    case Rpc::Stage::kOnWire:
+      // The last byte has left: half the RTT plus the software latency to arrive.
+      rpc->stage = Rpc::Stage::kArriving;
+      context_.simulator.after(context_.rtt(rpc->from_host, rpc->to_host) / 2 + context_.rates.rpc_latency, this, tag);
+      break;
+    case Rpc::Stage::kArriving:
+      rpc->arrived = context_.simulator.now();
+      rpc->receiver->on_arrival(rpc);
+      break;
+    case Rpc::Stage::kReceiverWork:
+      rpc->receiver->on_work_done(rpc);
+      break;
+    case Rpc::Stage::kResponding:
+      rpc->sender->on_response(*rpc);
+      pool_.release(rpc);
+      break;
+  }
+}
+
+}  // namespace exsim::sim

@@ -1,0 +1,346 @@
+#include "sim/exchange/sender.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/sender_memory.h"
+#include "sim/exchange/exchange_run.h"
+#include "sim/exchange/model_context.h"
+#include "sim/exchange/receiver.h"
+#include "sim/exchange/rpc_transport.h"
+
+namespace exsim::sim {
+
+SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64_t rows, std::uint64_t seed)
+    : run_(run), context_(run.context()), index_(index), host_(host), rows_left_(rows), random_(seed) {
+  const Exchange& x = run.exchange();
+  const int count = run.channels();
+  channels_.resize(static_cast<std::size_t>(count));
+  for (int c = 0; c < count; ++c) {
+    Channel& ch = channels_[c];
+    ch.receiver = c;
+    ch.host = x.receivers.host_of(c);
+    ch.local = ch.host == host;  // one process per host: same host, same process
+    ch.compress = channel_compresses(context_.policy, x.kind, count, ch.local);
+  }
+  order_.resize(static_cast<std::size_t>(count));
+  for (int c = 0; c < count; ++c) order_[c] = c;
+  for (int i = count - 1; i > 0; --i) std::swap(order_[i], order_[random_.below(static_cast<std::uint64_t>(i) + 1)]);
+  next_channel_ = index % count;  // spread round-robin senders over channels from the start
+}
+
+void SenderInstance::start() {
+  plan_next();
+  run_steps();
+}
+
+void SenderInstance::plan_next() {
+  steps_.clear();
+  step_ = 0;
+  if (rows_left_ == 0) {
+    plan_final();
+    return;
+  }
+  const Exchange& x = run_.exchange();
+  const double mean_row = static_cast<double>(x.row.fixed_bytes) + x.row.varlen.mean();
+  const std::int64_t rows = std::min(rows_left_, full_input_batch(mean_row).rows);
+  rows_left_ -= rows;
+  const Bytes tuple_bytes = rows * x.row.fixed_bytes + x.row.varlen.sample_sum(rows, random_);
+  switch (x.kind) {
+    case PartitionKind::kHash:
+      plan_hash(rows, tuple_bytes);
+      break;
+    case PartitionKind::kBroadcast:
+      plan_broadcast(rows, tuple_bytes);
+      break;
+    case PartitionKind::kRandom:
+    case PartitionKind::kMerge:
+      plan_round_robin(rows, tuple_bytes);
+      break;
+  }
+  steps_.push_back(Step::of(Step::Kind::kNextBatch));
+}
+
+// Work of producing an input batch and copying its rows into outbound batches.
+// v4.3 copies every hash row twice: into a RowBatch, then serialized (section 2.5).
+static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t rows, Bytes tuple_bytes,
+                         int copies) {
+  double produce = x.produce_rows_per_s > 0 ? static_cast<double>(rows) / x.produce_rows_per_s * 1e9 : 0;
+  double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte;
+  context.cpu.produce += produce * 1e-9;
+  context.cpu.serialize += serialize * 1e-9;
+  return to_ns(produce + serialize);
+}
+
+SimTime SenderInstance::send_cpu(const Channel& channel, Bytes tuple_bytes) {
+  double compress = channel.compress ? static_cast<double>(tuple_bytes) * context_.rates.compress_ns_per_byte : 0;
+  context_.cpu.compress += compress * 1e-9;
+  context_.cpu.rpc += static_cast<double>(context_.rates.rpc_cpu) * 1e-9;
+  return to_ns(compress) + context_.rates.rpc_cpu;
+}
+
+std::int64_t SenderInstance::rows_to_fill(const Channel& channel, double row_bytes) const {
+  const BatchCapacity& cap = run_.capacity();
+  auto rows_until = [&](Bytes limit) {
+    return static_cast<std::int64_t>(std::ceil(static_cast<double>(limit - channel.filling.tuple_bytes) / row_bytes));
+  };
+  std::int64_t need = rows_until(kBatchHardCap);
+  need = std::min(need, cap.rule == CapacityRule::kFixedLen ? cap.rows - channel.filling.rows : rows_until(cap.target));
+  return std::max<std::int64_t>(1, need);
+}
+
+void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
+  const Exchange& x = run_.exchange();
+  run_.splitter().split(rows, random_, counts_);
+  split_proportionally(tuple_bytes - rows * x.row.fixed_bytes, counts_, rows, varlen_parts_);
+  fills_.clear();
+  for (std::size_t c = 0; c < channels_.size(); ++c) {
+    const std::int64_t k = counts_[c];
+    if (k == 0) continue;
+    Channel& ch = channels_[c];
+    const Bytes chunk = k * x.row.fixed_bytes + varlen_parts_[c];
+    const double row_bytes = static_cast<double>(chunk) / static_cast<double>(k);
+    // The channel's rows are spread evenly through the input batch, so its j-th
+    // row arrives at fraction j / k of the batch's work.
+    std::int64_t taken = 0;
+    Bytes taken_bytes = 0;
+    while (true) {
+      const std::int64_t need = rows_to_fill(ch, row_bytes);
+      if (k - taken < need) break;
+      taken += need;
+      const auto upto = static_cast<Bytes>((static_cast<Int128>(chunk) * taken * 2 + k) / (2 * k));
+      BatchSize sealed{ch.filling.rows + need, ch.filling.tuple_bytes + (upto - taken_bytes)};
+      taken_bytes = upto;
+      ch.filling = {};
+      note_batch(ch, sealed);
+      fills_.push_back({static_cast<double>(taken) / static_cast<double>(k), static_cast<int>(c), sealed});
+    }
+    ch.filling.rows += k - taken;
+    ch.filling.tuple_bytes += chunk - taken_bytes;
+    note_batch(ch, ch.filling);
+  }
+  std::sort(fills_.begin(), fills_.end(),
+            [](const Fill& a, const Fill& b) { return a.at < b.at || (a.at == b.at && a.channel < b.channel); });
+  const int copies = context_.policy.sender_layout == SenderLayout::kV43 ? 2 : 1;
+  const double work = static_cast<double>(batch_cpu(context_, x, rows, tuple_bytes, copies));
+  double done = 0;
+  for (const Fill& fill : fills_) {
+    SimTime segment = to_ns((fill.at - done) * work) + send_cpu(channels_[fill.channel], fill.batch.tuple_bytes);
+    steps_.push_back(Step::cpu(segment));
+    steps_.push_back(Step::send(fill.channel, fill.batch));
+    done = fill.at;
+  }
+  steps_.push_back(Step::cpu(to_ns((1 - done) * work)));
+}
+
+void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
+  const Exchange& x = run_.exchange();
+  const BatchSize batch{rows, tuple_bytes};
+  SimTime work = batch_cpu(context_, x, rows, 0, 1);  // produce only; serialization below
+  const auto serialize = [&] {
+    double ns = static_cast<double>(tuple_bytes) * context_.rates.serialize_ns_per_byte;
+    context_.cpu.serialize += ns * 1e-9;
+    return to_ns(ns);
+  };
+  if (context_.policy.broadcast_serialize == BroadcastSerialize::kOnce) {
+    // Serialized (and compressed) once; every channel sends the same payload (section 3.1).
+    note_serialized(batch);
+    work += serialize() + send_cpu(channels_[order_[0]], tuple_bytes);
+    for (std::size_t i = 1; i < order_.size(); ++i) work += send_cpu(Channel{}, 0);  // RPC CPU per channel
+    steps_.push_back(Step::cpu(work));
+    for (int c : order_) steps_.push_back(Step::send(c, batch));
+    return;
+  }
+  // per_channel: the IMPALA-6041 regression serializes once per destination.
+  steps_.push_back(Step::cpu(work));
+  note_serialized(batch);
+  for (int c : order_) {
+    note_batch(channels_[c], batch);
+    steps_.push_back(Step::cpu(serialize() + send_cpu(channels_[c], tuple_bytes)));
+    steps_.push_back(Step::send(c, batch));
+  }
+}
+
+void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
+  // Whole input batches, one channel after another (section 3.3).
+  const BatchSize batch{rows, tuple_bytes};
+  const int c = next_channel_;
+  next_channel_ = (next_channel_ + 1) % static_cast<int>(channels_.size());
+  note_serialized(batch);
+  note_batch(channels_[c], batch);
+  SimTime work = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1) + send_cpu(channels_[c], tuple_bytes);
+  steps_.push_back(Step::cpu(work));
+  steps_.push_back(Step::send(c, batch));
+}
+
+void SenderInstance::plan_final() {
+  // FlushFinal (sender.cc:1297-1323): last partial batches, wait for all
+  // channels, end-of-stream on all of them in parallel, wait again.
+  for (std::size_t c = 0; c < channels_.size(); ++c) {
+    Channel& ch = channels_[c];
+    if (ch.filling.rows == 0) continue;
+    steps_.push_back(Step::cpu(send_cpu(ch, ch.filling.tuple_bytes)));
+    steps_.push_back(Step::send(static_cast<int>(c), ch.filling));
+    ch.filling = {};
+  }
+  steps_.push_back(Step::of(Step::Kind::kWaitAll));
+  SimTime eos_cpu = 0;
+  for (std::size_t c = 0; c < channels_.size(); ++c) eos_cpu += send_cpu(Channel{}, 0);
+  steps_.push_back(Step::cpu(eos_cpu));
+  steps_.push_back(Step::of(Step::Kind::kEos));
+  steps_.push_back(Step::of(Step::Kind::kWaitAll));
+  steps_.push_back(Step::of(Step::Kind::kDone));
+}
+
+void SenderInstance::run_steps() {
+  while (step_ < steps_.size()) {
+    const Step step = steps_[step_];
+    switch (step.kind) {
+      case Step::Kind::kCpu:
+        ++step_;
+        if (step.work > 0) {
+          context_.cpu_pool(host_).start(step.work, this, 0);
+          return;
+        }
+        break;
+      case Step::Kind::kSend:
+        if (channels_[step.channel].in_flight >= context_.policy.in_flight) {
+          blocked_channel_ = step.channel;  // head-of-line: the whole thread waits
+          blocked_since_ = context_.simulator.now();
+          return;
+        }
+        ++step_;
+        issue_batch(step.channel, step.batch);
+        break;
+      case Step::Kind::kWaitAll:
+        if (in_flight_total_ > 0) {
+          waiting_all_ = true;
+          return;
+        }
+        ++step_;
+        break;
+      case Step::Kind::kEos:
+        ++step_;
+        issue_eos_all();
+        break;
+      case Step::Kind::kNextBatch:
+        plan_next();
+        break;
+      case Step::Kind::kDone:
+        ++step_;
+        finish();
+        return;
+    }
+  }
+}
+
+void SenderInstance::on_event(std::uint64_t /*tag*/) { run_steps(); }
+
+void SenderInstance::on_response(const Rpc& rpc) {
+  --channels_[rpc.channel].in_flight;
+  --in_flight_total_;
+  if (blocked_channel_ == rpc.channel) {
+    blocked_ns_ += context_.simulator.now() - blocked_since_;
+    blocked_channel_ = -1;
+    run_steps();
+  } else if (waiting_all_ && in_flight_total_ == 0) {
+    waiting_all_ = false;
+    run_steps();
+  }
+}
+
+void SenderInstance::issue_batch(int channel, BatchSize batch) {
+  Channel& ch = channels_[channel];
+  const Exchange& x = run_.exchange();
+  // LZ4 output is kept only if smaller (outbound-row-batch.cc:76-82).
+  const bool compressed = ch.compress && x.lz4_ratio < 1.0;
+  const Bytes data = compressed ? static_cast<Bytes>(std::ceil(x.lz4_ratio * static_cast<double>(batch.tuple_bytes)))
+                                : batch.tuple_bytes;
+  Rpc* rpc = context_.transport->new_rpc();
+  rpc->sender = this;
+  rpc->receiver = &run_.receiver(ch.receiver);
+  rpc->channel = channel;
+  rpc->sender_index = index_;
+  rpc->from_host = host_;
+  rpc->to_host = ch.host;
+  rpc->rows = batch.rows;
+  rpc->tuple_bytes = batch.tuple_bytes;
+  rpc->compressed = compressed;
+  rpc->wire_bytes = data + 4 * batch.rows + context_.rates.wire_overhead;
+  ++ch.in_flight;
+  ++in_flight_total_;
+  if (ch.in_flight > ch.outbound_used) {
+    ch.outbound_used = ch.in_flight;
+    note_batch(ch, batch);
+  }
+  ExchangeStats& stats = run_.stats();
+  ++stats.rpcs;
+  stats.bytes_wire += static_cast<double>(rpc->wire_bytes);
+  stats.bytes_uncompressed += static_cast<double>(batch.tuple_bytes + 4 * batch.rows);
+  context_.transport->issue(rpc);
+}
+
+void SenderInstance::issue_eos_all() {
+  for (std::size_t c = 0; c < channels_.size(); ++c) {
+    Channel& ch = channels_[c];
+    Rpc* rpc = context_.transport->new_rpc();
+    rpc->eos = true;
+    rpc->sender = this;
+    rpc->receiver = &run_.receiver(ch.receiver);
+    rpc->channel = static_cast<int>(c);
+    rpc->sender_index = index_;
+    rpc->from_host = host_;
+    rpc->to_host = ch.host;
+    rpc->wire_bytes = context_.rates.wire_overhead;
+    ++ch.in_flight;
+    ++in_flight_total_;
+    ++run_.stats().eos_rpcs;
+    run_.stats().bytes_wire += static_cast<double>(rpc->wire_bytes);
+    context_.transport->issue(rpc);
+  }
+}
+
+void SenderInstance::finish() {
+  add_footprint(-footprint_);
+  run_.stats().blocked_ns += blocked_ns_;
+  run_.sender_finished(*this);
+}
+
+// Memory: a channel's buffers grow to the largest batch they hold and keep it;
+// its outbound buffers are allocated as RPCs first go in flight together.
+void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
+  const bool grew = batch.tuple_bytes > ch.largest.tuple_bytes || batch.rows > ch.largest.rows;
+  const int outbound = std::max(ch.outbound_used, run_.exchange().kind == PartitionKind::kHash ? 0 : 1);
+  if (!grew && ch.footprint != 0 && outbound == ch.outbound_counted) return;
+  ch.largest = {std::max(ch.largest.rows, batch.rows), std::max(ch.largest.tuple_bytes, batch.tuple_bytes)};
+  ch.outbound_counted = outbound;
+  const Bytes now = channel_buffer_bytes(context_.policy, run_.exchange().kind, ch.largest, ch.compress, outbound);
+  add_footprint(now - ch.footprint);
+  ch.footprint = now;
+  if (ch.compress && !any_compressed_) {
+    any_compressed_ = true;
+    note_serialized(batch, /*force=*/true);
+  } else if (run_.exchange().kind == PartitionKind::kHash) {
+    note_serialized(batch);  // the shared compression scratch follows the largest batch
+  }
+}
+
+void SenderInstance::note_serialized(BatchSize batch, bool force) {
+  if (!force && batch.tuple_bytes <= largest_serialized_.tuple_bytes && batch.rows <= largest_serialized_.rows) {
+    return;
+  }
+  largest_serialized_ = {std::max(largest_serialized_.rows, batch.rows),
+                         std::max(largest_serialized_.tuple_bytes, batch.tuple_bytes)};
+  const Bytes now = shared_buffer_bytes(context_.policy, run_.exchange().kind, largest_serialized_, any_compressed_);
+  add_footprint(now - shared_footprint_);
+  shared_footprint_ = now;
+}
+
+void SenderInstance::add_footprint(Bytes delta) {
+  if (delta == 0) return;
+  footprint_ += delta;
+  peak_bytes_ = std::max(peak_bytes_, footprint_);
+  context_.memory.add_sender(host_, delta);
+}
+
+}  // namespace exsim::sim

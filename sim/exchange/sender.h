@@ -1,0 +1,120 @@
+// One sender instance: a fragment-instance thread feeding an exchange
+// (reference sections 1-3). It takes input batches of 1024 rows from the
+// operator below it, routes them to its channels, and sends a channel's batch
+// when it is full, with at most `in_flight` RPCs per channel. When the next
+// batch's channel has no free slot the whole thread blocks (head-of-line,
+// section 2.3). At the end it flushes partial batches, waits for every channel,
+// sends end-of-stream on all of them and waits again (section 2.3).
+//
+// The thread's work for an input batch is planned as a list of steps (CPU
+// work, a send, a wait) and then carried out in simulated time.
+#ifndef EXSIM_SIM_EXCHANGE_SENDER_H_
+#define EXSIM_SIM_EXCHANGE_SENDER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "models/random.h"
+#include "models/sizing_policy.h"
+#include "sim/exchange/rpc.h"
+
+namespace exsim::sim {
+
+class ExchangeRun;
+struct ModelContext;
+
+class SenderInstance final : public EventHandler {
+ public:
+  SenderInstance(ExchangeRun& run, int index, int host, std::int64_t rows, std::uint64_t seed);
+
+  void start();
+  // The response to one of this sender's calls has arrived.
+  void on_response(const Rpc& rpc);
+  // A CPU step has finished.
+  void on_event(std::uint64_t tag) override;
+
+  int index() const { return index_; }
+  int host() const { return host_; }
+  SimTime blocked_ns() const { return blocked_ns_; }
+  Bytes peak_bytes() const { return peak_bytes_; }  // largest footprint of this instance's buffers
+
+ private:
+  // A channel's lifecycle: filling its batch; sending (RPCs in flight); after
+  // end-of-stream, done. The filling batch only exists for hash senders.
+  struct Channel {
+    int receiver = 0;  // receiver instance
+    int host = 0;
+    bool local = false;     // destination in this sender's process
+    bool compress = false;  // LZ4 on batches to this channel
+    int in_flight = 0;
+    int outbound_used = 0;  // outbound buffers allocated so far
+    int outbound_counted = 0;  // outbound buffers included in `footprint`
+    BatchSize filling;      // hash: rows waiting in the collector
+    BatchSize largest;      // largest batch this channel's buffers held
+    Bytes footprint = 0;    // bytes of its buffers now
+  };
+  struct Step {
+    enum class Kind : std::uint8_t { kCpu, kSend, kWaitAll, kEos, kNextBatch, kDone };
+    Kind kind;
+    int channel = 0;
+    SimTime work = 0;
+    BatchSize batch;
+    static Step cpu(SimTime work) { return {Kind::kCpu, 0, work, {}}; }
+    static Step send(int channel, BatchSize batch) { return {Kind::kSend, channel, 0, batch}; }
+    static Step of(Kind kind) { return {kind, 0, 0, {}}; }
+  };
+  struct Fill {
+    double at;  // fraction of the input batch processed when the channel fills
+    int channel;
+    BatchSize batch;
+  };
+
+  void plan_next();
+  void plan_hash(std::int64_t rows, Bytes tuple_bytes);
+  void plan_broadcast(std::int64_t rows, Bytes tuple_bytes);
+  void plan_round_robin(std::int64_t rows, Bytes tuple_bytes);
+  void plan_final();
+  void run_steps();
+  void finish();
+
+  // CPU of sending one batch on the sender thread: LZ4 (if the channel
+  // compresses) and the per-RPC CPU. Adds it to the stage totals.
+  SimTime send_cpu(const Channel& channel, Bytes tuple_bytes);
+  std::int64_t rows_to_fill(const Channel& channel, double row_bytes) const;
+  void issue_batch(int channel, BatchSize batch);
+  void issue_eos_all();
+  void note_batch(Channel& channel, BatchSize batch);
+  void note_serialized(BatchSize batch, bool force = false);
+  void add_footprint(Bytes delta);
+
+  ExchangeRun& run_;
+  ModelContext& context_;
+  const int index_;
+  const int host_;
+  std::int64_t rows_left_;
+  Random random_;
+  std::vector<Channel> channels_;
+  std::vector<int> order_;  // broadcast channel order, shuffled once per sender (sender.cc:837-841)
+  int next_channel_ = 0;    // random / merge round-robin cursor
+  bool any_compressed_ = false;
+  BatchSize largest_serialized_;  // for the shared serialization buffers and scratch
+  Bytes shared_footprint_ = 0;
+  Bytes footprint_ = 0;
+  Bytes peak_bytes_ = 0;
+
+  std::vector<Step> steps_;
+  std::size_t step_ = 0;
+  int in_flight_total_ = 0;
+  int blocked_channel_ = -1;
+  SimTime blocked_since_ = 0;
+  SimTime blocked_ns_ = 0;
+  bool waiting_all_ = false;
+
+  // Scratch for plan_hash, reused to avoid allocation.
+  std::vector<std::int64_t> counts_, varlen_parts_;
+  std::vector<Fill> fills_;
+};
+
+}  // namespace exsim::sim
+
+#endif  // EXSIM_SIM_EXCHANGE_SENDER_H_

@@ -1,0 +1,153 @@
+#include "sim/simulate.h"
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "models/random.h"
+#include "models/sender_memory.h"
+#include "sim/exchange/exchange_run.h"
+#include "sim/exchange/rpc_transport.h"
+#include "sim/exchange/sender.h"
+
+namespace exsim {
+namespace {
+
+using sim::ExchangeRun;
+using sim::ModelContext;
+using sim::SimTime;
+
+// Runs the queries one after another, each `repeat` times; within a query,
+// exchanges start together unless `after` orders them.
+class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler {
+ public:
+  QueryDriver(ModelContext& context, RunResult& result) : context_(context), result_(result) {}
+
+  void start() { start_query(); }
+
+  void exchange_finished(ExchangeRun& /*run*/) override {
+    ++finished_;
+    start_ready();
+    // Tear down only from a fresh event: this call comes from deep inside the run.
+    if (finished_ == runs_.size()) context_.simulator.after(0, this, 0);
+  }
+
+  void on_event(std::uint64_t /*tag*/) override {
+    record_query();
+    if (++repetition_ == query().repeat) {
+      repetition_ = 0;
+      ++query_index_;
+    }
+    if (query_index_ < context_.scenario.queries.size()) start_query();
+  }
+
+ private:
+  const Query& query() const { return context_.scenario.queries[query_index_]; }
+
+  void start_query() {
+    runs_.clear();
+    started_.clear();
+    finished_ = 0;
+    query_started_ = context_.simulator.now();
+    const Query& q = query();
+    for (std::size_t x = 0; x < q.exchanges.size(); ++x) {
+      std::uint64_t seed = derive_seed(context_.scenario.seed, query_index_, static_cast<std::uint64_t>(repetition_), x);
+      runs_.push_back(std::make_unique<ExchangeRun>(context_, q.exchanges[x], seed, *this));
+    }
+    started_.assign(runs_.size(), false);
+    start_ready();
+  }
+
+  void start_ready() {
+    const Query& q = query();
+    for (std::size_t x = 0; x < runs_.size(); ++x) {
+      if (started_[x]) continue;
+      bool ready = std::all_of(q.exchanges[x].after.begin(), q.exchanges[x].after.end(),
+                               [&](int dep) { return runs_[static_cast<std::size_t>(dep)]->finished_at() >= 0; });
+      if (!ready) continue;
+      started_[x] = true;
+      runs_[x]->start();
+    }
+  }
+
+  void record_query() {
+    const Query& q = query();
+    const double wall = static_cast<double>(context_.simulator.now() - query_started_) * 1e-9;
+    if (repetition_ == 0) result_.queries.push_back({q.name, q.repeat, 0});
+    result_.queries.back().wall_s += wall;
+    for (const auto& run : runs_) {
+      const sim::ExchangeStats& s = run->stats();
+      ExchangeResult x;
+      x.query = q.name;
+      x.id = run->exchange().id;
+      x.kind = to_string(run->exchange().kind);
+      x.repetition = repetition_;
+      x.wall_s = static_cast<double>(run->finished_at() - run->started_at()) * 1e-9;
+      x.rows = s.rows_delivered;
+      x.rpcs = s.rpcs;
+      x.eos_rpcs = s.eos_rpcs;
+      x.bytes_wire = s.bytes_wire;
+      x.bytes_uncompressed = s.bytes_uncompressed;
+      x.batch_bytes_mean = s.rpcs > 0 ? s.bytes_uncompressed / static_cast<double>(s.rpcs) : 0;
+      x.sender_blocked_s = static_cast<double>(s.blocked_ns) * 1e-9;
+      x.deferred_rpcs = s.deferred_rpcs;
+      result_.rpcs += s.rpcs;
+      result_.bytes_wire += s.bytes_wire;
+      result_.bytes_uncompressed += s.bytes_uncompressed;
+      result_.exchanges.push_back(std::move(x));
+      const Bytes estimate = planner_sender_estimate(run->exchange());
+      for (const auto& sender : run->senders()) {
+        ++result_.planner.senders;
+        if (sender->peak_bytes() > estimate) {
+          ++result_.planner.over_estimate;
+          result_.planner.max_over_bytes = std::max(result_.planner.max_over_bytes, sender->peak_bytes() - estimate);
+        }
+      }
+    }
+  }
+
+  ModelContext& context_;
+  RunResult& result_;
+  std::size_t query_index_ = 0;
+  int repetition_ = 0;
+  SimTime query_started_ = 0;
+  std::vector<std::unique_ptr<ExchangeRun>> runs_;
+  std::vector<bool> started_;
+  std::size_t finished_ = 0;
+};
+
+}  // namespace
+
+RunResult simulate(const Scenario& scenario, const Policy& policy, const SimulateOptions& options,
+                   SimulationCounters* counters) {
+  RunResult result;
+  result.scenario = scenario.name;
+  result.policy = policy.name;
+  result.source = "simulated";
+  auto scheduler = sim::make_scheduler(options.scheduler);
+  if (!scheduler) throw std::invalid_argument("unknown scheduler '" + options.scheduler + "'");
+  ModelContext context(scenario, policy, std::move(scheduler));
+  QueryDriver driver(context, result);
+  driver.start();
+  context.simulator.run();
+
+  result.wall_s = static_cast<double>(context.simulator.now()) * 1e-9;
+  result.cpu_s = context.cpu;
+  result.rpc_network_p50_us = context.rpc_network_ns.quantile(0.50) * 1e-3;
+  result.rpc_network_p99_us = context.rpc_network_ns.quantile(0.99) * 1e-3;
+  const auto expected = static_sender_bytes_per_host(scenario, policy, /*worst_case=*/false);
+  const auto worst = static_sender_bytes_per_host(scenario, policy, /*worst_case=*/true);
+  for (std::size_t h = 0; h < scenario.cluster.hosts.size(); ++h) {
+    const int host = static_cast<int>(h);
+    result.hosts.push_back({scenario.cluster.hosts[h].name, context.memory.sender_peak(host), expected[h], worst[h],
+                            context.memory.receiver_peak(host)});
+  }
+  if (counters) {
+    counters->events = context.simulator.events_processed();
+    counters->rpc_records = context.transport->rpcs_allocated();
+  }
+  return result;
+}
+
+}  // namespace exsim

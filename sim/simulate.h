@@ -1,0 +1,31 @@
+// The simulator's public face: one call per (scenario, policy). Everything
+// else in sim/ is the engine, the resources and the exchange model behind it.
+#ifndef EXSIM_SIM_SIMULATE_H_
+#define EXSIM_SIM_SIMULATE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "models/results.h"
+#include "models/scenario.h"
+
+namespace exsim {
+
+struct SimulateOptions {
+  std::string scheduler = "quad-heap";  // event queue implementation (sim/engine/scheduler.h)
+};
+
+// What the engine did, for benchmarks.
+struct SimulationCounters {
+  std::uint64_t events = 0;
+  std::uint64_t rpc_records = 0;  // RPC records allocated: bounded by channels x in_flight
+};
+
+// Predicts the scenario's figures under `policy`. Deterministic: the same
+// scenario (seed included) and policy give identical results.
+RunResult simulate(const Scenario& scenario, const Policy& policy, const SimulateOptions& options = {},
+                   SimulationCounters* counters = nullptr);
+
+}  // namespace exsim
+
+#endif  // EXSIM_SIM_SIMULATE_H_

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "sim/exchange/rpc.h"
-#include "sim/resources/ring_queue.h"
+#include "sim/engine/ring_queue.h"
 
 namespace exsim::sim {
 

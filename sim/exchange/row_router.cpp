@@ -45,11 +45,13 @@ void split_proportionally(std::int64_t total, const std::vector<std::int64_t>& w
                           std::vector<std::int64_t>& parts) {
   parts.resize(weights.size());
   std::int64_t running_weight = 0, given = 0;
-  const auto t = static_cast<Int128>(total);
+  const double scale = static_cast<double>(total) / static_cast<double>(weight_sum);
   for (std::size_t i = 0; i < weights.size(); ++i) {
     running_weight += weights[i];
-    // round(total * running / sum) in exact integer arithmetic
-    auto target = static_cast<std::int64_t>((t * running_weight * 2 + weight_sum) / (2 * static_cast<Int128>(weight_sum)));
+    // Rounding the running sum keeps every part within one of its share and the
+    // parts summing to `total` exactly (the last running sum is weight_sum).
+    const std::int64_t target =
+        running_weight == weight_sum ? total : static_cast<std::int64_t>(std::llround(scale * static_cast<double>(running_weight)));
     parts[i] = target - given;
     given = target;
   }

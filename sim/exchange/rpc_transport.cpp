@@ -5,6 +5,21 @@
 
 namespace exsim::sim {
 
+RpcTransport::RpcTransport(ModelContext& context)
+    : context_(context), hosts_(static_cast<int>(context.scenario.cluster.hosts.size())) {
+  auto line_for = [&](SimTime delay) {
+    auto& line = lines_[delay];
+    if (!line) line = std::make_unique<DelayLine>(context_.simulator, delay);
+    return line.get();
+  };
+  for (int from = 0; from < hosts_; ++from) {
+    for (int to = 0; to < hosts_; ++to) {
+      request_delay_.push_back(line_for(context_.rtt(from, to) / 2 + context_.rates.rpc_latency));
+      response_delay_.push_back(line_for(context_.rtt(from, to) / 2));
+    }
+  }
+}
+
 void RpcTransport::issue(Rpc* rpc) {
   rpc->issued = context_.simulator.now();
   rpc->stage = Rpc::Stage::kOnWire;
@@ -23,12 +38,13 @@ void RpcTransport::start_receiver_work(Rpc* rpc, SimTime work) {
 
 void RpcTransport::respond(Rpc* rpc) {
   const SimTime now = context_.simulator.now();
-  const SimTime half_rtt = context_.rtt(rpc->to_host, rpc->from_host) / 2;
+  DelayLine& back = line(response_delay_, rpc->to_host, rpc->from_host);
+  const SimTime half_rtt = back.delay();
   // Network time as Impala counts it: the whole call minus the receiver's time.
   const SimTime total = now + half_rtt - rpc->issued;
   if (!rpc->eos) context_.rpc_network_ns.add(total - (now - rpc->arrived));
   rpc->stage = Rpc::Stage::kResponding;
-  context_.simulator.after(half_rtt, this, tag_of(rpc));
+  back.schedule(this, tag_of(rpc));
 }
 
 void RpcTransport::on_event(std::uint64_t tag) {
@@ -37,7 +53,7 @@ void RpcTransport::on_event(std::uint64_t tag) {
     case Rpc::Stage::kOnWire:
       // The last byte has left: half the RTT plus the software latency to arrive.
       rpc->stage = Rpc::Stage::kArriving;
-      context_.simulator.after(context_.rtt(rpc->from_host, rpc->to_host) / 2 + context_.rates.rpc_latency, this, tag);
+      line(request_delay_, rpc->from_host, rpc->to_host).schedule(this, tag);
       break;
     case Rpc::Stage::kArriving:
       rpc->arrived = context_.simulator.now();

@@ -6,6 +6,11 @@
 #ifndef EXSIM_SIM_EXCHANGE_RPC_TRANSPORT_H_
 #define EXSIM_SIM_EXCHANGE_RPC_TRANSPORT_H_
 
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "sim/engine/delay_line.h"
 #include "sim/exchange/model_context.h"
 #include "sim/exchange/rpc.h"
 
@@ -13,7 +18,7 @@ namespace exsim::sim {
 
 class RpcTransport final : public EventHandler {
  public:
-  explicit RpcTransport(ModelContext& context) : context_(context) {}
+  explicit RpcTransport(ModelContext& context);
 
   Rpc* new_rpc() { return pool_.acquire(); }
   // Sends a filled-in call. Cross-host calls queue on the host pair's connection.
@@ -30,8 +35,17 @@ class RpcTransport final : public EventHandler {
  private:
   static std::uint64_t tag_of(Rpc* rpc) { return reinterpret_cast<std::uint64_t>(rpc); }
 
+  DelayLine& line(std::vector<DelayLine*>& table, int from, int to) {
+    return *table[static_cast<std::size_t>(from * hosts_ + to)];
+  }
+
   ModelContext& context_;
+  const int hosts_;
   RpcPool pool_;
+  // Fixed delays per host pair, one DelayLine per distinct value.
+  std::map<SimTime, std::unique_ptr<DelayLine>> lines_;
+  std::vector<DelayLine*> request_delay_;   // half the RTT plus the software latency
+  std::vector<DelayLine*> response_delay_;  // half the RTT
 };
 
 }  // namespace exsim::sim

@@ -27,6 +27,21 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   for (int c = 0; c < count; ++c) order_[c] = c;
   for (int i = count - 1; i > 0; --i) std::swap(order_[i], order_[random_.below(static_cast<std::uint64_t>(i) + 1)]);
   next_channel_ = index % count;  // spread round-robin senders over channels from the start
+
+  // Broadcast, random and merge send each input batch whole. A hash sender's
+  // input batches are routed in groups: a group is split over the channels by
+  // one multinomial draw (the sum of the batches' multinomials has exactly that
+  // distribution) and its var-len bytes by one draw of their sum, with a channel's
+  // rows spread evenly through the group. A group holds about half a channel
+  // batch per channel, so each draw serves about one RPC.
+  const double mean_row = static_cast<double>(x.row.fixed_bytes) + x.row.varlen.mean();
+  rows_per_step_ = full_input_batch(mean_row).rows;
+  if (x.kind == PartitionKind::kHash) {
+    const BatchSize full = full_channel_batch(run.capacity(), mean_row);
+    const auto group = static_cast<std::int64_t>(static_cast<double>(full.rows) * count / 2.0 /
+                                                 static_cast<double>(rows_per_step_));
+    rows_per_step_ *= std::clamp<std::int64_t>(group, 1, 1024);
+  }
 }
 
 void SenderInstance::start() {
@@ -42,8 +57,7 @@ void SenderInstance::plan_next() {
     return;
   }
   const Exchange& x = run_.exchange();
-  const double mean_row = static_cast<double>(x.row.fixed_bytes) + x.row.varlen.mean();
-  const std::int64_t rows = std::min(rows_left_, full_input_batch(mean_row).rows);
+  const std::int64_t rows = std::min(rows_left_, rows_per_step_);
   rows_left_ -= rows;
   const Bytes tuple_bytes = rows * x.row.fixed_bytes + x.row.varlen.sample_sum(rows, random_);
   switch (x.kind) {
@@ -61,7 +75,7 @@ void SenderInstance::plan_next() {
   steps_.push_back(Step::of(Step::Kind::kNextBatch));
 }
 
-// Work of producing an input batch and copying its rows into outbound batches.
+// Work of producing input rows and copying its rows into outbound batches.
 // v4.3 copies every hash row twice: into a RowBatch, then serialized (section 2.5).
 static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t rows, Bytes tuple_bytes,
                          int copies) {
@@ -108,7 +122,8 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
       const std::int64_t need = rows_to_fill(ch, row_bytes);
       if (k - taken < need) break;
       taken += need;
-      const auto upto = static_cast<Bytes>((static_cast<Int128>(chunk) * taken * 2 + k) / (2 * k));
+      const auto upto = static_cast<Bytes>(std::llround(static_cast<double>(chunk) * static_cast<double>(taken) /
+                                                        static_cast<double>(k)));
       BatchSize sealed{ch.filling.rows + need, ch.filling.tuple_bytes + (upto - taken_bytes)};
       taken_bytes = upto;
       ch.filling = {};

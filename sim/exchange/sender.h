@@ -92,6 +92,7 @@ class SenderInstance final : public EventHandler {
   const int index_;
   const int host_;
   std::int64_t rows_left_;
+  std::int64_t rows_per_step_ = 0;  // rows planned at a time: an input batch, or a group of them (hash)
   Random random_;
   std::vector<Channel> channels_;
   std::vector<int> order_;  // broadcast channel order, shuffled once per sender (sender.cc:837-841)

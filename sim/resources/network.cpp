@@ -12,7 +12,8 @@ Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns)
       capacity_(nic_bytes_per_ns),
       connections_(static_cast<std::size_t>(hosts) * hosts),
       nic_remaining_(2 * static_cast<std::size_t>(hosts)),
-      nic_unfixed_(2 * static_cast<std::size_t>(hosts)) {}
+      nic_unfixed_(2 * static_cast<std::size_t>(hosts)),
+      nic_active_(2 * static_cast<std::size_t>(hosts)) {}
 
 void Network::send(int from, int to, double bytes, EventHandler* done, std::uint64_t tag) {
   if (from == to) throw std::logic_error("internal error: Network::send within one host");
@@ -27,9 +28,19 @@ void Network::send(int from, int to, double bytes, EventHandler* done, std::uint
 }
 
 void Network::activate(int c) {
+  const int out = c / hosts_, in = hosts_ + c % hosts_;
   connections_[c].active_slot = static_cast<int>(active_.size());
   active_.push_back(c);
-  recompute_rates();
+  nic_active_[out].push_back(c);
+  nic_active_[in].push_back(c);
+  if (nic_active_[out].size() == 1 && nic_active_[in].size() == 1) {
+    // Alone on both NICs: it gets the full capacity and no other rate changes.
+    connections_[c].rate = capacity_;
+    schedule_front(c);
+  } else {
+    recompute_rates();
+  }
+  if (!in_dispatch_) arm();
 }
 
 void Network::deactivate(int c) {
@@ -40,38 +51,43 @@ void Network::deactivate(int c) {
   active_.pop_back();
   conn.active_slot = -1;
   conn.rate = 0;
-  ++conn.generation;  // any pending completion is stale
-  recompute_rates();
+  const int out = c / hosts_, in = hosts_ + c % hosts_;
+  for (int nic : {out, in}) {
+    auto& list = nic_active_[nic];
+    list.erase(std::find(list.begin(), list.end(), c));
+  }
+  // A connection that shared no NIC leaves everyone's rate as it was.
+  if (!nic_active_[out].empty() || !nic_active_[in].empty()) recompute_rates();
+  if (!in_dispatch_) arm();
 }
 
 void Network::recompute_rates() {
-  // Progressive filling: repeatedly find the NIC with the smallest fair share
-  // among its unfixed connections, and fix those connections at that share.
-  std::fill(nic_remaining_.begin(), nic_remaining_.end(), capacity_);
-  std::fill(nic_unfixed_.begin(), nic_unfixed_.end(), 0);
-  new_rate_.assign(active_.size(), -1.0);
-  for (int c : active_) {
-    ++nic_unfixed_[c / hosts_];               // outbound NIC of the source
-    ++nic_unfixed_[hosts_ + c % hosts_];      // inbound NIC of the destination
+  // Progressive filling: repeatedly take the NIC with the smallest fair share
+  // among its unfixed connections and fix those connections at that share.
+  const int nics = 2 * hosts_;
+  for (int nic = 0; nic < nics; ++nic) {
+    nic_remaining_[nic] = capacity_;
+    nic_unfixed_[nic] = static_cast<int>(nic_active_[nic].size());
   }
+  for (int c : active_) connections_[c].fixed = false;
   std::size_t unfixed = active_.size();
   while (unfixed > 0) {
     int bottleneck = -1;
     double share = 0;
-    for (int nic = 0; nic < 2 * hosts_; ++nic) {
+    for (int nic = 0; nic < nics; ++nic) {
       if (nic_unfixed_[nic] == 0) continue;
-      double s = nic_remaining_[nic] / nic_unfixed_[nic];
+      const double s = nic_remaining_[nic] / nic_unfixed_[nic];
       if (bottleneck < 0 || s < share) {
         bottleneck = nic;
         share = s;
       }
     }
-    for (std::size_t i = 0; i < active_.size(); ++i) {
-      if (new_rate_[i] >= 0) continue;
-      const int c = active_[i];
+    for (int c : nic_active_[bottleneck]) {
+      Connection& conn = connections_[c];
+      if (conn.fixed) continue;
+      conn.fixed = true;
+      conn.next_rate = share;
       const int out = c / hosts_, in = hosts_ + c % hosts_;
-      if (out != bottleneck && in != bottleneck) continue;
-      new_rate_[i] = share;
       nic_remaining_[out] -= share;
       nic_remaining_[in] -= share;
       --nic_unfixed_[out];
@@ -80,38 +96,58 @@ void Network::recompute_rates() {
     }
   }
   const SimTime now = simulator_.now();
-  for (std::size_t i = 0; i < active_.size(); ++i) {
-    Connection& conn = connections_[active_[i]];
-    if (conn.rate == new_rate_[i]) continue;
+  for (int c : active_) {
+    Connection& conn = connections_[c];
+    if (conn.rate == conn.next_rate) continue;
     conn.remaining -= conn.rate * static_cast<double>(now - conn.updated);
     conn.updated = now;
-    conn.rate = new_rate_[i];
-    schedule_front(active_[i]);
+    conn.rate = conn.next_rate;
+    schedule_front(c);
   }
 }
 
 void Network::schedule_front(int c) {
   Connection& conn = connections_[c];
-  ++conn.generation;
   const double remaining = std::max(0.0, conn.remaining);
-  const auto delay = static_cast<SimTime>(std::ceil(remaining / conn.rate - 1e-6));
-  simulator_.at(conn.updated + std::max<SimTime>(0, delay), this,
-                (static_cast<std::uint64_t>(c) << 32) | conn.generation);
+  conn.finish_at = conn.updated + std::max<SimTime>(0, static_cast<SimTime>(std::ceil(remaining / conn.rate - 1e-6)));
 }
 
-void Network::on_event(std::uint64_t tag) {
-  const int c = static_cast<int>(tag >> 32);
-  Connection& conn = connections_[c];
-  if (static_cast<std::uint32_t>(tag) != conn.generation) return;  // rate changed since
-  Transfer done = conn.queue.pop();
-  conn.updated = simulator_.now();
-  if (conn.queue.empty()) {
-    deactivate(c);
-  } else {
-    conn.remaining = conn.queue.front().bytes;
-    schedule_front(c);  // same active set, same rate
+void Network::arm() {
+  SimTime next = -1;
+  for (int c : active_) {
+    if (next < 0 || connections_[c].finish_at < next) next = connections_[c].finish_at;
   }
-  done.done->on_event(done.tag);
+  if (next == armed_at_) return;
+  armed_at_ = next;
+  ++generation_;
+  if (next >= 0) simulator_.at(std::max(next, simulator_.now()), this, generation_);
 }
 
+void Network::on_event(std::uint64_t generation) {
+  if (generation != generation_) return;  // superseded: the next completion moved
+  armed_at_ = -1;
+  const SimTime now = simulator_.now();
+  in_dispatch_ = true;
+  // Complete every front transfer that is due, one at a time: each completion
+  // may change the active set, and with it everyone's rate.
+  while (true) {
+    int due = -1;
+    for (int c : active_) {
+      if (connections_[c].finish_at <= now && (due < 0 || c < due)) due = c;
+    }
+    if (due < 0) break;
+    Connection& conn = connections_[due];
+    Transfer done = conn.queue.pop();
+    conn.updated = now;
+    if (conn.queue.empty()) {
+      deactivate(due);
+    } else {
+      conn.remaining = conn.queue.front().bytes;
+      schedule_front(due);  // same active set, same rate
+    }
+    done.done->on_event(done.tag);
+  }
+  in_dispatch_ = false;
+  arm();
+}
 }  // namespace exsim::sim

@@ -7,7 +7,8 @@
 // connection crosses its source's outbound NIC and its destination's inbound
 // NIC, and gets the largest rate such that no NIC is over capacity and no
 // connection could go faster without slowing one that is slower (progressive
-// filling). Rates change only when a connection becomes busy or idle.
+// filling). Rates change only when a connection becomes busy or idle. The
+// network keeps a single pending event, its earliest completion.
 // Same-host transfers never reach a NIC; callers do not send them here.
 #ifndef EXSIM_SIM_RESOURCES_NETWORK_H_
 #define EXSIM_SIM_RESOURCES_NETWORK_H_
@@ -16,7 +17,7 @@
 #include <vector>
 
 #include "sim/engine/simulator.h"
-#include "sim/resources/ring_queue.h"
+#include "sim/engine/ring_queue.h"
 
 namespace exsim::sim {
 
@@ -48,8 +49,10 @@ class Network final : public EventHandler {
     double remaining = 0;  // bytes of the front transfer not yet sent, as of `updated`
     double rate = 0;
     SimTime updated = 0;
-    std::uint32_t generation = 0;
+    SimTime finish_at = 0;  // when the front transfer's last byte leaves, at the current rate
     int active_slot = -1;  // position in active_, -1 when idle
+    bool fixed = false;    // recompute_rates scratch
+    double next_rate = 0;  // recompute_rates scratch
   };
 
   int index(int from, int to) const { return from * hosts_ + to; }
@@ -57,16 +60,20 @@ class Network final : public EventHandler {
   void deactivate(int c);
   void recompute_rates();
   void schedule_front(int c);
+  void arm();  // one scheduler event, for the earliest finish among active connections
 
   Simulator& simulator_;
   const int hosts_;
   const double capacity_;
   std::vector<Connection> connections_;
   std::vector<int> active_;
-  // Scratch space for recompute_rates, kept to avoid allocation.
+  std::uint64_t generation_ = 0;
+  SimTime armed_at_ = -1;
+  bool in_dispatch_ = false;
+  // Scratch for recompute_rates.
   std::vector<double> nic_remaining_;
   std::vector<int> nic_unfixed_;
-  std::vector<double> new_rate_;
+  std::vector<std::vector<int>> nic_active_;  // active connections through each NIC (out: h, in: hosts + h)
 };
 
 }  // namespace exsim::sim

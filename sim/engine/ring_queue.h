@@ -1,7 +1,7 @@
 // A FIFO queue in one growable ring buffer: after warm-up, push and pop never
 // allocate (std::deque allocates and frees blocks as it moves).
-#ifndef EXSIM_SIM_RESOURCES_RING_QUEUE_H_
-#define EXSIM_SIM_RESOURCES_RING_QUEUE_H_
+#ifndef EXSIM_SIM_ENGINE_RING_QUEUE_H_
+#define EXSIM_SIM_ENGINE_RING_QUEUE_H_
 
 #include <cstddef>
 #include <vector>
@@ -45,4 +45,4 @@ class RingQueue {
 
 }  // namespace exsim::sim
 
-#endif  // EXSIM_SIM_RESOURCES_RING_QUEUE_H_
+#endif  // EXSIM_SIM_ENGINE_RING_QUEUE_H_

@@ -1,0 +1,64 @@
+// Events that all wait the same fixed delay leave in the order they entered, so
+// a FIFO can hold them with only its head in the scheduler. Models use one per
+// distinct delay (half an RTT, say) to keep the event heap small.
+//
+// Order: a line releases its events in the order they were scheduled; events
+// due at the same time as other events run after those already queued in the
+// scheduler when the line's head was scheduled. Deterministic either way.
+#ifndef EXSIM_SIM_ENGINE_DELAY_LINE_H_
+#define EXSIM_SIM_ENGINE_DELAY_LINE_H_
+
+#include <cstdint>
+
+#include "sim/engine/ring_queue.h"
+#include "sim/engine/simulator.h"
+
+namespace exsim::sim {
+
+class DelayLine final : public EventHandler {
+ public:
+  DelayLine(Simulator& simulator, SimTime delay) : simulator_(simulator), delay_(delay) {}
+  DelayLine(const DelayLine&) = delete;
+  DelayLine& operator=(const DelayLine&) = delete;
+
+  SimTime delay() const { return delay_; }
+
+  // Calls handler->on_event(tag) at now() + delay().
+  void schedule(EventHandler* handler, std::uint64_t tag) {
+    const SimTime when = simulator_.now() + delay_;
+    queue_.push(Entry{when, handler, tag});
+    arm();
+  }
+
+  void on_event(std::uint64_t /*tag*/) override {
+    armed_ = false;
+    const SimTime now = simulator_.now();
+    while (!queue_.empty() && queue_.front().when <= now) {
+      Entry entry = queue_.pop();
+      entry.handler->on_event(entry.tag);
+    }
+    arm();
+  }
+
+ private:
+  // Keeps exactly one scheduler event for the head, whatever callbacks do.
+  void arm() {
+    if (armed_ || queue_.empty()) return;
+    armed_ = true;
+    simulator_.at(queue_.front().when, this);
+  }
+
+  struct Entry {
+    SimTime when;
+    EventHandler* handler;
+    std::uint64_t tag;
+  };
+  Simulator& simulator_;
+  const SimTime delay_;
+  RingQueue<Entry> queue_;
+  bool armed_ = false;
+};
+
+}  // namespace exsim::sim
+
+#endif  // EXSIM_SIM_ENGINE_DELAY_LINE_H_

@@ -1,6 +1,7 @@
 // exsim simulate SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]...
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -47,6 +48,14 @@ std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<
     chosen.push_back(*it);
   }
   return chosen;
+}
+
+// Refuses an output path whose directory does not exist before any work is done.
+void check_writable(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+    throw UsageError(fmt::format("--json {}: directory {} does not exist", path, parent.string()));
+  }
 }
 
 std::string render_table(const std::vector<RunResult>& results) {
@@ -107,6 +116,7 @@ int simulate_command(const std::vector<std::string>& args) {
   const auto scenarios = vm["scenario"].as<std::vector<std::string>>();
   if (scenarios.size() != 1) throw UsageError(fmt::format("expected one SCENARIO, got {}", scenarios.size()));
 
+  if (vm.count("json")) check_writable(vm["json"].as<std::string>());
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
   const Scenario scenario = load_scenario(scenarios[0], overrides);

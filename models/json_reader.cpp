@@ -54,7 +54,7 @@ void Diagnostics::throw_if_errors() const {
 
 std::string closest_name(std::string_view name, const std::vector<std::string>& candidates) {
   std::string best;
-  size_t best_distance = std::max<size_t>(2, name.size() / 3) + 1;
+  size_t best_distance = std::max<size_t>(2, name.size() / 3) + 2;  // accept up to 1 + len/3 edits
   for (const auto& candidate : candidates) {
     size_t d = edit_distance(name, candidate);
     if (d < best_distance) {

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The exsim command line as a user meets it: help, results files, exit codes
+# and messages for bad input. Usage: cli_test.sh EXSIM SOURCE_DIR
+set -u
+exsim=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+check() {  # check NAME CONDITION...
+  local name=$1
+  shift
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name"
+  fi
+}
+
+# run EXPECTED_CODE ARGS...: runs exsim, keeps stdout/stderr in $work/out and $work/err.
+run() {
+  local expected=$1
+  shift
+  "$exsim" "$@" >"$work/out" 2>"$work/err"
+  local code=$?
+  if [ "$code" -ne "$expected" ]; then
+    echo "exsim $*: exit $code, expected $expected"
+    sed 's/^/  stderr: /' "$work/err" | head -5
+    return 1
+  fi
+}
+has() { grep -qF -- "$1" "$2"; }
+
+check "top-level help" run 0 --help
+check "help lists simulate" has "simulate" "$work/out"
+check "no command is a usage error" run 2
+check "unknown command" run 2 frobnicate
+check "unknown command named" has "unknown command 'frobnicate'" "$work/err"
+check "simulate help" run 0 simulate --help
+check "simulate help names --set" has "--set" "$work/out"
+
+# The default scenario: a table with every policy, and a results file.
+check "simulate default" run 0 simulate "$src/scenarios/default.json" --json "$work/a.json"
+for p in 16K 64K 128K budget-4M; do check "table row $p" has "$p" "$work/out"; done
+check "results file" test -s "$work/a.json"
+check "results are an array of 4" python3 -c "import json,sys; d=json.load(open('$work/a.json')); sys.exit(0 if len(d)==4 and d[0]['policy']=='16K' and d[0]['source']=='simulated' else 1)"
+check "deterministic" run 0 simulate "$src/scenarios/default.json" --json "$work/b.json"
+check "byte-identical results" cmp -s "$work/a.json" "$work/b.json"
+
+# --policy and --set.
+check "one policy" run 0 simulate "$src/scenarios/default.json" --policy 64K --json "$work/c.json"
+check "one result" python3 -c "import json,sys; d=json.load(open('$work/c.json')); sys.exit(0 if [r['policy'] for r in d]==['64K'] else 1)"
+check "--set mt_dop" run 0 simulate "$src/scenarios/default.json" --policy 16K --set mt_dop=2 --set policies.16K.in_flight=2
+check "--set shows in header" has "mt_dop 2" "$work/out"
+check "unknown policy" run 2 simulate "$src/scenarios/default.json" --policy 46K
+check "unknown policy hint" has "did you mean" "$work/err"
+check "bad --set" run 2 simulate "$src/scenarios/default.json" --set mt_dop
+check "bad --set message" has "expected KEY=VALUE" "$work/err"
+check "--set of a bad value" run 2 simulate "$src/scenarios/default.json" --set mt_dop=-3
+check "--set bad value named" has "default.json:/mt_dop" "$work/err"
+check "unknown flag" run 2 simulate "$src/scenarios/default.json" --frobnicate
+check "missing scenario" run 2 simulate
+check "missing file" run 2 simulate "$work/none.json"
+check "missing file named" has "$work/none.json" "$work/err"
+
+# Every malformed scenario: exit 2, and the message names the file.
+for f in "$src"/tests/data/bad/*.json; do
+  check "$(basename "$f")" run 2 simulate "$f"
+  check "$(basename "$f") named" has "$f" "$work/err"
+  while IFS= read -r fragment; do
+    [ -n "$fragment" ] && check "$(basename "$f"): $fragment" has "$fragment" "$work/err"
+  done <"${f%.json}.expect"
+done
+
+# A results file that cannot be written: refused before simulating, nothing left.
+check "unwritable output" run 2 simulate "$src/scenarios/default.json" --policy 16K --json "$work/no/such/dir/r.json"
+check "no partial file" test ! -e "$work/no/such/dir/r.json"
+check "unwritable output named" has "$work/no/such/dir" "$work/err"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,158 @@
+// Scenario loading: every malformed file in tests/data/bad/ is rejected with a
+// message naming the file and the JSON pointer (its .expect file lists the
+// fragments the message must contain), and good files load with their meaning.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "models/scenario_loader.h"
+#include "tests/test_util.h"
+
+namespace exsim {
+namespace {
+
+std::vector<std::string> lines_of(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+TEST_CASE("every malformed scenario is rejected with file, JSON pointer and what was expected") {
+  const std::filesystem::path dir = std::filesystem::path(EXSIM_SOURCE_DIR) / "tests/data/bad";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    CAPTURE(entry.path().filename().string());
+    auto expect_path = entry.path();
+    expect_path.replace_extension(".expect");
+    const auto expected = lines_of(expect_path);
+    REQUIRE_FALSE(expected.empty());
+    std::string message;
+    try {
+      load_scenario(entry.path().string());
+    } catch (const ScenarioError& e) {
+      message = e.what();
+    }
+    REQUIRE_MESSAGE(!message.empty(), "the scenario loaded");
+    CAPTURE(message);
+    CHECK(message.find(entry.path().string()) != std::string::npos);
+    for (const auto& fragment : expected) CHECK_MESSAGE(message.find(fragment) != std::string::npos, fragment);
+    ++checked;
+  }
+  CHECK(checked >= 18);
+}
+
+TEST_CASE("all problems are reported at once") {
+  const std::string text = test::load_error(R"({"name": "x", "mt_dop": -1, "cluster": {"hosts": 2, "nic_gbps": 0},
+    "policies": {"p": {"in_flight": 0}}, "workload": {"queries": []}})");
+  CHECK(text.find("/mt_dop") != std::string::npos);
+  CHECK(text.find("/cluster/nic_gbps") != std::string::npos);
+  CHECK(text.find("/policies/p/in_flight") != std::string::npos);
+  CHECK(text.find("/workload/queries: expected at least one query") != std::string::npos);
+}
+
+TEST_CASE("a missing file is reported by name") {
+  CHECK_THROWS_WITH_AS(load_scenario("/nonexistent/x.json"), doctest::Contains("/nonexistent/x.json"), ScenarioError);
+}
+
+const char* kGood = R"({
+  "name": "good", "seed": 5,
+  "cluster": {"hosts": 5, "groups": {"a": 3, "b": 2}, "cores_per_host": 8, "nic_gbps": 25,
+              "rtt_ms": {"same_group": 0.12, "cross_group": [0.5, 0.7]}},
+  "mt_dop": 4,
+  "policies": {"16K": {}, "budget-4M": {"buffer": {"budget": "4M", "min": "16K", "max": "256K"}},
+               "b": {"buffer": {"flat": 65536}, "in_flight": 2, "compression": "none", "sender_layout": "v4.3"}},
+  "workload": {"queries": [{"name": "q", "repeat": 2, "exchanges": [
+    {"id": "x", "kind": "hash", "rows": 100, "row": {"fixed_bytes": 21, "varlen_bytes": {"dist": "uniform", "mean": 40, "max": 120}},
+     "lz4_ratio": 0.55, "skew": 1.2},
+    {"id": "y", "kind": "broadcast", "rows": 100, "row": {"fixed_bytes": 8}, "lz4_ratio": 0.9,
+     "senders": {"hosts": ["h3"], "per_host": 1}, "receivers": {"hosts": "all", "per_host": 1}, "after": ["x"]},
+    {"id": "z", "kind": "merge", "rows": 10, "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})";
+
+TEST_CASE("a good scenario loads with its meaning") {
+  const Scenario s = test::scenario_from(kGood);
+  CHECK(s.name == "good");
+  REQUIRE(s.cluster.hosts.size() == 5);
+  CHECK(s.cluster.hosts[3].name == "h3");
+  CHECK(s.cluster.hosts[3].group == "b");
+  CHECK(s.cluster.rtt.rtt_ms(0, 1) == doctest::Approx(0.12));
+  CHECK(s.cluster.rtt.rtt(0, 0) == 20000);  // default self RTT 0.02 ms
+  const double cross = s.cluster.rtt.rtt_ms(0, 4);
+  CHECK(cross >= 0.5);
+  CHECK(cross <= 0.7);
+  CHECK(s.cluster.rtt.rtt_ms(4, 0) == cross);
+  CHECK(s.cluster.rtt.rtt_ms(1, 4) != cross);  // sampled per host pair
+  REQUIRE(s.policies.size() == 3);
+  CHECK(s.policies[0].name == "16K");  // document order: the first is the baseline
+  CHECK(s.policies[0].buffer.flat == 16384);
+  CHECK(s.policies[0].compression == Compression::kLz4SkipLocal);
+  CHECK(s.policies[1].capacity == CapacityRule::kBytes);  // a budget flushes by bytes
+  CHECK(s.policies[2].in_flight == 2);
+  CHECK(s.policies[2].sender_layout == SenderLayout::kV43);
+  const Query& q = s.queries[0];
+  CHECK(q.repeat == 2);
+  CHECK(q.exchanges[0].senders.instances() == 20);  // 5 hosts x mt_dop 4
+  CHECK(q.exchanges[0].row.varlen.mean() == 40);
+  CHECK(q.exchanges[1].senders.instances() == 1);
+  CHECK(q.exchanges[1].receivers.instances() == 5);
+  CHECK(q.exchanges[1].after == std::vector<int>{0});
+  CHECK(q.exchanges[2].receivers.instances() == 1);  // merge: one receiver by default
+  CHECK(s.costs.source == "profiles/reference.json");
+  CHECK(s.costs.serialize_bytes_per_s > 0);
+}
+
+TEST_CASE("the same seed samples the same RTT ranges; another seed others") {
+  const Scenario a = test::scenario_from(kGood), b = test::scenario_from(kGood);
+  const Scenario c = test::scenario_from(kGood, {"seed=6"});
+  CHECK(a.cluster.rtt.rtt(0, 4) == b.cluster.rtt.rtt(0, 4));
+  CHECK(a.cluster.rtt.rtt(0, 4) != c.cluster.rtt.rtt(0, 4));
+}
+
+TEST_CASE("a topology gives RTTs by shortest path") {
+  const Scenario s = test::scenario_from(R"({"name": "t",
+    "cluster": {"hosts": 3, "topology": {"switches": ["tor-a", "tor-b"], "links": [
+      {"from": "h0", "to": "tor-a", "rtt_ms": 0.05}, {"from": "h1", "to": "tor-a", "rtt_ms": 0.05},
+      {"from": "h2", "to": "tor-b", "rtt_ms": 0.05}, {"from": "tor-a", "to": "tor-b", "rtt_ms": 0.5},
+      {"from": "h0", "to": "h2", "rtt_ms": 2.0}]}},
+    "policies": {"p": {}},
+    "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 1,
+      "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})");
+  CHECK(s.cluster.rtt.rtt_ms(0, 1) == doctest::Approx(0.1));
+  CHECK(s.cluster.rtt.rtt_ms(0, 2) == doctest::Approx(0.6));  // via the switches, not the 2 ms link
+  CHECK(s.cluster.rtt.rtt_ms(1, 2) == doctest::Approx(0.6));
+  CHECK(test::load_error(R"({"name": "t", "cluster": {"hosts": 2, "topology": {"links": [
+      {"from": "h0", "to": "s9", "rtt_ms": 0.1}]}}, "policies": {"p": {}},
+      "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 1,
+      "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})").find("unknown node 's9'") != std::string::npos);
+}
+
+TEST_CASE("costs: a path relative to the scenario, or inline values over the reference profile") {
+  const Scenario s = test::scenario_from(std::string(kGood).replace(std::string(kGood).find("\"mt_dop\""), 0,
+                                                                    R"("costs": {"rpc_latency_us": 55, "cores": 2}, )"));
+  CHECK(s.costs.rpc_latency_us == 55);
+  CHECK(s.costs.cores == 2);
+  CHECK(s.costs.serialize_bytes_per_s == reference_cost_profile().serialize_bytes_per_s);
+  const std::string missing = test::load_error(std::string(kGood).replace(std::string(kGood).find("\"mt_dop\""), 0,
+                                                                          R"("costs": "no/such/profile.json", )"));
+  CHECK(missing.find("test.json:/costs: costs profile: no/such/profile.json: cannot open") != std::string::npos);
+}
+
+TEST_CASE("the shipped reference profile has a source for every figure") {
+  const CostProfile p = load_cost_profile(std::string(EXSIM_SOURCE_DIR) + "/profiles/reference.json");
+  CHECK(p.serialize_bytes_per_s == reference_cost_profile().serialize_bytes_per_s);
+  std::ifstream in(std::string(EXSIM_SOURCE_DIR) + "/profiles/reference.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const char* key : {"serialize_bytes_per_s", "deserialize_bytes_per_s", "lz4_compress_bytes_per_s",
+                          "lz4_decompress_bytes_per_s", "rpc_cpu_us", "rpc_latency_us", "wire_overhead_bytes"}) {
+    CHECK_MESSAGE(text.str().find(std::string("\"") + key + "\": \"") != std::string::npos, key);
+  }
+}
+
+}  // namespace
+}  // namespace exsim

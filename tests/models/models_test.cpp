@@ -1,0 +1,180 @@
+// models/: sizes, overrides, distributions, sizing rules and the memory model.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "models/error.h"
+#include "models/overrides.h"
+#include "models/random.h"
+#include "models/sender_memory.h"
+#include "models/size.h"
+#include "models/sizing_policy.h"
+#include "models/varlen.h"
+#include "tests/test_util.h"
+
+namespace exsim {
+namespace {
+
+TEST_CASE("sizes parse with binary suffixes and print back") {
+  CHECK(parse_size("16384") == 16384);
+  CHECK(parse_size("16K") == 16384);
+  CHECK(parse_size("16KiB") == 16384);
+  CHECK(parse_size("4m") == 4 * kMiB);
+  CHECK(parse_size("1G") == kGiB);
+  CHECK(parse_size("1.5M") == 3 * kMiB / 2);
+  CHECK_FALSE(parse_size("16Q").has_value());
+  CHECK_FALSE(parse_size("").has_value());
+  CHECK_FALSE(parse_size("K").has_value());
+  CHECK(format_size(16384) == "16K");
+  CHECK(format_size(4 * kMiB) == "4M");
+  CHECK(format_size(1000) == "1000");
+  CHECK(human_bytes(1536) == "1.50 KiB");
+}
+
+TEST_CASE("--set overrides any value by its dotted path") {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(
+      R"({"mt_dop": 0, "policies": {"16K": {"buffer": {"flat": "16K"}}, "64K": {}},
+          "workload": {"queries": [{"name": "q", "repeat": 1}]}})");
+  apply_override(doc, "mt_dop=8");
+  CHECK(doc["mt_dop"] == 8);
+  apply_override(doc, "policies.16K.in_flight=2");
+  CHECK(doc["policies"]["16K"]["in_flight"] == 2);
+  apply_override(doc, "policies.*.compression=none");
+  CHECK(doc["policies"]["16K"]["compression"] == "none");
+  CHECK(doc["policies"]["64K"]["compression"] == "none");
+  apply_override(doc, "workload.queries.0.repeat=3");
+  CHECK(doc["workload"]["queries"][0]["repeat"] == 3);
+  apply_override(doc, "policies.64K.buffer={\"flat\": \"64K\"}");
+  CHECK(doc["policies"]["64K"]["buffer"]["flat"] == "64K");
+  CHECK_THROWS_AS(apply_override(doc, "mt_dop"), UsageError);
+  CHECK_THROWS_AS(apply_override(doc, "workload.queries.5.repeat=1"), UsageError);
+  CHECK_THROWS_AS(apply_override(doc, "mt_dop.x=1"), UsageError);
+}
+
+TEST_CASE("var-len distributions have the mean they are given and respect max") {
+  Random random(1);
+  for (auto d : {VarLenDistribution::uniform(40, 120), VarLenDistribution::uniform(80, 100),
+                 VarLenDistribution::exponential(20, 200), VarLenDistribution::fixed(7)}) {
+    double total = 0;
+    const int batches = 4000;
+    for (int i = 0; i < batches; ++i) {
+      std::int64_t sum = d.sample_sum(10, random);  // exact draws (few rows)
+      CHECK(sum <= static_cast<std::int64_t>(10 * d.max() + 0.5));
+      CHECK(sum >= 0);
+      total += static_cast<double>(sum);
+    }
+    CHECK(total / (batches * 10) == doctest::Approx(d.mean()).epsilon(0.02));
+    double big = 0;
+    for (int i = 0; i < 1000; ++i) big += static_cast<double>(d.sample_sum(1000, random));  // normal approximation
+    CHECK(big / 1e6 == doctest::Approx(d.mean()).epsilon(0.01));
+  }
+}
+
+TEST_CASE("binomial draws have the binomial mean and variance") {
+  Random random(3);
+  for (auto [n, q] : {std::pair<std::int64_t, double>{1024, 0.025}, {1024, 0.5}, {40, 0.05}, {5000, 0.9}}) {
+    double sum = 0, sum2 = 0;
+    const int draws = 20000;
+    for (int i = 0; i < draws; ++i) {
+      auto k = static_cast<double>(binomial(n, q, random));
+      CHECK(k >= 0);
+      CHECK(k <= static_cast<double>(n));
+      sum += k;
+      sum2 += k * k;
+    }
+    double mean = sum / draws, variance = sum2 / draws - mean * mean;
+    const double nd = static_cast<double>(n);
+    CHECK(mean == doctest::Approx(nd * q).epsilon(0.02));
+    CHECK(variance == doctest::Approx(nd * q * (1 - q)).epsilon(0.08));
+  }
+}
+
+TEST_CASE("the same seed gives the same numbers") {
+  Random a(42), b(42), c(43);
+  bool differs = false;
+  for (int i = 0; i < 100; ++i) {
+    auto x = a.next();
+    CHECK(x == b.next());
+    differs |= x != c.next();
+  }
+  CHECK(differs);
+  CHECK(derive_seed(1, 2, 3) == derive_seed(1, 2, 3));
+  CHECK(derive_seed(1, 2, 3) != derive_seed(1, 3, 2));
+}
+
+TEST_CASE("channel targets: flat, and a budget clamped to [min, max]") {
+  BufferSizing flat;
+  flat.flat = 64 * kKiB;
+  CHECK(channel_target(flat, 40) == 64 * kKiB);
+  BufferSizing budget;
+  budget.kind = BufferSizing::Kind::kBudget;
+  budget.budget = 4 * kMiB;
+  budget.min = 16 * kKiB;
+  budget.max = 256 * kKiB;
+  CHECK(channel_target(budget, 5) == 256 * kKiB);    // 4M / 10 = 409.6K, clamped to max
+  CHECK(channel_target(budget, 40) == 52428);        // 4M / 80
+  CHECK(channel_target(budget, 400) == 16 * kKiB);   // 5242 B, clamped to min
+}
+
+TEST_CASE("fixed_len capacity ignores var-len bytes, so batches overshoot") {
+  // Section 1.3's example: BIGINT + STRING, R_fix = 21 B: 16384 / 21 = 780 rows;
+  // with 100-byte strings a batch is 780 x 121 = 94380 B, 5.8x the target.
+  Policy policy;
+  RowShape row{21, VarLenDistribution::fixed(100)};
+  BatchCapacity cap = channel_capacity(policy, row, 5);
+  CHECK(cap.rows == 780);
+  BatchSize full = full_channel_batch(cap, 121);
+  CHECK(full.rows == 780);
+  CHECK(full.tuple_bytes == 94380);
+  policy.capacity = CapacityRule::kBytes;
+  BatchSize by_bytes = full_channel_batch(channel_capacity(policy, row, 5), 121);
+  CHECK(by_bytes.rows == 136);  // ceil(16384 / 121)
+  // The 8 MiB cap bounds a whole batch of wide rows.
+  CHECK(full_input_batch(16 * 1024).rows == 512);
+}
+
+TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula") {
+  // HEAD, 16K, 100-byte rows, 4 channels (none local), LZ4 on: each channel holds a
+  // collector B + 4K and one outbound max(B, bound(B)) + 4K; plus one shared scratch.
+  const auto scenario = test::scenario_from(R"({
+    "name": "m", "cluster": {"hosts": 5, "rtt_ms": {"same_group": 0.1}},
+    "policies": {"p": {"compression": "lz4"}},
+    "workload": {"queries": [{"name": "q", "exchanges": [
+      {"id": "x", "kind": "hash", "rows": 1000, "row": {"fixed_bytes": 100}, "lz4_ratio": 0.5,
+       "senders": {"hosts": ["h0"]}, "receivers": {"hosts": ["h1", "h2", "h3", "h4"]}}]}]}})");
+  const Exchange& x = scenario.queries[0].exchanges[0];
+  const Bytes rows = 16384 / 100, b = rows * 100, bound = b + b / 255 + 16;
+  const Bytes per_channel = (b + 4 * rows) + (bound + 4 * rows);
+  CHECK(sender_static_bytes(scenario.policies[0], x, 4, 0, 100) == 4 * per_channel + bound);
+  auto per_host = static_sender_bytes_per_host(scenario, scenario.policies[0], false);
+  CHECK(per_host[0] == 4 * per_channel + bound);
+  CHECK(per_host[1] == 0);
+  // The planner: 4 channels x 2 x 2 x 1024 x (100 + 4).
+  CHECK(planner_sender_estimate(x) == 4 * 2 * 2 * 1024 * 104);
+}
+
+TEST_CASE("v4.3 layout keeps a RowBatch and two outbound batches with scratch per channel") {
+  Policy policy;
+  policy.sender_layout = SenderLayout::kV43;
+  const BatchSize b{163, 16300};
+  const Bytes bound = 16300 + 16300 / 255 + 16;
+  CHECK(channel_buffer_bytes(policy, PartitionKind::kHash, b, true, outbound_buffers_per_channel(policy)) ==
+        (16300 + 8 * 163) + 2 * (16300 + 4 * 163 + bound));
+}
+
+TEST_CASE("compression decisions follow IMPALA-12430") {
+  Policy policy;  // lz4_skip_local
+  CHECK(channel_compresses(policy, PartitionKind::kHash, 5, false));
+  CHECK_FALSE(channel_compresses(policy, PartitionKind::kHash, 5, true));
+  CHECK(channel_compresses(policy, PartitionKind::kBroadcast, 5, true));  // serialized once for all
+  CHECK_FALSE(channel_compresses(policy, PartitionKind::kBroadcast, 1, true));
+  policy.compression = Compression::kLz4;
+  CHECK(channel_compresses(policy, PartitionKind::kHash, 5, true));
+  policy.compression = Compression::kNone;
+  CHECK_FALSE(channel_compresses(policy, PartitionKind::kHash, 5, false));
+}
+
+}  // namespace
+}  // namespace exsim

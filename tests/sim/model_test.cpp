@@ -1,0 +1,180 @@
+// Conservation, determinism, memory and each policy's effect, end to end.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "models/results.h"
+#include "sim/simulate.h"
+#include "tests/test_util.h"
+
+namespace exsim {
+namespace {
+
+// Every partitioning kind in one query, rows of exactly 30 + 12 B.
+std::string all_kinds(const std::string& policy = "{\"compression\": \"none\"}") {
+  return std::string(R"({"name": "kinds", "seed": 11,
+    "cluster": {"hosts": 4, "groups": {"a": 2, "b": 2}, "rtt_ms": {"same_group": 0.1, "cross_group": 0.5}},
+    "mt_dop": 2,
+    "policies": {"p": )") + policy + R"(},
+    "workload": {"queries": [{"name": "q", "exchanges": [
+      {"id": "h", "kind": "hash", "rows": 500000, "row": {"fixed_bytes": 30, "varlen_bytes": 12}, "lz4_ratio": 0.5, "skew": 0.8},
+      {"id": "b", "kind": "broadcast", "rows": 50000, "row": {"fixed_bytes": 30, "varlen_bytes": 12}, "lz4_ratio": 0.5,
+       "receivers": {"hosts": "all", "per_host": 1}},
+      {"id": "r", "kind": "random", "rows": 200000, "row": {"fixed_bytes": 30, "varlen_bytes": 12}, "lz4_ratio": 0.5},
+      {"id": "m", "kind": "merge", "rows": 100000, "row": {"fixed_bytes": 30, "varlen_bytes": 12}, "lz4_ratio": 0.5,
+       "after": ["h"]}]}]}})";
+}
+
+RunResult run(const std::string& json, const std::vector<std::string>& overrides = {}) {
+  const Scenario s = test::scenario_from(json, overrides);
+  return simulate(s, s.policies[0]);
+}
+
+std::map<std::string, ExchangeResult> by_id(const RunResult& r) {
+  std::map<std::string, ExchangeResult> out;
+  for (const auto& x : r.exchanges) out[x.id] = x;
+  return out;
+}
+
+TEST_CASE("rows and bytes are conserved for every partitioning kind") {
+  const RunResult r = run(all_kinds());
+  auto x = by_id(r);
+  CHECK(x["h"].rows == 500000);
+  CHECK(x["b"].rows == 50000 * 4);  // every receiver gets every row
+  CHECK(x["r"].rows == 200000);
+  CHECK(x["m"].rows == 100000);
+  for (const auto& [id, e] : x) {
+    CAPTURE(id);
+    // Uncompressed: 42 B of tuple data and 4 B of offset per delivered row.
+    CHECK(e.bytes_uncompressed == doctest::Approx(46.0 * static_cast<double>(e.rows)));
+    // Without compression the wire carries exactly that plus framing per RPC.
+    CHECK(e.bytes_wire == doctest::Approx(e.bytes_uncompressed + 96.0 * static_cast<double>(e.rpcs + e.eos_rpcs)));
+  }
+  CHECK(x["h"].eos_rpcs == 8 * 8);  // 8 senders x 8 channels
+  CHECK(x["b"].eos_rpcs == 8 * 4);
+  CHECK(x["m"].eos_rpcs == 8);
+  // Broadcast and random send whole 1024-row input batches.
+  CHECK(x["r"].rpcs == 8 * ((25000 + 1023) / 1024));
+  CHECK(x["b"].rpcs == 4 * 8 * ((6250 + 1023) / 1024));
+  CHECK(r.wall_s > 0);
+}
+
+TEST_CASE("the same seed gives byte-identical results; another seed does not") {
+  const std::string a = results_to_json({run(all_kinds("{}")), run(all_kinds("{\"in_flight\": 2}"))});
+  const std::string b = results_to_json({run(all_kinds("{}")), run(all_kinds("{\"in_flight\": 2}"))});
+  CHECK(a == b);
+  const std::string c = results_to_json({run(all_kinds("{}"), {"seed=12"}), run(all_kinds("{\"in_flight\": 2}"))});
+  CHECK(a != c);
+}
+
+TEST_CASE("compression: lz4 shrinks the wire, none skips its CPU, skip_local skips local channels") {
+  const RunResult lz4 = run(all_kinds(R"({"compression": "lz4"})"));
+  const RunResult none = run(all_kinds(R"({"compression": "none"})"));
+  const RunResult skip = run(all_kinds(R"({"compression": "lz4_skip_local"})"));
+  CHECK(none.cpu_s.compress == 0);
+  CHECK(none.cpu_s.decompress == 0);
+  CHECK(lz4.bytes_wire < 0.6 * none.bytes_wire);
+  CHECK(lz4.cpu_s.compress > 0);
+  // 1 of 4 hosts is local to each hash/random sender: about a quarter less LZ4 work.
+  CHECK(skip.cpu_s.compress < 0.9 * lz4.cpu_s.compress);
+  CHECK(skip.bytes_wire > lz4.bytes_wire);
+  CHECK(skip.bytes_wire < none.bytes_wire);
+}
+
+TEST_CASE("broadcast per_channel serializes once per channel (IMPALA-6041)") {
+  auto broadcast_only = [](const std::string& mode) {
+    return std::string(R"({"name": "bc", "cluster": {"hosts": 5, "rtt_ms": {"same_group": 0.1}},
+      "policies": {"p": {"broadcast_serialize": ")") + mode + R"("}},
+      "workload": {"queries": [{"name": "q", "exchanges": [
+        {"id": "b", "kind": "broadcast", "rows": 402000, "row": {"fixed_bytes": 100}, "lz4_ratio": 0.5,
+         "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": "all", "per_host": 1}}]}]}})";
+  };
+  const RunResult once = run(broadcast_only("once"));
+  const RunResult per_channel = run(broadcast_only("per_channel"));
+  CHECK(per_channel.cpu_s.serialize / once.cpu_s.serialize == doctest::Approx(5.0));
+  CHECK(per_channel.cpu_s.compress / once.cpu_s.compress == doctest::Approx(5.0));
+  CHECK(per_channel.wall_s > 2 * once.wall_s);
+  CHECK(per_channel.rpcs == once.rpcs);
+}
+
+TEST_CASE("bigger buffers mean fewer, larger RPCs; a budget sizes by channel count") {
+  // 5M unskewed rows: about 78K rows per (sender, channel), so partial batches hardly count.
+  const std::vector<std::string> many{"workload.queries.0.exchanges.0.rows=5000000",
+                                      "workload.queries.0.exchanges.0.skew=0"};
+  const RunResult small = run(all_kinds(R"({"buffer": {"flat": "16K"}})"), many);
+  const RunResult big = run(all_kinds(R"({"buffer": {"flat": "64K"}})"), many);
+  auto s = by_id(small), b = by_id(big);
+  CHECK(static_cast<double>(b["h"].rpcs) == doctest::Approx(s["h"].rpcs / 4.0).epsilon(0.05));
+  CHECK(b["h"].batch_bytes_mean == doctest::Approx(4 * s["h"].batch_bytes_mean).epsilon(0.05));
+  CHECK(b["r"].rpcs == s["r"].rpcs);  // whole batches: the buffer size does not apply
+  // Budget 1M over 8 channels: clamp(1M / 16, 16K, 256K) = 64K per channel, flushed by bytes.
+  const RunResult budget = run(all_kinds(R"({"buffer": {"budget": "1M", "min": "16K", "max": "256K"}})"), many);
+  auto g = by_id(budget);
+  CHECK(g["h"].batch_bytes_mean == doctest::Approx(65536.0 * 46 / 42).epsilon(0.02));
+}
+
+TEST_CASE("a latency-bound exchange gets faster with bigger buffers and more RPCs in flight") {
+  const Scenario s = load_scenario(std::string(EXSIM_SOURCE_DIR) + "/scenarios/default.json");
+  std::map<std::string, RunResult> r;
+  for (const auto& p : s.policies) r[p.name] = simulate(s, p);
+  CHECK(r["64K"].wall_s < 0.9 * r["16K"].wall_s);
+  CHECK(r["64K"].rpcs < r["16K"].rpcs / 3);
+  CHECK(r["128K"].wall_s <= r["64K"].wall_s);
+  Policy two = s.policies[0];
+  two.in_flight = 2;
+  CHECK(simulate(s, two).wall_s < 0.9 * r["16K"].wall_s);
+}
+
+// One hash sender on h0 feeding 4 receiver hosts, rows of exactly 100 B, LZ4 on.
+std::string memory_case(const std::string& flat) {
+  return std::string(R"({"name": "mem", "cluster": {"hosts": 5, "rtt_ms": {"same_group": 0.1}},
+    "policies": {"p": {"buffer": {"flat": ")") + flat + R"("}, "compression": "lz4"}},
+    "workload": {"queries": [{"name": "q", "exchanges": [
+      {"id": "x", "kind": "hash", "rows": 1000000, "row": {"fixed_bytes": 100}, "lz4_ratio": 0.5,
+       "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1", "h2", "h3", "h4"], "per_host": 1}}]}]}})";
+}
+
+TEST_CASE("sender memory of a known configuration equals the formula") {
+  // HEAD, in_flight 1: per channel a collector of B + 4K and an outbound buffer of
+  // LZ4bound(B) + 4K; one shared scratch LZ4bound(B). 16K: K = 163, B = 16300.
+  auto formula = [](long rows) {
+    const long b = rows * 100, bound = b + b / 255 + 16;
+    return 4 * ((b + 4 * rows) + (bound + 4 * rows)) + bound;
+  };
+  const RunResult r = run(memory_case("16K"));
+  CHECK(r.hosts[0].sender_peak_bytes == formula(163));
+  CHECK(r.hosts[0].sender_expected_bytes == formula(163));
+  CHECK(r.hosts[0].sender_worst_bytes == formula(163));  // fixed-size rows: no worse case
+  CHECK(r.hosts[1].sender_peak_bytes == 0);
+  // The planner's estimate, 4 x 2 x 2 x 1024 x 104 = 1703936, covers 16K but not 256K.
+  CHECK(r.planner.senders == 1);
+  CHECK(r.planner.over_estimate == 0);
+  const RunResult big = run(memory_case("256K"));
+  CHECK(big.hosts[0].sender_peak_bytes == formula(2621));
+  CHECK(big.planner.over_estimate == 1);
+  CHECK(big.planner.max_over_bytes == formula(2621) - 1703936);
+}
+
+TEST_CASE("more RPCs in flight and the v4.3 layout hold more sender memory") {
+  const RunResult head = run(memory_case("16K"));
+  const RunResult two = run(memory_case("16K"), {"policies.p.in_flight=2"});
+  const RunResult v43 = run(memory_case("16K"), {"policies.p.sender_layout=\"v4.3\""});
+  CHECK(two.hosts[0].sender_expected_bytes > head.hosts[0].sender_expected_bytes);
+  CHECK(two.hosts[0].sender_peak_bytes > head.hosts[0].sender_peak_bytes);
+  CHECK(two.hosts[0].sender_peak_bytes <= two.hosts[0].sender_expected_bytes);
+  CHECK(v43.hosts[0].sender_peak_bytes > head.hosts[0].sender_peak_bytes);
+  CHECK(v43.cpu_s.serialize == doctest::Approx(2 * head.cpu_s.serialize));  // rows copied twice
+}
+
+TEST_CASE("mt_dop multiplies channels and sender memory") {
+  const Scenario s = load_scenario(std::string(EXSIM_SOURCE_DIR) + "/scenarios/default.json", {"mt_dop=4"});
+  const Scenario base = load_scenario(std::string(EXSIM_SOURCE_DIR) + "/scenarios/default.json");
+  const RunResult r4 = simulate(s, s.policies[0]);
+  const RunResult r0 = simulate(base, base.policies[0]);
+  // 4 instances per host, each with 4x the channels: about 16x the expected memory.
+  CHECK(static_cast<double>(r4.hosts[0].sender_expected_bytes) ==
+        doctest::Approx(16.0 * static_cast<double>(r0.hosts[0].sender_expected_bytes)).epsilon(0.1));
+}
+
+}  // namespace
+}  // namespace exsim

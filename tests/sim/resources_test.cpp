@@ -1,0 +1,140 @@
+// CPU processor sharing and NIC max-min sharing, against hand-derived times.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "sim/resources/cpu_pool.h"
+#include "sim/resources/network.h"
+
+namespace exsim::sim {
+namespace {
+
+struct Finish final : EventHandler {
+  Simulator* simulator = nullptr;
+  std::map<std::uint64_t, SimTime> at;
+  void on_event(std::uint64_t tag) override { at[tag] = simulator->now(); }
+};
+
+TEST_CASE("a thread never runs faster than one core") {
+  Simulator simulator;
+  CpuPool pool(simulator, 4);
+  Finish f;
+  f.simulator = &simulator;
+  pool.start(1000, &f, 1);
+  simulator.run();
+  CHECK(f.at[1] == 1000);
+}
+
+TEST_CASE("three jobs on two cores share them equally") {
+  // Each runs at 2/3 of a core: 1000 ns of work takes 1500 ns.
+  Simulator simulator;
+  CpuPool pool(simulator, 2);
+  Finish f;
+  f.simulator = &simulator;
+  for (std::uint64_t i = 0; i < 3; ++i) pool.start(1000, &f, i);
+  simulator.run();
+  for (std::uint64_t i = 0; i < 3; ++i) CHECK(f.at[i] == 1500);
+}
+
+TEST_CASE("processor sharing with staggered arrivals") {
+  // One core. Job A (1000 ns) starts at 0, job B (1000 ns) at 500.
+  // 0-500: A alone, 500 done. 500-1500: both at half speed, A finishes at 1500.
+  // B has 500 left, alone from 1500: finishes at 2000.
+  Simulator simulator;
+  CpuPool pool(simulator, 1);
+  Finish f;
+  f.simulator = &simulator;
+  struct Starter final : EventHandler {
+    CpuPool* pool;
+    Finish* finish;
+    void on_event(std::uint64_t tag) override { pool->start(1000, finish, tag); }
+  } starter;
+  starter.pool = &pool;
+  starter.finish = &f;
+  simulator.at(0, &starter, 1);
+  simulator.at(500, &starter, 2);
+  simulator.run();
+  CHECK(f.at[1] == 1500);
+  CHECK(f.at[2] == 2000);
+}
+
+TEST_CASE("a lone transfer gets the whole NIC") {
+  Simulator simulator;
+  Network network(simulator, 2, 1.0);  // 1 byte per ns
+  Finish f;
+  f.simulator = &simulator;
+  network.send(0, 1, 10000, &f, 1);
+  simulator.run();
+  CHECK(f.at[1] == 10000);
+}
+
+TEST_CASE("transfers on one connection leave in order, one after the other") {
+  Simulator simulator;
+  Network network(simulator, 2, 1.0);
+  Finish f;
+  f.simulator = &simulator;
+  network.send(0, 1, 3000, &f, 1);
+  network.send(0, 1, 1000, &f, 2);
+  simulator.run();
+  CHECK(f.at[1] == 3000);
+  CHECK(f.at[2] == 4000);
+}
+
+TEST_CASE("two senders into one host share its inbound NIC equally") {
+  Simulator simulator;
+  Network network(simulator, 3, 1.0);
+  Finish f;
+  f.simulator = &simulator;
+  network.send(0, 2, 10000, &f, 1);
+  network.send(1, 2, 10000, &f, 2);
+  simulator.run();
+  CHECK(f.at[1] == 20000);
+  CHECK(f.at[2] == 20000);
+}
+
+TEST_CASE("max-min fairness gives unused share to the connection that can use it") {
+  // A: 0->2, B: 0->3, C: 1->3, D: 4->3. Host 3's inbound NIC is the bottleneck:
+  // B, C, D get 1/3 each. A shares host 0's outbound NIC with B only, so max-min
+  // gives A the remaining 2/3 (an equal split of host 0's NIC would give 1/2).
+  Simulator simulator;
+  Network network(simulator, 5, 1.0);
+  Finish f;
+  f.simulator = &simulator;
+  network.send(0, 2, 1e6, &f, 1);
+  network.send(0, 3, 1e6, &f, 2);
+  network.send(1, 3, 1e6, &f, 3);
+  network.send(4, 3, 1e6, &f, 4);
+  CHECK(network.rate(0, 2) == doctest::Approx(2.0 / 3));
+  CHECK(network.rate(0, 3) == doctest::Approx(1.0 / 3));
+  CHECK(network.rate(1, 3) == doctest::Approx(1.0 / 3));
+  CHECK(network.rate(4, 3) == doctest::Approx(1.0 / 3));
+  simulator.run();
+  // A: 1e6 at 2/3 -> 1.5e6 ns. Then B, C, D at 1/3 until 3e6 (they had 1e6 each).
+  CHECK(f.at[1] == doctest::Approx(1.5e6).epsilon(1e-6));
+  CHECK(f.at[2] == doctest::Approx(3e6).epsilon(1e-6));
+  CHECK(network.rate(0, 2) == 0);
+}
+
+TEST_CASE("a rate change mid-transfer keeps the bytes already sent") {
+  // 0->1 alone at 1 B/ns for 4000 ns (4000 B sent), then 2->1 joins: both at 0.5.
+  // The first has 6000 B left: 12000 ns more, done at 16000.
+  Simulator simulator;
+  Network network(simulator, 3, 1.0);
+  Finish f;
+  f.simulator = &simulator;
+  struct Later final : EventHandler {
+    Network* network;
+    Finish* finish;
+    void on_event(std::uint64_t) override { network->send(2, 1, 6000, finish, 2); }
+  } later;
+  later.network = &network;
+  later.finish = &f;
+  network.send(0, 1, 10000, &f, 1);
+  simulator.at(4000, &later, 0);
+  simulator.run();
+  CHECK(f.at[1] == 16000);
+  CHECK(f.at[2] == 16000);
+}
+
+}  // namespace
+}  // namespace exsim::sim

@@ -1,6 +1,7 @@
 // Conservation, determinism, memory and each policy's effect, end to end.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <map>
 
 #include "models/results.h"
@@ -174,6 +175,40 @@ TEST_CASE("mt_dop multiplies channels and sender memory") {
   // 4 instances per host, each with 4x the channels: about 16x the expected memory.
   CHECK(static_cast<double>(r4.hosts[0].sender_expected_bytes) ==
         doctest::Approx(16.0 * static_cast<double>(r0.hosts[0].sender_expected_bytes)).epsilon(0.1));
+}
+
+}  // namespace
+}  // namespace exsim
+
+namespace exsim {
+namespace {
+
+TEST_CASE("every shipped scenario loads, simulates and delivers every row") {
+  int scenarios = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(EXSIM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".json") continue;
+    CAPTURE(entry.path().string());
+    const Scenario s = load_scenario(entry.path().string());
+    for (const auto& policy : s.policies) {
+      CAPTURE(policy.name);
+      const RunResult r = simulate(s, policy);
+      CHECK(r.wall_s > 0);
+      std::size_t i = 0;
+      for (const auto& q : s.queries) {
+        for (int rep = 0; rep < q.repeat; ++rep) {
+          for (const auto& x : q.exchanges) {
+            REQUIRE(i < r.exchanges.size());
+            const std::int64_t copies = x.kind == PartitionKind::kBroadcast ? x.receivers.instances() : 1;
+            CHECK(r.exchanges[i].rows == x.rows * copies);
+            ++i;
+          }
+        }
+      }
+      CHECK(i == r.exchanges.size());
+    }
+    ++scenarios;
+  }
+  CHECK(scenarios >= 5);
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ TEST_CASE("bigger buffers mean fewer, larger RPCs; a budget sizes by channel cou
   const RunResult small = run(all_kinds(R"({"buffer": {"flat": "16K"}})"), many);
   const RunResult big = run(all_kinds(R"({"buffer": {"flat": "64K"}})"), many);
   auto s = by_id(small), b = by_id(big);
-  CHECK(static_cast<double>(b["h"].rpcs) == doctest::Approx(s["h"].rpcs / 4.0).epsilon(0.05));
+  CHECK(static_cast<double>(b["h"].rpcs) == doctest::Approx(static_cast<double>(s["h"].rpcs) / 4.0).epsilon(0.05));
   CHECK(b["h"].batch_bytes_mean == doctest::Approx(4 * s["h"].batch_bytes_mean).epsilon(0.05));
   CHECK(b["r"].rpcs == s["r"].rpcs);  // whole batches: the buffer size does not apply
   // Budget 1M over 8 channels: clamp(1M / 16, 16K, 256K) = 64K per channel, flushed by bytes.

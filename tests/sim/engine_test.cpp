@@ -6,22 +6,19 @@
 
 #include "sim/engine/delay_line.h"
 #include "sim/engine/simulator.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace exsim::sim {
 namespace {
 
-struct Recorder final : EventHandler {
-  Simulator* simulator = nullptr;
-  std::vector<std::pair<SimTime, std::uint64_t>> seen;
-  void on_event(std::uint64_t tag) override { seen.emplace_back(simulator->now(), tag); }
-};
+using test::Action;
+using test::Recorder;
 
 TEST_CASE("every scheduler runs events by time, then in scheduling order") {
   for (const char* name : {"quad-heap", "binary-heap"}) {
     CAPTURE(name);
     Simulator simulator(make_scheduler(name));
-    Recorder r;
-    r.simulator = &simulator;
+    Recorder r(simulator);
     // Times out of order, ties at 50 in order 1, 2, 3.
     simulator.at(100, &r, 9);
     simulator.at(50, &r, 1);
@@ -45,8 +42,7 @@ TEST_CASE("every scheduler runs events by time, then in scheduling order") {
 
 TEST_CASE("a cancelled event never runs") {
   Simulator simulator;
-  Recorder r;
-  r.simulator = &simulator;
+  Recorder r(simulator);
   simulator.at(10, &r, 1);
   EventId id = simulator.at(20, &r, 2);
   simulator.at(30, &r, 3);
@@ -59,8 +55,7 @@ TEST_CASE("a cancelled event never runs") {
 
 TEST_CASE("scheduling in the past is an internal error") {
   Simulator simulator;
-  Recorder r;
-  r.simulator = &simulator;
+  Recorder r(simulator);
   simulator.at(10, &r, 1);
   simulator.run();
   CHECK_THROWS_AS(simulator.at(5, &r, 2), std::logic_error);
@@ -69,15 +64,8 @@ TEST_CASE("scheduling in the past is an internal error") {
 TEST_CASE("a delay line releases each event after its delay, in order, with one pending event") {
   Simulator simulator;
   DelayLine line(simulator, 100);
-  Recorder r;
-  r.simulator = &simulator;
-  struct Feeder final : EventHandler {
-    DelayLine* line;
-    Recorder* recorder;
-    void on_event(std::uint64_t tag) override { line->schedule(recorder, tag); }
-  } feeder;
-  feeder.line = &line;
-  feeder.recorder = &r;
+  Recorder r(simulator);
+  Action feeder([&](std::uint64_t tag) { line.schedule(&r, tag); });
   for (std::uint64_t i = 0; i < 5; ++i) simulator.at(static_cast<SimTime>(i * 30), &feeder, i);
   simulator.at(30, &feeder, 99);  // same entry time as tag 1: leaves right after it
   simulator.run();

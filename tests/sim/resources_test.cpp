@@ -1,25 +1,20 @@
 // CPU processor sharing and NIC max-min sharing, against hand-derived times.
 #include <doctest/doctest.h>
 
-#include <map>
-
 #include "sim/resources/cpu_pool.h"
 #include "sim/resources/network.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace exsim::sim {
 namespace {
 
-struct Finish final : EventHandler {
-  Simulator* simulator = nullptr;
-  std::map<std::uint64_t, SimTime> at;
-  void on_event(std::uint64_t tag) override { at[tag] = simulator->now(); }
-};
+using test::Action;
+using test::Recorder;
 
 TEST_CASE("a thread never runs faster than one core") {
   Simulator simulator;
   CpuPool pool(simulator, 4);
-  Finish f;
-  f.simulator = &simulator;
+  Recorder f(simulator);
   pool.start(1000, &f, 1);
   simulator.run();
   CHECK(f.at[1] == 1000);
@@ -29,8 +24,7 @@ TEST_CASE("three jobs on two cores share them equally") {
   // Each runs at 2/3 of a core: 1000 ns of work takes 1500 ns.
   Simulator simulator;
   CpuPool pool(simulator, 2);
-  Finish f;
-  f.simulator = &simulator;
+  Recorder f(simulator);
   for (std::uint64_t i = 0; i < 3; ++i) pool.start(1000, &f, i);
   simulator.run();
   for (std::uint64_t i = 0; i < 3; ++i) CHECK(f.at[i] == 1500);
@@ -42,15 +36,8 @@ TEST_CASE("processor sharing with staggered arrivals") {
   // B has 500 left, alone from 1500: finishes at 2000.
   Simulator simulator;
   CpuPool pool(simulator, 1);
-  Finish f;
-  f.simulator = &simulator;
-  struct Starter final : EventHandler {
-    CpuPool* pool;
-    Finish* finish;
-    void on_event(std::uint64_t tag) override { pool->start(1000, finish, tag); }
-  } starter;
-  starter.pool = &pool;
-  starter.finish = &f;
+  Recorder f(simulator);
+  Action starter([&](std::uint64_t tag) { pool.start(1000, &f, tag); });
   simulator.at(0, &starter, 1);
   simulator.at(500, &starter, 2);
   simulator.run();
@@ -61,8 +48,7 @@ TEST_CASE("processor sharing with staggered arrivals") {
 TEST_CASE("a lone transfer gets the whole NIC") {
   Simulator simulator;
   Network network(simulator, 2, 1.0);  // 1 byte per ns
-  Finish f;
-  f.simulator = &simulator;
+  Recorder f(simulator);
   network.send(0, 1, 10000, &f, 1);
   simulator.run();
   CHECK(f.at[1] == 10000);
@@ -71,8 +57,7 @@ TEST_CASE("a lone transfer gets the whole NIC") {
 TEST_CASE("transfers on one connection leave in order, one after the other") {
   Simulator simulator;
   Network network(simulator, 2, 1.0);
-  Finish f;
-  f.simulator = &simulator;
+  Recorder f(simulator);
   network.send(0, 1, 3000, &f, 1);
   network.send(0, 1, 1000, &f, 2);
   simulator.run();
@@ -83,8 +68,7 @@ TEST_CASE("transfers on one connection leave in order, one after the other") {
 TEST_CASE("two senders into one host share its inbound NIC equally") {
   Simulator simulator;
   Network network(simulator, 3, 1.0);
-  Finish f;
-  f.simulator = &simulator;
+  Recorder f(simulator);
   network.send(0, 2, 10000, &f, 1);
   network.send(1, 2, 10000, &f, 2);
   simulator.run();
@@ -98,8 +82,7 @@ TEST_CASE("max-min fairness gives unused share to the connection that can use it
   // gives A the remaining 2/3 (an equal split of host 0's NIC would give 1/2).
   Simulator simulator;
   Network network(simulator, 5, 1.0);
-  Finish f;
-  f.simulator = &simulator;
+  Recorder f(simulator);
   network.send(0, 2, 1e6, &f, 1);
   network.send(0, 3, 1e6, &f, 2);
   network.send(1, 3, 1e6, &f, 3);
@@ -120,15 +103,8 @@ TEST_CASE("a rate change mid-transfer keeps the bytes already sent") {
   // The first has 6000 B left: 12000 ns more, done at 16000.
   Simulator simulator;
   Network network(simulator, 3, 1.0);
-  Finish f;
-  f.simulator = &simulator;
-  struct Later final : EventHandler {
-    Network* network;
-    Finish* finish;
-    void on_event(std::uint64_t) override { network->send(2, 1, 6000, finish, 2); }
-  } later;
-  later.network = &network;
-  later.finish = &f;
+  Recorder f(simulator);
+  Action later([&](std::uint64_t) { network.send(2, 1, 6000, &f, 2); });
   network.send(0, 1, 10000, &f, 1);
   simulator.at(4000, &later, 0);
   simulator.run();

@@ -14,6 +14,9 @@ namespace exsim {
 namespace {
 
 constexpr double kDefaultSelfRttMs = 0.02;  // assumption: loopback through the process's own RPC port
+constexpr double kMaxRttMs = 10000;        // beyond any network this models
+// Connections, RTTs and RPC delay lines are kept per host pair: hosts^2 entries.
+constexpr std::int64_t kMaxHosts = 1024;
 
 // An RTT rule value: a number, or a [low, high] range sampled per host pair.
 struct RttRule {
@@ -30,11 +33,11 @@ RttRule read_rtt_rule(const JsonNode& node) {
                              node.size()));
       return rule;
     }
-    rule.low = node.element(0).number(0, 0);
-    rule.high = node.element(1).number(0, 0);
+    rule.low = node.element(0).number(0, 0, false, kMaxRttMs);
+    rule.high = node.element(1).number(0, 0, false, kMaxRttMs);
     if (rule.high < rule.low) node.error(fmt::format("range [{}, {}] has high < low", rule.low, rule.high));
   } else {
-    rule.low = rule.high = node.number(0, 0);
+    rule.low = rule.high = node.number(0, 0, false, kMaxRttMs);
   }
   rule.present = true;
   return rule;
@@ -47,6 +50,7 @@ std::vector<Host> read_hosts(const JsonNode& cluster) {
   if (node.is_array()) {
     if (groups.present()) groups.error("'groups' goes with a host count (\"hosts\": 5); listed hosts name their group");
     if (node.size() == 0) node.error("expected at least one host");
+    if (node.size() > static_cast<size_t>(kMaxHosts)) node.error(fmt::format("at most {} hosts", kMaxHosts));
     std::set<std::string> seen;
     for (size_t i = 0; i < node.size(); ++i) {
       JsonNode h = node.element(i);
@@ -59,7 +63,7 @@ std::vector<Host> read_hosts(const JsonNode& cluster) {
     return hosts;
   }
   if (!node.present()) return hosts;
-  auto count = node.integer(1, 1, 100000);
+  auto count = node.integer(1, 1, kMaxHosts);
   if (!node.is_number()) return hosts;
   if (!groups.present()) {
     for (std::int64_t i = 0; i < count; ++i) hosts.push_back({fmt::format("h{}", i), "default"});
@@ -68,7 +72,7 @@ std::vector<Host> read_hosts(const JsonNode& cluster) {
   if (!groups.expect_object()) return hosts;
   std::int64_t total = 0;
   for (const auto& group : groups.keys()) {
-    auto n = groups.member(group).integer(0, 1, 100000);
+    auto n = groups.member(group).integer(0, 1, kMaxHosts);
     for (std::int64_t i = 0; i < n; ++i) hosts.push_back({fmt::format("h{}", total + i), group});
     total += n;
   }
@@ -170,7 +174,7 @@ void fill_from_matrix(const JsonNode& matrix, Cluster& cluster) {
       row.error(fmt::format("expected a square {}x{} matrix, row {} has {} entries", n, n, i, row.size()));
       return;
     }
-    for (size_t j = 0; j < n; ++j) ms[i][j] = row.element(j).number(0, 0);
+    for (size_t j = 0; j < n; ++j) ms[i][j] = row.element(j).number(0, 0, false, kMaxRttMs);
   }
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = 0; j < n; ++j) {
@@ -199,14 +203,15 @@ void fill_from_topology(const JsonNode& node, Cluster& cluster) {
       if (!link.expect_object()) continue;
       link.reject_unknown_keys({"from", "to", "rtt_ms"});
       topology.links.push_back({link.required("from").string(), link.required("to").string(),
-                                link.required("rtt_ms").number(0, 0)});
+                                link.required("rtt_ms").number(0, 0, false, kMaxRttMs)});
     }
   }
   if (!node.diagnostics().ok()) return;
   std::vector<std::string> names;
   for (const auto& h : cluster.hosts) names.push_back(h.name);
   std::string error;
-  auto ms = topology_rtt_ms(topology, names, node.member("self_rtt_ms").number(kDefaultSelfRttMs, 0), error);
+  auto ms = topology_rtt_ms(topology, names, node.member("self_rtt_ms").number(kDefaultSelfRttMs, 0, false, kMaxRttMs),
+                            error);
   if (!error.empty()) {
     node.error(error);
     return;
@@ -227,9 +232,13 @@ Cluster read_cluster(const JsonNode& node, std::uint64_t seed) {
       {"hosts", "groups", "cores_per_host", "nic_gbps", "rtt_ms", "rtt_matrix_ms", "topology"});
   cluster.hosts = read_hosts(node);
   cluster.cores_per_host = static_cast<int>(node.member("cores_per_host").integer(16, 1, 4096));
-  cluster.nic_gbps = node.member("nic_gbps").number(10, 0, /*min_exclusive=*/true);
+  cluster.nic_gbps = node.member("nic_gbps").number(10, 0.001, false, 1e5);
   JsonNode matrix = node.member("rtt_matrix_ms");
   JsonNode topology = node.member("topology");
+  if ((matrix.present() || topology.present()) && node.member("rtt_ms").present()) {
+    node.member("rtt_ms").error(fmt::format("rtt_ms is not used with {}: give one or the other",
+                                            matrix.present() ? "rtt_matrix_ms" : "topology"));
+  }
   if (matrix.present() && topology.present()) {
     topology.error("give either rtt_matrix_ms or topology, not both");
   } else if (matrix.present()) {

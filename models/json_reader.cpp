@@ -160,10 +160,12 @@ std::int64_t JsonNode::integer(std::int64_t fallback, std::int64_t min, std::int
     error(fmt::format("expected an integer, {}", describe_value()));
     return fallback;
   }
-  std::int64_t v = value_->is_number_integer() ? value_->get<std::int64_t>()
-                                               : static_cast<std::int64_t>(value_->get<double>());
-  if (value_->is_number_unsigned() && value_->get<std::uint64_t>() > static_cast<std::uint64_t>(max)) v = max;
-  if (v < min || v > max) {
+  // Non-negative integers are stored unsigned; one above int64's range is out of range too.
+  const bool too_big =
+      value_->is_number_unsigned() && value_->get<std::uint64_t>() > static_cast<std::uint64_t>(max);
+  std::int64_t v = value_->is_number_integer() && !too_big ? value_->get<std::int64_t>()
+                                                           : static_cast<std::int64_t>(value_->get<double>());
+  if (too_big || v < min || v > max) {
     std::string range = max == std::numeric_limits<std::int64_t>::max() ? fmt::format(">= {}", min)
                                                                           : fmt::format("in [{}, {}]", min, max);
     error(fmt::format("expected an integer {}, {}", range, describe_value()));
@@ -172,7 +174,7 @@ std::int64_t JsonNode::integer(std::int64_t fallback, std::int64_t min, std::int
   return v;
 }
 
-Bytes JsonNode::size(Bytes fallback, Bytes min) const {
+Bytes JsonNode::size(Bytes fallback, Bytes min, Bytes max) const {
   if (!present()) return fallback;
   std::optional<Bytes> bytes;
   if (value_->is_number()) {
@@ -185,8 +187,9 @@ Bytes JsonNode::size(Bytes fallback, Bytes min) const {
     error(fmt::format("expected a size in bytes (e.g. 16384, \"16K\", \"4M\"), {}", describe_value()));
     return fallback;
   }
-  if (*bytes < min) {
-    error(fmt::format("expected a size >= {} bytes, {}", min, describe_value()));
+  if (*bytes < min || *bytes > max) {
+    error(*bytes < min ? fmt::format("expected a size >= {} bytes, {}", min, describe_value())
+                       : fmt::format("expected a size <= {}, {}", format_size(max), describe_value()));
     return fallback;
   }
   return *bytes;

@@ -73,8 +73,9 @@ class JsonNode {
                 double max = std::numeric_limits<double>::infinity()) const;
   std::int64_t integer(std::int64_t fallback, std::int64_t min,
                        std::int64_t max = std::numeric_limits<std::int64_t>::max()) const;
-  // A byte size: a number or "16K"-style string, at least `min`.
-  Bytes size(Bytes fallback, Bytes min = 1) const;
+  // A byte size: a number or "16K"-style string, in [min, max] (1 TiB by default).
+  Bytes size(Bytes fallback, Bytes min = 1, Bytes max = kMaxSize) const;
+  static constexpr Bytes kMaxSize = 1024 * kGiB;
   // One of `names`; returns its index.
   int choice(std::initializer_list<std::string_view> names, int fallback) const;
 

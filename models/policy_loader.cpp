@@ -65,15 +65,16 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   auto rate = [&](const char* key, double fallback) {
     JsonNode value = node.member(key);
     if (!value.present() && fallback <= 0) value = node.required(key);
-    return value.number(fallback, 0, /*min_exclusive=*/true);
+    return value.number(fallback, 1.0);  // bytes per second
   };
   costs.serialize_bytes_per_s = rate("serialize_bytes_per_s", base.serialize_bytes_per_s);
   costs.deserialize_bytes_per_s = rate("deserialize_bytes_per_s", base.deserialize_bytes_per_s);
   costs.lz4_compress_bytes_per_s = rate("lz4_compress_bytes_per_s", base.lz4_compress_bytes_per_s);
   costs.lz4_decompress_bytes_per_s = rate("lz4_decompress_bytes_per_s", base.lz4_decompress_bytes_per_s);
-  costs.rpc_cpu_us = node.member("rpc_cpu_us").number(base.rpc_cpu_us, 0);
-  costs.rpc_latency_us = node.member("rpc_latency_us").number(base.rpc_latency_us, 0);
-  costs.wire_overhead_bytes = node.member("wire_overhead_bytes").size(base.wire_overhead_bytes, 0);
+  constexpr double kMaxUs = 1e7;  // 10 s per RPC
+  costs.rpc_cpu_us = node.member("rpc_cpu_us").number(base.rpc_cpu_us, 0, false, kMaxUs);
+  costs.rpc_latency_us = node.member("rpc_latency_us").number(base.rpc_latency_us, 0, false, kMaxUs);
+  costs.wire_overhead_bytes = node.member("wire_overhead_bytes").size(base.wire_overhead_bytes, 0, kMiB);
   JsonNode cores = node.member("cores");
   costs.cores = cores.present() && !cores.json().is_null() ? static_cast<int>(cores.integer(0, 1, 4096)) : 0;
   JsonNode sources = node.member("sources");

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -37,9 +38,65 @@ const char* to_string(PartitionKind kind) {
 
 namespace {
 
+// Finds keys given twice in one object, which JSON parsers resolve silently
+// (the last wins): two policies of the same name must not pass unnoticed.
+class DuplicateKeyFinder {
+ public:
+  bool operator()(int /*depth*/, nlohmann::ordered_json::parse_event_t event, nlohmann::ordered_json& value) {
+    using Event = nlohmann::ordered_json::parse_event_t;
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        enter_value();
+        frames_.push_back({event == Event::array_start, -1, {}, {}});
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        frames_.pop_back();
+        break;
+      case Event::key: {
+        Frame& frame = frames_.back();
+        frame.key = value.get<std::string>();
+        if (!frame.keys.insert(frame.key).second) duplicates_.push_back(pointer() + ": duplicate key '" + frame.key + "'");
+        break;
+      }
+      case Event::value:
+        enter_value();
+        break;
+    }
+    return true;
+  }
+  const std::vector<std::string>& duplicates() const { return duplicates_; }
+
+ private:
+  struct Frame {
+    bool array;
+    int index;
+    std::string key;
+    std::set<std::string> keys;
+  };
+  void enter_value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  std::string pointer() const {
+    std::string p;
+    for (const auto& f : frames_) p += "/" + (f.array ? std::to_string(f.index) : f.key);
+    return p;
+  }
+  std::vector<Frame> frames_;
+  std::vector<std::string> duplicates_;
+};
+
 nlohmann::ordered_json parse_json(std::string_view text, const std::string& file) {
   try {
-    return nlohmann::ordered_json::parse(text);
+    DuplicateKeyFinder finder;
+    auto document = nlohmann::ordered_json::parse(text, std::ref(finder));
+    if (!finder.duplicates().empty()) {
+      std::vector<std::string> messages;
+      for (const auto& d : finder.duplicates()) messages.push_back(file + ":" + d);
+      throw ScenarioError(messages);
+    }
+    return document;
   } catch (const nlohmann::ordered_json::parse_error& e) {
     // Turn the byte offset into line:column, which editors understand.
     size_t line = 1, column = 1;
@@ -111,19 +168,22 @@ RowShape read_row(const JsonNode& node) {
   RowShape row;
   if (!node.expect_object()) return row;
   node.reject_unknown_keys({"fixed_bytes", "varlen_bytes"});
-  row.fixed_bytes = node.required("fixed_bytes").size(8, 1);
+  constexpr double kMaxRowBytes = static_cast<double>(kGiB);
+  row.fixed_bytes = node.required("fixed_bytes").size(8, 1, kGiB);
   JsonNode varlen = node.member("varlen_bytes");
   if (!varlen.present() || varlen.is_number()) {
-    row.varlen = VarLenDistribution::fixed(varlen.number(0, 0));
+    row.varlen = VarLenDistribution::fixed(varlen.number(0, 0, false, kMaxRowBytes));
     return row;
   }
   if (!varlen.expect_object()) return row;
   varlen.reject_unknown_keys({"dist", "mean", "max"});
   int dist = varlen.required("dist").choice({"fixed", "uniform", "exponential"}, 0);
-  double mean = varlen.required("mean").number(0, 0);
-  double max = varlen.member("max").number(dist == 0 ? mean : 0, 0);
+  double mean = varlen.required("mean").number(0, 0, false, kMaxRowBytes);
+  double max = varlen.member("max").number(dist == 0 ? mean : 0, 0, false, kMaxRowBytes);
   if (!varlen.member("max").present() && dist != 0) varlen.required("max");
-  if (max < mean) {
+  if (dist == 0 && varlen.member("max").present() && max != mean) {
+    varlen.member("max").error("a fixed size has no max other than its mean; use \"uniform\" or \"exponential\"");
+  } else if (max < mean) {
     varlen.member("max").error(fmt::format("max {} is below mean {}", max, mean));
   } else if (dist == 2 && !(mean > 0 && mean < max / 2)) {
     varlen.member("mean").error(fmt::format(
@@ -145,7 +205,7 @@ Exchange read_exchange(const JsonNode& node, const Scenario& scenario) {
                             "produce_rows_per_s", "consume_rows_per_s", "after"});
   x.id = node.required("id").string();
   x.kind = static_cast<PartitionKind>(node.required("kind").choice({"hash", "broadcast", "random", "merge"}, 0));
-  x.rows = node.required("rows").integer(1, 1);
+  x.rows = node.required("rows").integer(1, 1, 1'000'000'000'000'000);
   x.row = read_row(node.required("row"));
   x.lz4_ratio = node.required("lz4_ratio").number(1, 0, /*min_exclusive=*/true, 2.0);
   Placement all;
@@ -163,8 +223,8 @@ Exchange read_exchange(const JsonNode& node, const Scenario& scenario) {
   JsonNode skew = node.member("skew");
   x.skew = skew.number(0, 0);
   if (x.skew > 0 && x.kind != PartitionKind::kHash) skew.error("skew applies to hash exchanges only");
-  x.produce_rows_per_s = node.member("produce_rows_per_s").number(0, 0, /*min_exclusive=*/true);
-  x.consume_rows_per_s = node.member("consume_rows_per_s").number(0, 0, /*min_exclusive=*/true);
+  x.produce_rows_per_s = node.member("produce_rows_per_s").number(0, 1.0);
+  x.consume_rows_per_s = node.member("consume_rows_per_s").number(0, 1.0);
   return x;
 }
 

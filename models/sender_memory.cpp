@@ -123,7 +123,9 @@ std::vector<Bytes> static_sender_bytes_per_host(const Scenario& scenario, const 
 }
 
 Bytes planner_sender_estimate(const Exchange& exchange) {
-  const int channels = exchange.kind == PartitionKind::kHash ? exchange.receivers.instances() : 1;
+  // DataPartition.isPartitioned(): everything but UNPARTITIONED (broadcast, merge), so RANDOM too.
+  const bool partitioned = exchange.kind == PartitionKind::kHash || exchange.kind == PartitionKind::kRandom;
+  const int channels = partitioned ? exchange.receivers.instances() : 1;
   const double avg_row = static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean();
   const Bytes batch = std::min<Bytes>(static_cast<Bytes>(std::ceil(static_cast<double>(kInputBatchRows) * (avg_row + 4))),
                                       kBatchHardCap);

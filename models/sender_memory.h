@@ -53,7 +53,7 @@ std::vector<Bytes> static_sender_bytes_per_host(const Scenario& scenario, const 
 
 // The planner's per-instance estimate (DataStreamSink.java:92-117):
 // channels x 2 batches x 2 (tuple data + scratch) x min(1024 x (avg row + 4), 8 MiB),
-// channels = receiver instances for a partitioned sender, else 1.
+// channels = receiver instances for a partitioned (hash, random) sender, else 1.
 Bytes planner_sender_estimate(const Exchange& exchange);
 
 }  // namespace exsim

@@ -39,8 +39,15 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
       repetition_ = 0;
       ++query_index_;
     }
-    if (query_index_ < context_.scenario.queries.size()) start_query();
+    if (query_index_ < context_.scenario.queries.size()) {
+      start_query();
+    } else {
+      finished_at_ = context_.simulator.now();
+    }
   }
+
+  // When the last query ended; -1 while any has not.
+  SimTime finished_at() const { return finished_at_; }
 
  private:
   const Query& query() const { return context_.scenario.queries[query_index_]; }
@@ -115,6 +122,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
   std::vector<std::unique_ptr<ExchangeRun>> runs_;
   std::vector<bool> started_;
   std::size_t finished_ = 0;
+  SimTime finished_at_ = -1;
 };
 
 }  // namespace
@@ -132,7 +140,13 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   driver.start();
   context.simulator.run();
 
-  result.wall_s = static_cast<double>(context.simulator.now()) * 1e-9;
+  if (driver.finished_at() < 0) {
+    throw std::logic_error("internal error: the simulation ran out of events before every query ended (" +
+                           std::to_string(result.queries.size()) + " of " + std::to_string(scenario.queries.size()) +
+                           " queries recorded)");
+  }
+  // Superseded events may run after the end; the end is when the last query ended.
+  result.wall_s = static_cast<double>(driver.finished_at()) * 1e-9;
   result.cpu_s = context.cpu;
   result.rpc_network_p50_us = context.rpc_network_ns.quantile(0.50) * 1e-3;
   result.rpc_network_p99_us = context.rpc_network_ns.quantile(0.99) * 1e-3;

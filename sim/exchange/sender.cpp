@@ -160,10 +160,11 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   if (context_.policy.broadcast_serialize == BroadcastSerialize::kOnce) {
     // Serialized (and compressed) once; every channel sends the same payload (section 3.1).
     note_serialized(batch);
-    work += serialize() + send_cpu(channels_[order_[0]], tuple_bytes);
-    for (std::size_t i = 1; i < order_.size(); ++i) work += send_cpu(Channel{}, 0);  // RPC CPU per channel
-    steps_.push_back(Step::cpu(work));
-    for (int c : order_) steps_.push_back(Step::send(c, batch));
+    steps_.push_back(Step::cpu(work + serialize() + send_cpu(channels_[order_[0]], tuple_bytes)));
+    for (std::size_t i = 0; i < order_.size(); ++i) {
+      if (i > 0) steps_.push_back(Step::cpu(send_cpu(Channel{}, 0)));  // each RPC's own CPU
+      steps_.push_back(Step::send(order_[i], batch));
+    }
     return;
   }
   // per_channel: the IMPALA-6041 regression serializes once per destination.
@@ -230,6 +231,7 @@ void SenderInstance::run_steps() {
       case Step::Kind::kWaitAll:
         if (in_flight_total_ > 0) {
           waiting_all_ = true;
+          blocked_since_ = context_.simulator.now();
           return;
         }
         ++step_;
@@ -259,6 +261,7 @@ void SenderInstance::on_response(const Rpc& rpc) {
     blocked_channel_ = -1;
     run_steps();
   } else if (waiting_all_ && in_flight_total_ == 0) {
+    blocked_ns_ += context_.simulator.now() - blocked_since_;
     waiting_all_ = false;
     run_steps();
   }
@@ -284,8 +287,14 @@ void SenderInstance::issue_batch(int channel, BatchSize batch) {
   rpc->wire_bytes = data + 4 * batch.rows + context_.rates.wire_overhead;
   ++ch.in_flight;
   ++in_flight_total_;
-  if (ch.in_flight > ch.outbound_used) {
-    ch.outbound_used = ch.in_flight;
+  // HEAD allocates an outbound buffer per RPC in flight together; v4.3 alternates
+  // between its outbound batches from the second send on (section 2.5).
+  ch.sends = std::min(ch.sends + 1, 1 << 20);
+  const int used = context_.policy.sender_layout == SenderLayout::kV43
+                       ? std::min(outbound_buffers_per_channel(context_.policy), ch.sends)
+                       : ch.in_flight;
+  if (used > ch.outbound_used) {
+    ch.outbound_used = used;
     note_batch(ch, batch);
   }
   ExchangeStats& stats = run_.stats();

@@ -49,6 +49,7 @@ class SenderInstance final : public EventHandler {
     int in_flight = 0;
     int outbound_used = 0;  // outbound buffers allocated so far
     int outbound_counted = 0;  // outbound buffers included in `footprint`
+    int sends = 0;             // batches sent so far (capped)
     BatchSize filling;      // hash: rows waiting in the collector
     BatchSize largest;      // largest batch this channel's buffers held
     Bytes footprint = 0;    // bytes of its buffers now

@@ -151,8 +151,14 @@ TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula"
   auto per_host = static_sender_bytes_per_host(scenario, scenario.policies[0], false);
   CHECK(per_host[0] == 4 * per_channel + bound);
   CHECK(per_host[1] == 0);
-  // The planner: 4 channels x 2 x 2 x 1024 x (100 + 4).
+  // The planner: 4 channels x 2 x 2 x 1024 x (100 + 4). RANDOM is partitioned too;
+  // broadcast and merge count one channel.
   CHECK(planner_sender_estimate(x) == 4 * 2 * 2 * 1024 * 104);
+  Exchange random = x, broadcast = x;
+  random.kind = PartitionKind::kRandom;
+  broadcast.kind = PartitionKind::kBroadcast;
+  CHECK(planner_sender_estimate(random) == 4 * 2 * 2 * 1024 * 104);
+  CHECK(planner_sender_estimate(broadcast) == 2 * 2 * 1024 * 104);
 }
 
 TEST_CASE("v4.3 layout keeps a RowBatch and two outbound batches with scratch per channel") {

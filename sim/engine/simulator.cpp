@@ -6,7 +6,8 @@
 
 namespace exsim::sim {
 
-Simulator::Simulator(std::unique_ptr<Scheduler> scheduler) : scheduler_(std::move(scheduler)) {
+Simulator::Simulator(std::unique_ptr<Scheduler> scheduler)
+    : scheduler_(std::move(scheduler)), quad_heap_(dynamic_cast<QuadHeapScheduler*>(scheduler_.get())) {
   if (!scheduler_) throw std::invalid_argument("Simulator: no scheduler");
 }
 
@@ -15,14 +16,18 @@ EventId Simulator::at(SimTime when, EventHandler* handler, std::uint64_t tag) {
     throw std::logic_error(fmt::format("internal error: event scheduled in the past ({} < {} ns)", when, now_));
   }
   EventId id = next_seq_++;
-  scheduler_->push(Event{when, id, handler, tag});
+  if (quad_heap_) {
+    quad_heap_->push_inline(Event{when, id, handler, tag});
+  } else {
+    scheduler_->push(Event{when, id, handler, tag});
+  }
   return id;
 }
 
 void Simulator::run() {
   stopped_ = false;
   while (!stopped_ && !scheduler_->empty()) {
-    Event event = scheduler_->pop();
+    Event event = quad_heap_ ? quad_heap_->pop_inline() : scheduler_->pop();
     if (!cancelled_.empty() && cancelled_.erase(event.seq) > 0) continue;
     now_ = event.time;
     ++processed_;

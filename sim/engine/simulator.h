@@ -38,6 +38,7 @@ class Simulator {
 
  private:
   std::unique_ptr<Scheduler> scheduler_;
+  QuadHeapScheduler* quad_heap_;  // scheduler_ itself when it is the default: called inline
   std::unordered_set<EventId> cancelled_;
   SimTime now_ = 0;
   std::uint64_t next_seq_ = 0;

@@ -33,10 +33,10 @@ class VarLenDistribution {
   // Total var-len bytes of `rows` rows: exact sum of draws for few rows, the
   // normal approximation of the sum (clamped to its support) for many.
   std::int64_t sample_sum(std::int64_t rows, Random& random) const;
-
- private:
+  // One row's var-len bytes.
   double draw(Random& random) const;
 
+ private:
   Kind kind_ = Kind::kFixed;
   double mean_ = 0;
   double max_ = 0;

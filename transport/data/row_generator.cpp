@@ -1,0 +1,81 @@
+#include "transport/data/row_generator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "transport/wire/lz4_codec.h"
+
+namespace exsim::transport {
+
+RowGenerator::RowGenerator(const RowShape& row, double random_share, std::uint64_t seed)
+    : row_(row), random_(seed) {
+  const double share = std::clamp(random_share, 0.0, 1.0);
+  threshold_ = share >= 1.0 ? UINT64_MAX : static_cast<std::uint64_t>(share * 0x1p64);
+  Random words(seed ^ 0x64696374ULL);  // "dict"
+  for (auto& c : dictionary_) c = static_cast<char>(words.next());
+}
+
+void RowGenerator::write(char* out, std::size_t bytes) {
+  // 32-byte pieces, each either random or copied from a fixed dictionary: a copy
+  // is a long LZ4 match (a few bytes of output), a random piece does not shrink.
+  for (std::size_t i = 0; i < bytes; i += kPiece) {
+    const std::size_t n = std::min(kPiece, bytes - i);
+    const std::uint64_t draw = random_.next();
+    if (draw < threshold_) {
+      for (std::size_t k = 0; k < n; k += 8) {
+        const std::uint64_t word = random_.next();
+        std::memcpy(out + i + k, &word, std::min<std::size_t>(8, n - k));
+      }
+    } else {
+      const std::size_t from = (draw >> 16) % (dictionary_.size() - kPiece);
+      std::memcpy(out + i, dictionary_.data() + from, n);
+    }
+  }
+}
+
+void RowGenerator::fill(RowBatch& batch, std::int64_t rows) {
+  const auto fixed = static_cast<std::size_t>(row_.fixed_bytes);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const auto varlen = static_cast<std::size_t>(std::llround(row_.varlen.draw(random_)));
+    write(batch.append_row(fixed + varlen), fixed + varlen);
+  }
+}
+
+Calibration calibrate_random_share(const RowShape& row, double target_ratio, std::uint64_t seed,
+                                   std::size_t batch_bytes) {
+  Lz4Codec codec;
+  RowBatch batch;
+  std::vector<char> out;
+  const double row_bytes = static_cast<double>(row.fixed_bytes) + row.varlen.mean();
+  const auto rows_per_batch = static_cast<std::int64_t>(std::max(1.0, static_cast<double>(batch_bytes) / row_bytes));
+  auto ratio_at = [&](double share) {
+    RowGenerator generator(row, share, seed);
+    std::size_t in = 0, compressed = 0;
+    while (in < 256 * 1024) {
+      batch.clear();
+      generator.fill(batch, rows_per_batch);
+      out.resize(Lz4Codec::bound(batch.tuple_bytes()));
+      std::size_t size = codec.compress(batch.data().data(), batch.tuple_bytes(), out.data(), out.size());
+      in += batch.tuple_bytes();
+      compressed += size == 0 ? batch.tuple_bytes() : size;  // kept only if smaller
+    }
+    return static_cast<double>(compressed) / static_cast<double>(in);
+  };
+  Calibration result;
+  if (target_ratio >= 1.0) {
+    result.achieved_ratio = ratio_at(1.0);
+    return result;
+  }
+  double low = 0.0, high = 1.0;  // the ratio grows with the random share
+  for (int i = 0; i < 14; ++i) {
+    const double mid = 0.5 * (low + high);
+    (ratio_at(mid) < target_ratio ? low : high) = mid;
+  }
+  result.random_share = 0.5 * (low + high);
+  result.achieved_ratio = ratio_at(result.random_share);
+  return result;
+}
+
+}  // namespace exsim::transport

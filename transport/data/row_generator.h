@@ -1,0 +1,50 @@
+// Synthetic rows for the real exchange: each row has the exchange's fixed part
+// plus var-len bytes drawn from its distribution, and the bytes have controlled
+// entropy so that LZ4 compresses them to about the exchange's lz4_ratio. Every
+// 32-byte piece is either random (incompressible) or copied from a small fixed
+// dictionary (a long match, compressible); the share of random pieces is
+// calibrated against LZ4 itself.
+#ifndef EXSIM_TRANSPORT_DATA_ROW_GENERATOR_H_
+#define EXSIM_TRANSPORT_DATA_ROW_GENERATOR_H_
+
+#include <array>
+#include <cstdint>
+
+#include "models/random.h"
+#include "models/scenario.h"
+#include "transport/wire/row_batch.h"
+
+namespace exsim::transport {
+
+class RowGenerator {
+ public:
+  // `random_share`: fraction of pieces that are random (see calibrate_random_share).
+  RowGenerator(const RowShape& row, double random_share, std::uint64_t seed);
+
+  // Appends `rows` rows to `batch`.
+  void fill(RowBatch& batch, std::int64_t rows);
+
+ private:
+  void write(char* out, std::size_t bytes);
+
+  RowShape row_;
+  Random random_;
+  static constexpr std::size_t kPiece = 32;
+  std::uint64_t threshold_;  // a piece is random when its draw is below this
+  std::array<char, 4096> dictionary_;
+};
+
+struct Calibration {
+  double random_share = 1.0;
+  double achieved_ratio = 1.0;  // LZ4 ratio of sample batches at that share
+};
+
+// Finds the random share that makes LZ4 compress sample batches of `row` to
+// `target_ratio` (bisection on 256 KiB samples, in batches of `batch_bytes`).
+// Ratios at or above 1 give all-random data.
+Calibration calibrate_random_share(const RowShape& row, double target_ratio, std::uint64_t seed,
+                                   std::size_t batch_bytes = 64 * 1024);
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_DATA_ROW_GENERATOR_H_

@@ -1,0 +1,87 @@
+// A batch of rows as the transport builds, sends and receives it, and its wire
+// form (docs/wire-format.md): a 40-byte header, 4-byte tuple offsets, then the
+// tuple data, LZ4-compressed when that made it smaller. Little-endian hosts.
+#ifndef EXSIM_TRANSPORT_WIRE_ROW_BATCH_H_
+#define EXSIM_TRANSPORT_WIRE_ROW_BATCH_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace exsim::transport {
+
+class Lz4Codec;
+
+// Rows as contiguous tuple data plus the offset where each row starts. Clearing
+// keeps the capacity, so a reused batch stops allocating once it has grown.
+class RowBatch {
+ public:
+  void clear() {
+    offsets_.clear();
+    data_.clear();
+  }
+  // Adds a row of `bytes` bytes and returns where to write them.
+  char* append_row(std::size_t bytes) {
+    offsets_.push_back(static_cast<std::uint32_t>(data_.size()));
+    data_.resize(data_.size() + bytes);
+    return data_.data() + data_.size() - bytes;
+  }
+  std::uint32_t rows() const { return static_cast<std::uint32_t>(offsets_.size()); }
+  std::size_t tuple_bytes() const { return data_.size(); }
+  const std::vector<std::uint32_t>& offsets() const { return offsets_; }
+  const std::vector<char>& data() const { return data_; }
+  std::vector<std::uint32_t>& mutable_offsets() { return offsets_; }
+  std::vector<char>& mutable_data() { return data_; }
+  // Bytes of memory the batch holds (capacities), for buffer accounting.
+  std::size_t footprint() const { return offsets_.capacity() * 4 + data_.capacity(); }
+  // Checksum of the offsets and the uncompressed tuple data.
+  std::uint64_t checksum() const;
+
+ private:
+  std::vector<std::uint32_t> offsets_;
+  std::vector<char> data_;
+};
+
+enum class Compression : std::uint8_t { kNone = 0, kLz4 = 1 };
+
+struct RowBatchHeader {
+  static constexpr std::size_t kSize = 40;
+  static constexpr std::uint32_t kMagic = 0x42525845;  // "EXRB"
+  static constexpr std::uint16_t kVersion = 1;
+
+  std::uint32_t rows = 0;
+  Compression compression = Compression::kNone;
+  std::uint64_t tuple_bytes = 0;    // uncompressed
+  std::uint64_t payload_bytes = 0;  // on the wire after the offsets
+  std::uint64_t checksum = 0;
+
+  // Bytes of the whole wire form: header, offsets, payload.
+  std::uint64_t wire_bytes() const { return kSize + 4ULL * rows + payload_bytes; }
+  void encode(char* out) const;
+  // Parses and checks a header against `max_tuple_bytes`; false with `error` set.
+  static bool decode(const char* in, std::uint64_t max_tuple_bytes, RowBatchHeader& header, std::string& error);
+};
+
+// A batch ready to send: the three pieces of a gather write, pointing into the
+// batch and the scratch, which must outlive the write.
+struct EncodedBatch {
+  char header[RowBatchHeader::kSize];
+  RowBatchHeader fields;
+  const char* offsets = nullptr;
+  const char* payload = nullptr;
+};
+
+// Encodes `batch`; with `compress`, LZ4 into `scratch` (grown to the bound once)
+// and kept only if smaller.
+void encode_batch(const RowBatch& batch, bool compress, Lz4Codec& codec, std::vector<char>& scratch,
+                  EncodedBatch& out);
+
+// Rebuilds a batch from its wire pieces, checking offsets, sizes and checksum.
+// `offsets` holds 4 x header.rows bytes, `payload` header.payload_bytes.
+bool decode_batch(const RowBatchHeader& header, const char* offsets, const char* payload, RowBatch& out,
+                  std::string& error);
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_WIRE_ROW_BATCH_H_

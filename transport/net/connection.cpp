@@ -1,0 +1,124 @@
+#include "transport/net/connection.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace exsim::transport {
+
+Connection::Connection(asio::ip::tcp::socket socket, Handler& handler, std::uint32_t max_body_length)
+    : socket_(std::move(socket)), handler_(handler), decoder_(max_body_length), queue_(16) {
+  for (auto& slot : queue_) slot = std::make_unique<Outbound>();
+}
+
+Connection::~Connection() = default;
+
+void Connection::start() {
+  asio::error_code ignored;
+  socket_.set_option(asio::ip::tcp::no_delay(true), ignored);  // Nagle + delayed ACK would stall each call
+  read_next();
+}
+
+void Connection::send(FrameHeader header, std::span<const asio::const_buffer> payload, std::uint64_t cookie) {
+  if (!open_) return;
+  if (queue_size_ == queue_.size()) {
+    // Grow the ring. Slots are heap objects, so the headers and buffers of the
+    // write in flight do not move.
+    std::vector<std::unique_ptr<Outbound>> bigger(queue_.size() * 2);
+    for (std::size_t i = 0; i < queue_.size(); ++i) bigger[i] = std::move(queue_[(head_ + i) % queue_.size()]);
+    for (std::size_t i = queue_.size(); i < bigger.size(); ++i) bigger[i] = std::make_unique<Outbound>();
+    queue_.swap(bigger);
+    head_ = 0;
+  }
+  Outbound& out = slot(queue_size_);
+  std::size_t body = 0;
+  out.piece_count = std::min(payload.size(), kMaxPayloadPieces);
+  for (std::size_t i = 0; i < out.piece_count; ++i) {
+    out.pieces[i] = payload[i];
+    body += payload[i].size();
+  }
+  header.body_length = static_cast<std::uint32_t>(body);
+  header.encode(out.header.data());
+  out.total = FrameHeader::kSize + body;
+  out.cookie = cookie;
+  ++queue_size_;
+  if (!writing_) write_next();  // write at once when idle, as Kudu does
+}
+
+void Connection::write_next() {
+  std::size_t count = 0;
+  std::size_t skip = front_written_;
+  for (std::size_t i = 0; i < queue_size_ && count < gather_.size(); ++i) {
+    Outbound& out = slot(i);
+    auto add = [&](asio::const_buffer piece) {
+      if (count == gather_.size()) return;
+      if (skip >= piece.size()) {
+        skip -= piece.size();
+        return;
+      }
+      gather_[count++] = piece + skip;
+      skip = 0;
+    };
+    add(asio::buffer(out.header));
+    for (std::size_t p = 0; p < out.piece_count; ++p) add(out.pieces[p]);
+  }
+  writing_ = true;
+  ++write_calls_;
+  socket_.async_write_some(std::span<const asio::const_buffer>(gather_.data(), count),
+                           [self = shared_from_this()](const asio::error_code& error, std::size_t bytes) {
+                             self->on_write(error, bytes);
+                           });
+}
+
+void Connection::on_write(const asio::error_code& error, std::size_t bytes) {
+  writing_ = false;
+  if (error) {
+    close(fmt::format("write failed: {}", error.message()));
+    return;
+  }
+  bytes_written_ += bytes;
+  front_written_ += bytes;
+  while (queue_size_ > 0 && front_written_ >= slot(0).total) {
+    front_written_ -= slot(0).total;
+    const std::uint64_t cookie = slot(0).cookie;
+    head_ = (head_ + 1) % queue_.size();
+    --queue_size_;
+    handler_.on_sent(*this, cookie);
+  }
+  if (queue_size_ > 0 && open_ && !writing_) write_next();
+}
+
+void Connection::read_next() {
+  socket_.async_read_some(asio::buffer(read_buffer_),
+                          [self = shared_from_this()](const asio::error_code& error, std::size_t bytes) {
+                            self->on_read(error, bytes);
+                          });
+}
+
+void Connection::on_read(const asio::error_code& error, std::size_t bytes) {
+  if (!open_) return;
+  if (error) {
+    close(error == asio::error::eof ? "closed by the peer" : fmt::format("read failed: {}", error.message()));
+    return;
+  }
+  if (!decoder_.push(read_buffer_.data(), bytes)) {
+    close(fmt::format("malformed frame from the peer: {}", decoder_.error()));
+    return;
+  }
+  while (auto frame = decoder_.next()) {
+    handler_.on_frame(*this, frame->header, frame->body);
+    if (!open_) return;
+  }
+  read_next();
+}
+
+void Connection::close(const std::string& reason) {
+  if (!open_) return;
+  open_ = false;
+  asio::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  handler_.on_closed(*this, reason);
+}
+
+}  // namespace exsim::transport

@@ -1,0 +1,96 @@
+// One TCP connection between two agents (one per host pair and direction,
+// carrying every channel between them, reference section 8.1).
+//
+// Thread rule: every method runs on the connection's reactor thread.
+// Outbound: frames wait in a FIFO; exactly one write is outstanding at a time.
+// Each write gathers the queued frames (header plus up to three payload pieces
+// each, at most 64 buffers) straight from their owners' memory and loops over
+// write_some, since Asio's composed write stops at 64 KiB per call. A frame's
+// payload must stay valid until its owner is told it was sent.
+// Inbound: a fixed read buffer feeds a FrameDecoder; each complete frame goes to
+// the handler, its body valid during the call only. A malformed frame or a
+// socket error closes the connection and tells the handler why.
+#ifndef EXSIM_TRANSPORT_NET_CONNECTION_H_
+#define EXSIM_TRANSPORT_NET_CONNECTION_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <asio/buffer.hpp>
+#include <asio/ip/tcp.hpp>
+
+#include "transport/wire/frame.h"
+
+namespace exsim::transport {
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  class Handler {
+   public:
+    virtual void on_frame(Connection& connection, const FrameHeader& header, const char* body) = 0;
+    // The frame queued with `cookie` has been handed to the kernel in full.
+    virtual void on_sent(Connection& /*connection*/, std::uint64_t /*cookie*/) {}
+    // The connection is closed (by either side, or because of `reason`).
+    virtual void on_closed(Connection& connection, const std::string& reason) = 0;
+
+   protected:
+    ~Handler() = default;
+  };
+
+  static constexpr std::size_t kMaxPayloadPieces = 3;
+
+  Connection(asio::ip::tcp::socket socket, Handler& handler, std::uint32_t max_body_length);
+  ~Connection();
+
+  // Sets TCP_NODELAY and starts reading.
+  void start();
+  // Queues a frame: `header` (its body_length is set from the pieces) and up to
+  // three payload pieces. `cookie` comes back through Handler::on_sent.
+  void send(FrameHeader header, std::span<const asio::const_buffer> payload, std::uint64_t cookie);
+  void close(const std::string& reason);
+
+  bool open() const { return open_; }
+  std::size_t queued_frames() const { return queue_size_; }
+  std::uint64_t bytes_written() const { return bytes_written_; }
+  std::uint64_t write_calls() const { return write_calls_; }
+
+ private:
+  struct Outbound {
+    std::array<char, FrameHeader::kSize> header;
+    std::array<asio::const_buffer, kMaxPayloadPieces> pieces;
+    std::size_t piece_count = 0;
+    std::size_t total = 0;  // header plus pieces
+    std::uint64_t cookie = 0;
+  };
+
+  void write_next();
+  void on_write(const asio::error_code& error, std::size_t bytes);
+  void read_next();
+  void on_read(const asio::error_code& error, std::size_t bytes);
+  Outbound& slot(std::size_t i) { return *queue_[(head_ + i) % queue_.size()]; }
+
+  asio::ip::tcp::socket socket_;
+  Handler& handler_;
+  FrameDecoder decoder_;
+  std::array<char, 64 * 1024> read_buffer_;
+
+  // Outbound FIFO as a growable ring of reused slots: no allocation per frame once
+  // grown, and a slot never moves while a write refers to it.
+  std::vector<std::unique_ptr<Outbound>> queue_;
+  std::size_t head_ = 0;
+  std::size_t queue_size_ = 0;
+  std::size_t front_written_ = 0;  // bytes of the front frame already written
+  std::array<asio::const_buffer, 64> gather_;
+  bool writing_ = false;
+  bool open_ = true;
+  std::uint64_t bytes_written_ = 0;
+  std::uint64_t write_calls_ = 0;
+};
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_NET_CONNECTION_H_

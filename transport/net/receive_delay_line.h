@@ -1,0 +1,74 @@
+// Distance on one machine: holds each inbound frame until its sender's send
+// time plus a fixed one-way delay, then hands it on (transport anchors section
+// 7A). The sender stamps steady_clock time into the frame header; all agents on
+// one machine share that clock. Deadlines are absolute, every due frame is
+// released on each wake-up, and a frame never leaves before the one received
+// before it (release = max(previous release, send time + delay)), so jitter in
+// the timer cannot reorder a connection's frames. The delay actually achieved
+// is measured, since timer overshoot is comparable to datacenter delays.
+//
+// Thread rule: reactor thread only. Held bodies are copied into pooled buffers.
+#ifndef EXSIM_TRANSPORT_NET_RECEIVE_DELAY_LINE_H_
+#define EXSIM_TRANSPORT_NET_RECEIVE_DELAY_LINE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
+
+#include "models/histogram.h"
+#include "transport/wire/frame.h"
+
+namespace exsim::transport {
+
+// Nanoseconds on the steady clock shared by every process of the machine.
+inline std::int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+class ReceiveDelayLine {
+ public:
+  using Sink = std::function<void(const FrameHeader& header, const char* body)>;
+
+  ReceiveDelayLine(asio::io_context& context, std::chrono::nanoseconds one_way_delay, Sink sink);
+  ReceiveDelayLine(const ReceiveDelayLine&) = delete;
+  ReceiveDelayLine& operator=(const ReceiveDelayLine&) = delete;
+
+  // A frame as it arrived; released to the sink when due (at once with no delay).
+  void push(const FrameHeader& header, const char* body);
+  void cancel();
+
+  std::size_t held() const { return held_.size() - released_; }
+  // Achieved one-way delay (send stamp to release), nanoseconds.
+  const LogHistogram& achieved_ns() const { return achieved_; }
+
+ private:
+  struct Held {
+    FrameHeader header;
+    std::int64_t release_at;
+    std::vector<char> body;  // reused: its capacity stays with the slot
+  };
+
+  void arm();
+  void release_due();
+
+  asio::steady_timer timer_;
+  const std::int64_t delay_ns_;
+  Sink sink_;
+  std::vector<Held> held_;  // FIFO: [released_, size) are waiting
+  std::size_t released_ = 0;
+  std::vector<std::vector<char>> spare_bodies_;
+  std::int64_t last_release_ = 0;
+  bool armed_ = false;
+  LogHistogram achieved_;
+  std::shared_ptr<char> alive_ = std::make_shared<char>();  // lets a queued wait see the line is gone
+};
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_NET_RECEIVE_DELAY_LINE_H_

@@ -1,0 +1,37 @@
+// A bandwidth cap in the application (transport anchors section 7A.5): bytes
+// may leave at `rate` per second on average, in bursts of at most `burst`.
+// Callers ask when a write of n bytes may start and wait until then (on a
+// timer, never spinning). Pure arithmetic on a caller-given clock, so it is
+// deterministic to test.
+#ifndef EXSIM_TRANSPORT_NET_TOKEN_BUCKET_H_
+#define EXSIM_TRANSPORT_NET_TOKEN_BUCKET_H_
+
+#include <algorithm>
+#include <cstdint>
+
+namespace exsim::transport {
+
+class TokenBucket {
+ public:
+  TokenBucket(double bytes_per_s, double burst_bytes)
+      : ns_per_byte_(1e9 / bytes_per_s), burst_ns_(static_cast<std::int64_t>(burst_bytes * 1e9 / bytes_per_s)) {}
+
+  // Takes `bytes` worth of tokens and returns the time (ns, same clock as `now`)
+  // at which the write may start: `now` while the burst allows, later once the
+  // bucket is in debt. Reservations are served in order, so writes keep theirs.
+  // By any time t, the bytes started are at most rate x t + burst.
+  std::int64_t reserve(std::int64_t now, std::int64_t bytes) {
+    // Virtual finish time of all reserved bytes at the nominal rate (GCRA).
+    finish_ = std::max(finish_, now) + static_cast<std::int64_t>(static_cast<double>(bytes) * ns_per_byte_);
+    return std::max(now, finish_ - burst_ns_);
+  }
+
+ private:
+  double ns_per_byte_;
+  std::int64_t burst_ns_;
+  std::int64_t finish_ = INT64_MIN / 2;
+};
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_NET_TOKEN_BUCKET_H_

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "sim/engine/ring_queue.h"
+#include "models/ring_queue.h"
 #include "sim/engine/simulator.h"
 
 namespace exsim::sim {

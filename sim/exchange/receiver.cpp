@@ -22,31 +22,24 @@ Bytes ReceiverInstance::limit() const {
   return merging_ ? context_.policy.receiver_buffer / std::max(1, open_queues_) : context_.policy.receiver_buffer;
 }
 
-bool ReceiverInstance::can_admit(const Queue& queue, Bytes bytes) const {
-  if (queue.batches.empty() && queue.pending == 0) return true;  // always accept into an empty queue
-  return queue.buffered + queue.pending + bytes <= limit();
-}
-
 void ReceiverInstance::on_arrival(Rpc* rpc) {
-  Queue& queue = queue_of(*rpc);
   if (rpc->eos) {  // EndDataStream is always admitted (IMPALA-13130)
     context_.cpu.rpc += static_cast<double>(context_.rates.rpc_cpu) * 1e-9;
     context_.transport->start_receiver_work(rpc, context_.rates.rpc_cpu);
     return;
   }
-  if (!queue.deferred.empty() || !can_admit(queue, rpc->deserialized_bytes())) {
-    queue.deferred.push(rpc);  // FIFO behind earlier deferrals (recvr.cc:516-528)
+  Queue& queue = queue_of(*rpc);
+  if (queue.calls.arrive(rpc, rpc->deserialized_bytes(), limit())) {
+    start_work(rpc);
+  } else {
     ++run_.stats().deferred_rpcs;
-    context_.memory.add_receiver(host_, rpc->wire_bytes);
-    return;
+    context_.memory.add_receiver(host_, rpc->wire_bytes);  // the payload waits in memory
   }
-  admit(queue, rpc);
 }
 
-void ReceiverInstance::admit(Queue& queue, Rpc* rpc) {
-  const Bytes bytes = rpc->deserialized_bytes();
-  queue.pending += bytes;
-  context_.memory.add_receiver(host_, bytes);
+// Receiver CPU of an admitted call: RPC, LZ4 decompression, deserialization.
+void ReceiverInstance::start_work(Rpc* rpc) {
+  context_.memory.add_receiver(host_, rpc->deserialized_bytes());
   const auto tuple = static_cast<double>(rpc->tuple_bytes);
   const double decompress = rpc->compressed ? tuple * context_.rates.decompress_ns_per_byte : 0;
   const double deserialize = tuple * context_.rates.deserialize_ns_per_byte;
@@ -61,23 +54,10 @@ void ReceiverInstance::on_work_done(Rpc* rpc) {
   if (rpc->eos) {
     if (--queue.open_senders == 0) --open_queues_;
   } else {
-    const Bytes bytes = rpc->deserialized_bytes();
-    queue.pending -= bytes;
-    queue.buffered += bytes;
-    queue.batches.push({rpc->rows, bytes});
+    queue.calls.enqueue({rpc->rows, rpc->deserialized_bytes()});
   }
   context_.transport->respond(rpc);
   consume_next();
-}
-
-void ReceiverInstance::undefer(Queue& queue) {
-  while (!queue.deferred.empty()) {
-    Rpc* rpc = queue.deferred.front();
-    if (!can_admit(queue, rpc->deserialized_bytes())) break;
-    queue.deferred.pop();
-    context_.memory.add_receiver(host_, -rpc->wire_bytes);
-    admit(queue, rpc);
-  }
 }
 
 void ReceiverInstance::consume_next() {
@@ -87,20 +67,22 @@ void ReceiverInstance::consume_next() {
   for (std::size_t tried = 0; tried < queues_.size(); ++tried) {
     const std::size_t i = merging_ ? merge_cursor_ : 0;
     Queue& queue = queues_[i];
-    if (queue.batches.empty()) {
-      if (queue.open_senders > 0 || queue.pending > 0 || !queue.deferred.empty()) return;  // wait for it
+    std::optional<QueuedBatch> batch = queue.calls.pop();
+    if (!batch) {
+      if (queue.open_senders > 0 || !queue.calls.drained()) return;  // wait for it
       merge_cursor_ = (merge_cursor_ + 1) % queues_.size();
       continue;  // this queue is done
     }
-    QueuedBatch batch = queue.batches.pop();
-    queue.buffered -= batch.bytes;
-    context_.memory.add_receiver(host_, -batch.bytes);
+    context_.memory.add_receiver(host_, -batch->bytes);
     if (merging_) merge_cursor_ = (merge_cursor_ + 1) % queues_.size();
-    undefer(queue);
+    queue.calls.undefer(limit(), [&](Rpc* rpc, Bytes) {
+      context_.memory.add_receiver(host_, -rpc->wire_bytes);
+      start_work(rpc);
+    });
     consuming_ = true;
-    consuming_rows_ = batch.rows;
+    consuming_rows_ = batch->rows;
     const double rate = run_.exchange().consume_rows_per_s;
-    const double ns = rate > 0 ? static_cast<double>(batch.rows) / rate * 1e9 : 0;
+    const double ns = rate > 0 ? static_cast<double>(batch->rows) / rate * 1e9 : 0;
     context_.cpu.consume += ns * 1e-9;
     context_.cpu_pool(host_).start(to_ns(ns), this, 0);
     return;

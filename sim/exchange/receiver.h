@@ -3,13 +3,9 @@
 // all senders; a merging one has a queue per sender, sharing the limit among
 // the queues still open (IMPALA-13475).
 //
-// Admission (section 5.3): a batch is accepted when its queue is empty or it fits
-// under `receiver_buffer` (deserialized bytes, counting batches being
-// deserialized); otherwise, or when others already wait, it is deferred and its
-// response withheld: the sender's channel stays busy, which is the
-// backpressure (section 5.4). When the consumer pops a batch, deferred calls
-// that now fit (at least one if the queue is empty) are deserialized and
-// answered (section 5.5).
+// Admission, deferral and un-deferral follow models/receiver_queue.h, the
+// rules the real exchange applies too: a deferred call's response is withheld,
+// so the sender's channel stays busy, which is the backpressure (section 5.4).
 #ifndef EXSIM_SIM_EXCHANGE_RECEIVER_H_
 #define EXSIM_SIM_EXCHANGE_RECEIVER_H_
 
@@ -17,7 +13,7 @@
 #include <vector>
 
 #include "sim/exchange/rpc.h"
-#include "sim/engine/ring_queue.h"
+#include "models/receiver_queue.h"
 
 namespace exsim::sim {
 
@@ -38,23 +34,14 @@ class ReceiverInstance final : public EventHandler {
   void on_event(std::uint64_t tag) override;
 
  private:
-  struct QueuedBatch {
-    std::int64_t rows;
-    Bytes bytes;  // deserialized
-  };
   struct Queue {
-    RingQueue<QueuedBatch> batches;
-    RingQueue<Rpc*> deferred;
-    Bytes buffered = 0;  // deserialized bytes of queued batches
-    Bytes pending = 0;   // admitted, being deserialized
+    ReceiverQueue<Rpc*> calls;
     int open_senders = 0;
   };
 
   Queue& queue_of(const Rpc& rpc) { return queues_[merging_ ? static_cast<std::size_t>(rpc.sender_index) : 0]; }
   Bytes limit() const;
-  bool can_admit(const Queue& queue, Bytes bytes) const;
-  void admit(Queue& queue, Rpc* rpc);
-  void undefer(Queue& queue);
+  void start_work(Rpc* rpc);
   void consume_next();
 
   ExchangeRun& run_;

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "sim/engine/simulator.h"
-#include "sim/engine/ring_queue.h"
+#include "models/ring_queue.h"
 
 namespace exsim::sim {
 

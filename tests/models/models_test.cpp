@@ -184,3 +184,48 @@ TEST_CASE("compression decisions follow IMPALA-12430") {
 
 }  // namespace
 }  // namespace exsim
+
+#include "models/receiver_queue.h"
+
+namespace exsim {
+namespace {
+
+TEST_CASE("receiver queue rules: soft limit, FIFO deferral, at least one undeferred into an empty queue") {
+  ReceiverQueue<int> q;
+  const Bytes limit = 100;
+  CHECK(q.arrive(1, 150, limit));  // an empty queue takes even an oversized batch
+  CHECK_FALSE(q.arrive(2, 10, limit));  // 150 being deserialized: 160 > 100
+  CHECK_FALSE(q.arrive(3, 1, limit));   // would fit, but call 2 waits first: FIFO
+  CHECK(q.deferred_calls() == 2);
+  q.enqueue({10, 150});
+  CHECK(q.buffered_bytes() == 150);
+  CHECK(q.pending_bytes() == 0);
+  std::vector<int> admitted;
+  q.undefer(limit, [&](int call, Bytes) { admitted.push_back(call); });
+  CHECK(admitted.empty());  // still 150 queued
+  auto batch = q.pop();
+  REQUIRE(batch);
+  CHECK(batch->rows == 10);
+  q.undefer(limit, [&](int call, Bytes) { admitted.push_back(call); });
+  CHECK(admitted == std::vector<int>{2, 3});  // both fit now, in order
+  CHECK(q.pending_bytes() == 11);
+  CHECK_FALSE(q.drained());
+  q.enqueue({1, 10});
+  q.enqueue({1, 1});
+  CHECK(q.pop()->bytes == 10);
+  CHECK(q.pop()->bytes == 1);
+  CHECK_FALSE(q.pop().has_value());
+  CHECK(q.drained());
+  // Two oversized calls: the second is deferred, then admitted alone once the
+  // queue is empty again.
+  CHECK(q.arrive(4, 500, limit));
+  CHECK_FALSE(q.arrive(5, 500, limit));
+  q.enqueue({1, 500});
+  q.pop();
+  admitted.clear();
+  q.undefer(limit, [&](int call, Bytes) { admitted.push_back(call); });
+  CHECK(admitted == std::vector<int>{5});
+}
+
+}  // namespace
+}  // namespace exsim

@@ -1,12 +1,12 @@
 // A FIFO queue in one growable ring buffer: after warm-up, push and pop never
 // allocate (std::deque allocates and frees blocks as it moves).
-#ifndef EXSIM_SIM_ENGINE_RING_QUEUE_H_
-#define EXSIM_SIM_ENGINE_RING_QUEUE_H_
+#ifndef EXSIM_MODELS_RING_QUEUE_H_
+#define EXSIM_MODELS_RING_QUEUE_H_
 
 #include <cstddef>
 #include <vector>
 
-namespace exsim::sim {
+namespace exsim {
 
 template <typename T>
 class RingQueue {
@@ -43,6 +43,6 @@ class RingQueue {
   std::size_t size_ = 0;
 };
 
-}  // namespace exsim::sim
+}  // namespace exsim
 
-#endif  // EXSIM_SIM_ENGINE_RING_QUEUE_H_
+#endif  // EXSIM_MODELS_RING_QUEUE_H_

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "models/random.h"
+#include "models/partitioning.h"
 #include "models/sender_memory.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/rpc_transport.h"
@@ -59,7 +59,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
     query_started_ = context_.simulator.now();
     const Query& q = query();
     for (std::size_t x = 0; x < q.exchanges.size(); ++x) {
-      std::uint64_t seed = derive_seed(context_.scenario.seed, query_index_, static_cast<std::uint64_t>(repetition_), x);
+      const std::uint64_t seed = exchange_seed(context_.scenario, query_index_, repetition_, x);
       runs_.push_back(std::make_unique<ExchangeRun>(context_, q.exchanges[x], seed, *this));
     }
     started_.assign(runs_.size(), false);

@@ -1,6 +1,6 @@
 #include "sim/exchange/exchange_run.h"
 
-#include "models/random.h"
+#include "models/partitioning.h"
 #include "sim/exchange/receiver.h"
 #include "sim/exchange/sender.h"
 
@@ -11,7 +11,7 @@ ExchangeRun::ExchangeRun(ModelContext& context, const Exchange& exchange, std::u
       exchange_(exchange),
       listener_(listener),
       capacity_(channel_capacity(context.policy, exchange.row, exchange.receivers.instances())),
-      splitter_(zipf_shares(exchange.receivers.instances(), exchange.skew, derive_seed(seed, 0x7a697066 /* zipf */))) {
+      splitter_(receiver_shares(exchange, seed)) {
   const int senders = exchange.senders.instances();
   const int receivers = exchange.receivers.instances();
   const bool merging = exchange.kind == PartitionKind::kMerge;
@@ -22,7 +22,7 @@ ExchangeRun::ExchangeRun(ModelContext& context, const Exchange& exchange, std::u
   for (int s = 0; s < senders; ++s) {
     std::int64_t rows = exchange.rows / senders + (s < exchange.rows % senders ? 1 : 0);
     senders_.push_back(std::make_unique<SenderInstance>(*this, s, exchange.senders.host_of(s), rows,
-                                                        derive_seed(seed, 0x73656e64 /* send */, static_cast<std::uint64_t>(s))));
+                                                        sender_seed(seed, s)));
   }
   senders_left_ = senders;
   receivers_left_ = receivers;

@@ -1,26 +1,8 @@
 #include "sim/exchange/row_router.h"
 
 #include <cmath>
-#include <numeric>
 
 namespace exsim::sim {
-
-std::vector<double> zipf_shares(int instances, double skew, std::uint64_t seed) {
-  std::vector<double> weight(static_cast<std::size_t>(instances));
-  double total = 0;
-  for (int rank = 0; rank < instances; ++rank) {
-    weight[rank] = skew == 0 ? 1.0 : 1.0 / std::pow(rank + 1.0, skew);
-    total += weight[rank];
-  }
-  // Fisher-Yates: which instance holds which rank.
-  std::vector<int> order(static_cast<std::size_t>(instances));
-  std::iota(order.begin(), order.end(), 0);
-  Random random(seed);
-  for (int i = instances - 1; i > 0; --i) std::swap(order[i], order[random.below(static_cast<std::uint64_t>(i) + 1)]);
-  std::vector<double> shares(static_cast<std::size_t>(instances));
-  for (int rank = 0; rank < instances; ++rank) shares[order[rank]] = weight[rank] / total;
-  return shares;
-}
 
 HashSplitter::HashSplitter(const std::vector<double>& shares) : conditional_(shares.size()) {
   double rest = 0;

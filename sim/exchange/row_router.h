@@ -11,11 +11,6 @@
 
 namespace exsim::sim {
 
-// Share of rows each receiver instance gets under a Zipf exponent `skew`
-// (0 = uniform). Which instances get the large shares is a seeded permutation,
-// as Impala seeds its hash per query (IMPALA-8005).
-std::vector<double> zipf_shares(int instances, double skew, std::uint64_t seed);
-
 class HashSplitter {
  public:
   explicit HashSplitter(const std::vector<double>& shares);

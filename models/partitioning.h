@@ -1,0 +1,30 @@
+// Which receiver instance gets what share of a hash exchange's rows, and the
+// seeds that decide it. Shared by the simulator and the real exchange so that
+// both partition a scenario's rows the same way.
+#ifndef EXSIM_MODELS_PARTITIONING_H_
+#define EXSIM_MODELS_PARTITIONING_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "models/scenario.h"
+
+namespace exsim {
+
+// The seed of one run of one exchange: query, repetition and exchange index.
+std::uint64_t exchange_seed(const Scenario& scenario, std::size_t query, int repetition, std::size_t exchange);
+
+// The seed of sender instance `sender` of that run.
+std::uint64_t sender_seed(std::uint64_t exchange_seed, int sender);
+
+// Share of rows each receiver instance gets under a Zipf exponent `skew`
+// (0 = uniform). Which instances get the large shares is a seeded permutation,
+// as Impala seeds its hash per query (IMPALA-8005).
+std::vector<double> zipf_shares(int instances, double skew, std::uint64_t seed);
+
+// The shares of a hash exchange's receiver instances in one run.
+std::vector<double> receiver_shares(const Exchange& exchange, std::uint64_t exchange_seed);
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_PARTITIONING_H_

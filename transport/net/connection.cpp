@@ -1,6 +1,7 @@
 #include "transport/net/connection.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -19,8 +20,7 @@ void Connection::start() {
   read_next();
 }
 
-void Connection::send(FrameHeader header, std::span<const asio::const_buffer> payload, std::uint64_t cookie) {
-  if (!open_) return;
+Connection::Outbound& Connection::reserve_slot() {
   if (queue_size_ == queue_.size()) {
     // Grow the ring. Slots are heap objects, so the headers and buffers of the
     // write in flight do not move.
@@ -30,19 +30,36 @@ void Connection::send(FrameHeader header, std::span<const asio::const_buffer> pa
     queue_.swap(bigger);
     head_ = 0;
   }
-  Outbound& out = slot(queue_size_);
+  return slot(queue_size_);
+}
+
+void Connection::enqueue(Outbound& out, FrameHeader header, std::uint64_t cookie) {
   std::size_t body = 0;
-  out.piece_count = std::min(payload.size(), kMaxPayloadPieces);
-  for (std::size_t i = 0; i < out.piece_count; ++i) {
-    out.pieces[i] = payload[i];
-    body += payload[i].size();
-  }
+  for (std::size_t i = 0; i < out.piece_count; ++i) body += out.pieces[i].size();
   header.body_length = static_cast<std::uint32_t>(body);
   header.encode(out.header.data());
   out.total = FrameHeader::kSize + body;
   out.cookie = cookie;
   ++queue_size_;
   if (!writing_) write_next();  // write at once when idle, as Kudu does
+}
+
+void Connection::send(FrameHeader header, std::span<const asio::const_buffer> payload, std::uint64_t cookie) {
+  if (!open_) return;
+  Outbound& out = reserve_slot();
+  out.piece_count = std::min(payload.size(), kMaxPayloadPieces);
+  for (std::size_t i = 0; i < out.piece_count; ++i) out.pieces[i] = payload[i];
+  enqueue(out, header, cookie);
+}
+
+void Connection::send_copy(FrameHeader header, const void* body, std::size_t size, std::uint64_t cookie) {
+  if (!open_) return;
+  Outbound& out = reserve_slot();
+  size = std::min(size, kInlineBody);
+  std::memcpy(out.inline_body.data(), body, size);
+  out.pieces[0] = asio::buffer(out.inline_body.data(), size);
+  out.piece_count = 1;
+  enqueue(out, header, cookie);
 }
 
 void Connection::write_next() {

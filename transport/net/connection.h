@@ -51,6 +51,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Queues a frame: `header` (its body_length is set from the pieces) and up to
   // three payload pieces. `cookie` comes back through Handler::on_sent.
   void send(FrameHeader header, std::span<const asio::const_buffer> payload, std::uint64_t cookie);
+  // Queues a frame with a small body (at most kInlineBody bytes), copied into
+  // the frame's slot: for responses and control messages, no lifetime to manage.
+  void send_copy(FrameHeader header, const void* body, std::size_t size, std::uint64_t cookie);
+  static constexpr std::size_t kInlineBody = 64;
   void close(const std::string& reason);
 
   bool open() const { return open_; }
@@ -62,11 +66,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   struct Outbound {
     std::array<char, FrameHeader::kSize> header;
     std::array<asio::const_buffer, kMaxPayloadPieces> pieces;
+    std::array<char, kInlineBody> inline_body;
     std::size_t piece_count = 0;
     std::size_t total = 0;  // header plus pieces
     std::uint64_t cookie = 0;
   };
 
+  Outbound& reserve_slot();
+  void enqueue(Outbound& out, FrameHeader header, std::uint64_t cookie);
   void write_next();
   void on_write(const asio::error_code& error, std::size_t bytes);
   void read_next();

@@ -1,0 +1,233 @@
+#include "transport/exchange/host.h"
+
+#include <future>
+
+#include <asio/connect.hpp>
+#include <fmt/format.h>
+
+namespace exsim::transport {
+
+// The connection this host opened to one peer: sends calls, gets responses.
+class Host::Outbound final : public Connection::Handler, public std::enable_shared_from_this<Outbound> {
+ public:
+  Outbound(Host& host, int to, std::chrono::nanoseconds one_way)
+      : host_(host), to_(to), responses_(host.reactor_.context(), one_way, [this](const FrameHeader& h, const char* b) {
+          deliver(h, b);
+        }) {}
+
+  void open(asio::ip::tcp::socket socket) {
+    connection_ = std::make_shared<Connection>(std::move(socket), *this, host_.options_.max_frame_bytes);
+    connection_->start();
+    const auto from = static_cast<std::uint32_t>(host_.options_.index);
+    FrameHeader h;
+    h.type = FrameType::kHello;
+    h.send_time_ns = steady_now_ns();
+    connection_->send_copy(h, &from, sizeof from, 0);
+  }
+
+  void call(FrameType type, std::array<asio::const_buffer, 3> pieces, std::size_t count, CallSink* sink,
+            std::uint64_t cookie) {
+    const std::uint64_t id = ++next_call_;
+    FrameHeader h;
+    h.type = type;
+    h.call_id = id;
+    h.send_time_ns = steady_now_ns();
+    pending_[id] = Pending{sink, cookie, h.send_time_ns};
+    connection_->send(h, std::span<const asio::const_buffer>(pieces.data(), count), 0);
+  }
+
+  void on_frame(Connection&, const FrameHeader& header, const char* body) override { responses_.push(header, body); }
+
+  void on_closed(Connection&, const std::string& reason) override {
+    if (!host_.stopped_) host_.fail(fmt::format("connection from host {} to host {} closed: {}", host_.index(), to_, reason));
+  }
+
+  void close() {
+    responses_.cancel();
+    if (connection_) connection_->close("host stopped");
+  }
+
+ private:
+  struct Pending {
+    CallSink* sink;
+    std::uint64_t cookie;
+    std::int64_t issued_ns;
+  };
+
+  void deliver(const FrameHeader& header, const char* body) {
+    auto it = pending_.find(header.call_id);
+    if (header.type != FrameType::kResponse || header.body_length < CallResult::kSize || it == pending_.end()) {
+      host_.fail(fmt::format("host {} got an unexpected frame (type {}, call {}) from host {}", host_.index(),
+                             static_cast<int>(header.type), header.call_id, to_));
+      return;
+    }
+    const Pending p = it->second;
+    pending_.erase(it);
+    const CallResult result = CallResult::decode(body);
+    p.sink->on_call_done(p.cookie, result, steady_now_ns() - p.issued_ns - result.receiver_ns);
+  }
+
+  Host& host_;
+  const int to_;
+  std::shared_ptr<Connection> connection_;
+  ReceiveDelayLine responses_;
+  std::map<std::uint64_t, Pending> pending_;
+  std::uint64_t next_call_ = 0;
+};
+
+// A connection a peer opened to this host: calls in, responses out.
+class Host::Inbound final : public Connection::Handler, public std::enable_shared_from_this<Inbound> {
+ public:
+  explicit Inbound(Host& host) : host_(host) {}
+
+  void open(asio::ip::tcp::socket socket) {
+    connection_ = std::make_shared<Connection>(std::move(socket), *this, host_.options_.max_frame_bytes);
+    connection_->start();
+  }
+
+  void on_frame(Connection&, const FrameHeader& header, const char* body) override {
+    if (!calls_) {  // the first frame names the peer
+      if (header.type != FrameType::kHello || header.body_length != 4) {
+        connection_->close("expected a hello frame first");
+        return;
+      }
+      std::uint32_t from;
+      std::memcpy(&from, body, 4);
+      const auto& delays = host_.options_.one_way_delay;
+      const auto delay = from < delays.size() ? delays[from] : std::chrono::nanoseconds(0);
+      calls_ = std::make_unique<ReceiveDelayLine>(host_.reactor_.context(), delay,
+                                                  [this](const FrameHeader& h, const char* b) { dispatch(h, b); });
+      return;
+    }
+    calls_->push(header, body);
+  }
+
+  void on_closed(Connection&, const std::string& reason) override {
+    if (!host_.stopped_ && reason != "closed by the peer") {
+      host_.fail(fmt::format("connection into host {} closed: {}", host_.index(), reason));
+    }
+  }
+
+  void close() {
+    if (calls_) calls_->cancel();
+    if (connection_) connection_->close("host stopped");
+  }
+
+ private:
+  void dispatch(const FrameHeader& header, const char* body) {
+    if ((header.type != FrameType::kTransmitData && header.type != FrameType::kEndOfStream) ||
+        header.body_length < CallAddress::kSize) {
+      host_.fail(fmt::format("host {} got a malformed call (type {})", host_.index(), static_cast<int>(header.type)));
+      return;
+    }
+    const CallAddress address = CallAddress::decode(body);
+    CallTarget* target = nullptr;
+    {
+      std::lock_guard lock(host_.targets_mutex_);
+      auto it = host_.targets_.find(address.run);
+      if (it != host_.targets_.end()) target = it->second;
+    }
+    if (!target) {
+      host_.fail(fmt::format("host {} got a call for exchange run {}, which it is not running", host_.index(), address.run));
+      return;
+    }
+    target->on_call(connection_, header.call_id, header, body, steady_now_ns());
+  }
+
+  Host& host_;
+  std::shared_ptr<Connection> connection_;
+  std::unique_ptr<ReceiveDelayLine> calls_;
+};
+
+Host::Host(Options options)
+    : options_(std::move(options)), acceptor_(reactor_.context(), {asio::ip::make_address("127.0.0.1"), 0}) {
+  endpoint_ = acceptor_.local_endpoint();
+  reactor_.post([this] { accept_next(); });
+}
+
+Host::~Host() { stop(); }
+
+void Host::accept_next() {
+  acceptor_.async_accept([this](const asio::error_code& error, asio::ip::tcp::socket socket) {
+    if (error || stopped_) return;
+    auto inbound = std::make_shared<Inbound>(*this);
+    inbound->open(std::move(socket));
+    inbound_.push_back(inbound);
+    accept_next();
+  });
+}
+
+void Host::connect(const std::vector<asio::ip::tcp::endpoint>& peers) {
+  std::promise<void> done;
+  reactor_.post([&] {
+    for (std::size_t to = 0; to < peers.size(); ++to) {
+      const auto& delays = options_.one_way_delay;
+      auto out = std::make_shared<Outbound>(*this, static_cast<int>(to),
+                                            to < delays.size() ? delays[to] : std::chrono::nanoseconds(0));
+      asio::ip::tcp::socket socket(reactor_.context());
+      socket.connect(peers[to]);  // loopback: immediate
+      out->open(std::move(socket));
+      outbound_.push_back(out);
+    }
+    done.set_value();
+  });
+  done.get_future().wait();
+}
+
+void Host::call(int to, FrameType type, std::array<asio::const_buffer, 3> pieces, std::size_t count, CallSink* sink,
+                std::uint64_t cookie) {
+  reactor_.post([this, to, type, pieces, count, sink, cookie] {
+    if (!stopped_) outbound_[static_cast<std::size_t>(to)]->call(type, pieces, count, sink, cookie);
+  });
+}
+
+void Host::respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id, const CallResult& result) {
+  reactor_.post([on, call_id, result] {
+    FrameHeader h;
+    h.type = FrameType::kResponse;
+    h.call_id = call_id;
+    h.send_time_ns = steady_now_ns();
+    char body[CallResult::kSize];
+    result.encode(body);
+    on->send_copy(h, body, sizeof body, 0);
+  });
+}
+
+void Host::add_target(std::uint32_t run, CallTarget* target) {
+  std::lock_guard lock(targets_mutex_);
+  targets_[run] = target;
+}
+
+void Host::remove_target(std::uint32_t run) {
+  {
+    std::lock_guard lock(targets_mutex_);
+    targets_.erase(run);
+  }
+  // A dispatch that looked the target up before the erase may still be running
+  // on the reactor: wait for the reactor to pass this point.
+  if (reactor_.on_reactor_thread() || stopped_) return;
+  std::promise<void> passed;
+  reactor_.post([&] { passed.set_value(); });
+  passed.get_future().wait_for(std::chrono::seconds(5));
+}
+
+void Host::fail(const std::string& reason) {
+  if (on_failure_) on_failure_(reason);
+}
+
+void Host::stop() {
+  if (stopped_) return;
+  std::promise<void> done;
+  reactor_.post([&] {
+    stopped_ = true;
+    asio::error_code ignored;
+    acceptor_.close(ignored);
+    for (auto& o : outbound_) o->close();
+    for (auto& i : inbound_) i->close();
+    done.set_value();
+  });
+  done.get_future().wait_for(std::chrono::seconds(5));
+  reactor_.stop();
+}
+
+}  // namespace exsim::transport

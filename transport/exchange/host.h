@@ -1,0 +1,111 @@
+// One host of the real exchange: its reactor, its listening socket, one
+// outbound connection to every host (itself included: Impala sends even
+// same-process batches through its own RPC port), and the inbound connections
+// from them. Calls go out on the connection to their destination and their
+// responses come back on it (KRPC's connection per host pair and direction).
+// On one machine, inbound calls pass a delay line of half the pair's RTT, and
+// responses are held likewise on the way back, so a call sees the full RTT.
+//
+// Thread rule: call() and respond() may be used from any thread; they post to
+// the reactor. Sinks and receivers are called on the reactor thread.
+#ifndef EXSIM_TRANSPORT_EXCHANGE_HOST_H_
+#define EXSIM_TRANSPORT_EXCHANGE_HOST_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <asio/ip/tcp.hpp>
+
+#include "transport/exchange/messages.h"
+#include "transport/net/connection.h"
+#include "transport/net/reactor.h"
+#include "transport/net/receive_delay_line.h"
+
+namespace exsim::transport {
+
+// Told when a call has its response.
+class CallSink {
+ public:
+  // `network_ns`: the whole call minus the receiver's time, as Impala counts it.
+  virtual void on_call_done(std::uint64_t cookie, const CallResult& result, std::int64_t network_ns) = 0;
+
+ protected:
+  ~CallSink() = default;
+};
+
+// Receives the calls addressed to one exchange run on this host.
+class CallTarget {
+ public:
+  // `body` (valid during the call only) starts with the CallAddress.
+  virtual void on_call(const std::shared_ptr<Connection>& from, std::uint64_t call_id, const FrameHeader& header,
+                       const char* body, std::int64_t arrived_ns) = 0;
+
+ protected:
+  ~CallTarget() = default;
+};
+
+class Host {
+ public:
+  struct Options {
+    int index = 0;
+    std::uint32_t max_frame_bytes = 64u << 20;
+    // One-way delay to add to frames from each host (index), on one machine; empty: none.
+    std::vector<std::chrono::nanoseconds> one_way_delay;
+  };
+
+  explicit Host(Options options);
+  ~Host();
+  Host(const Host&) = delete;
+  Host& operator=(const Host&) = delete;
+
+  asio::ip::tcp::endpoint endpoint() const { return endpoint_; }
+  int index() const { return options_.index; }
+  Reactor& reactor() { return reactor_; }
+
+  // Opens the outbound connections; `peers[i]` is host i's endpoint. Blocking.
+  void connect(const std::vector<asio::ip::tcp::endpoint>& peers);
+
+  // Sends a call to host `to`: frame type plus up to three payload pieces, which
+  // must stay valid until the sink is told the call is done.
+  void call(int to, FrameType type, std::array<asio::const_buffer, 3> pieces, std::size_t piece_count, CallSink* sink,
+            std::uint64_t cookie);
+  // Answers call `call_id` received on `on`.
+  void respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id, const CallResult& result);
+
+  void add_target(std::uint32_t run, CallTarget* target);
+  // After this returns, no call reaches the target any more.
+  void remove_target(std::uint32_t run);
+
+  // Called on the reactor thread when a connection fails: the run must fail.
+  void set_failure_handler(std::function<void(const std::string&)> handler) { on_failure_ = std::move(handler); }
+
+  void stop();
+
+ private:
+  class Outbound;
+  class Inbound;
+
+  void accept_next();
+  void fail(const std::string& reason);
+
+  Options options_;
+  Reactor reactor_;
+  asio::ip::tcp::acceptor acceptor_;
+  asio::ip::tcp::endpoint endpoint_;
+  std::vector<std::shared_ptr<Outbound>> outbound_;  // by destination host
+  std::vector<std::shared_ptr<Inbound>> inbound_;
+  std::mutex targets_mutex_;
+  std::map<std::uint32_t, CallTarget*> targets_;
+  std::function<void(const std::string&)> on_failure_;
+  bool stopped_ = false;
+};
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_EXCHANGE_HOST_H_

@@ -1,0 +1,232 @@
+#include "transport/exchange/receiver_side.h"
+
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "transport/exchange/messages.h"
+
+namespace exsim::transport {
+namespace {
+
+std::int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+ReceiverSide::ReceiverSide(Host& host, const Exchange& exchange, const Policy& policy, RunStats& stats)
+    : host_(host), exchange_(exchange), policy_(policy), stats_(stats) {
+  const bool merging = exchange.kind == PartitionKind::kMerge;
+  const int senders = exchange.senders.instances();
+  for (int r = 0; r < exchange.receivers.instances(); ++r) {
+    if (exchange.receivers.host_of(r) != host.index()) continue;
+    global_index_.push_back(r);
+    auto instance = std::make_unique<Instance>();
+    instance->queues.resize(merging ? static_cast<std::size_t>(senders) : 1);
+    for (auto& q : instance->queues) q.open_senders = merging ? 1 : senders;
+    instance->open_queues = static_cast<int>(instance->queues.size());
+    instances_.push_back(std::move(instance));
+  }
+}
+
+ReceiverSide::~ReceiverSide() {
+  cancel();
+  for (auto& i : instances_) {
+    if (i->consumer.joinable()) i->consumer.join();
+    // Calls still deferred when a run fails are dropped with it.
+    for (auto& q : i->queues) q.calls.undefer(INT64_MAX, [](Deferred* d, Bytes) { delete d; });
+  }
+}
+
+void ReceiverSide::start() {
+  for (std::size_t i = 0; i < instances_.size(); ++i) {
+    instances_[i]->consumer = std::thread([this, i] { consume(static_cast<int>(i)); });
+  }
+}
+
+Bytes ReceiverSide::limit(const Instance& instance) const {
+  return exchange_.kind == PartitionKind::kMerge ? policy_.receiver_buffer / std::max(1, instance.open_queues)
+                                                 : policy_.receiver_buffer;
+}
+
+RowBatch* ReceiverSide::take_batch() {
+  std::lock_guard lock(pool_mutex_);
+  if (free_batches_.empty()) {
+    batches_.push_back(std::make_unique<RowBatch>());
+    return batches_.back().get();
+  }
+  RowBatch* b = free_batches_.back();
+  free_batches_.pop_back();
+  return b;
+}
+
+void ReceiverSide::give_back(RowBatch* batch) {
+  std::lock_guard lock(pool_mutex_);
+  free_batches_.push_back(batch);
+}
+
+RowBatch* ReceiverSide::decode(const char* body, std::size_t size, int instance) {
+  const char* wire = body + CallAddress::kSize;
+  const std::size_t wire_size = size - CallAddress::kSize;
+  RowBatchHeader header;
+  std::string error;
+  const std::int64_t cpu_start = thread_cpu_ns();
+  bool ok = wire_size >= RowBatchHeader::kSize &&
+            RowBatchHeader::decode(wire, std::uint64_t{1} << 32, header, error) &&
+            header.wire_bytes() == wire_size;
+  if (ok) {
+    RowBatch* batch = take_batch();
+    ok = decode_batch(header, wire + RowBatchHeader::kSize, wire + RowBatchHeader::kSize + 4ULL * header.rows, *batch,
+                      error);
+    if (ok) {
+      auto& cpu = header.compression == Compression::kLz4 ? stats_.cpu_decompress : stats_.cpu_deserialize;
+      cpu += thread_cpu_ns() - cpu_start;
+      return batch;
+    }
+    give_back(batch);
+  }
+  if (error.empty()) error = fmt::format("batch of {} bytes does not match its header", wire_size);
+  const CallAddress address = CallAddress::decode(body);
+  stats_.fail(fmt::format("host {}: bad batch from sender {} to receiver {}: {}", host_.index(), address.sender,
+                          global_index_[static_cast<std::size_t>(instance)], error));
+  return nullptr;
+}
+
+void ReceiverSide::answer(const std::shared_ptr<Connection>& from, std::uint64_t call_id, std::int64_t arrived_ns) {
+  CallResult result;
+  result.receiver_ns = steady_now_ns() - arrived_ns;
+  host_.respond(from, call_id, result);
+}
+
+void ReceiverSide::on_call(const std::shared_ptr<Connection>& from, std::uint64_t call_id, const FrameHeader& header,
+                           const char* body, std::int64_t arrived_ns) {
+  const CallAddress address = CallAddress::decode(body);
+  int local = -1;
+  for (std::size_t i = 0; i < global_index_.size(); ++i) {
+    if (global_index_[i] == static_cast<int>(address.receiver)) local = static_cast<int>(i);
+  }
+  if (local < 0 || address.sender >= static_cast<std::uint32_t>(exchange_.senders.instances())) {
+    stats_.fail(fmt::format("host {}: call for receiver {} from sender {}, not here", host_.index(), address.receiver,
+                            address.sender));
+    return;
+  }
+  Instance& instance = *instances_[static_cast<std::size_t>(local)];
+  const bool merging = exchange_.kind == PartitionKind::kMerge;
+  Queue& queue = instance.queues[merging ? address.sender : 0];
+  if (header.type == FrameType::kEndOfStream) {
+    {
+      std::lock_guard lock(instance.mutex);
+      if (--queue.open_senders == 0) --instance.open_queues;
+    }
+    instance.changed.notify_all();
+    answer(from, call_id, arrived_ns);
+    return;
+  }
+  RowBatchHeader batch_header;
+  std::string error;
+  if (header.body_length < CallAddress::kSize + RowBatchHeader::kSize ||
+      !RowBatchHeader::decode(body + CallAddress::kSize, std::uint64_t{1} << 32, batch_header, error)) {
+    stats_.fail(fmt::format("host {}: malformed batch from sender {}: {}", host_.index(), address.sender, error));
+    return;
+  }
+  const Bytes bytes = static_cast<Bytes>(batch_header.tuple_bytes + 8ULL * batch_header.rows);
+  auto* deferred = new Deferred{from, call_id, arrived_ns, {}};
+  bool admitted;
+  {
+    std::lock_guard lock(instance.mutex);
+    admitted = queue.calls.arrive(deferred, bytes, limit(instance));
+    if (!admitted) deferred->body.assign(body, body + header.body_length);  // keep the bytes, unanswered
+  }
+  if (!admitted) {
+    ++stats_.deferred_rpcs;
+    return;
+  }
+  delete deferred;
+  RowBatch* batch = decode(body, header.body_length, local);
+  if (!batch) return;
+  {
+    std::lock_guard lock(instance.mutex);
+    queue.calls.enqueue({batch->rows(), bytes});
+    queue.batches.push(batch);
+  }
+  instance.changed.notify_all();
+  answer(from, call_id, arrived_ns);
+}
+
+void ReceiverSide::consume(int index) {
+  Instance& instance = *instances_[static_cast<std::size_t>(index)];
+  const bool merging = exchange_.kind == PartitionKind::kMerge;
+  const double rate = exchange_.consume_rows_per_s;
+  auto next_due = std::chrono::steady_clock::now();
+  std::vector<Deferred*> undeferred;
+  while (true) {
+    RowBatch* batch = nullptr;
+    Queue* from = nullptr;
+    {
+      std::unique_lock lock(instance.mutex);
+      while (!batch) {
+        if (stats_.failed) return;
+        bool all_done = true;
+        for (std::size_t tried = 0; tried < instance.queues.size() && !batch; ++tried) {
+          Queue& q = instance.queues[merging ? instance.cursor : 0];
+          if (q.calls.pop()) {
+            batch = q.batches.pop();
+            from = &q;
+            if (merging) instance.cursor = (instance.cursor + 1) % instance.queues.size();
+            break;
+          }
+          if (q.open_senders > 0 || !q.calls.drained()) {
+            all_done = false;
+            break;  // wait for this queue (a merge needs every sender's next rows)
+          }
+          if (merging) instance.cursor = (instance.cursor + 1) % instance.queues.size();
+        }
+        if (batch) break;
+        if (all_done) {
+          instance.done = true;
+          instance.changed.notify_all();
+          return;
+        }
+        instance.changed.wait_for(lock, std::chrono::milliseconds(50));
+      }
+      undeferred.clear();
+      from->calls.undefer(limit(instance), [&](Deferred* d, Bytes) { undeferred.push_back(d); });
+    }
+    for (Deferred* d : undeferred) {
+      RowBatch* b = decode(d->body.data(), d->body.size(), index);
+      if (b) {
+        {
+          std::lock_guard lock(instance.mutex);
+          from->calls.enqueue({b->rows(), static_cast<Bytes>(b->tuple_bytes() + 8ULL * b->rows())});
+          from->batches.push(b);
+        }
+        answer(d->from, d->call_id, d->arrived_ns);
+      }
+      delete d;
+    }
+    stats_.rows_delivered += batch->rows();
+    if (rate > 0) {
+      next_due += std::chrono::nanoseconds(static_cast<std::int64_t>(batch->rows() / rate * 1e9));
+      std::this_thread::sleep_until(next_due);
+    }
+    give_back(batch);
+  }
+}
+
+bool ReceiverSide::wait(std::chrono::steady_clock::time_point deadline) {
+  for (auto& i : instances_) {
+    std::unique_lock lock(i->mutex);
+    if (!i->changed.wait_until(lock, deadline, [&] { return i->done || stats_.failed.load(); })) return false;
+    if (!i->done) return false;
+  }
+  return true;
+}
+
+void ReceiverSide::cancel() {
+  for (auto& i : instances_) i->changed.notify_all();
+}
+
+}  // namespace exsim::transport

@@ -1,0 +1,83 @@
+// The receiving side of one exchange run on one host: its receiver instances,
+// each with its queue(s) under the shared rules of models/receiver_queue.h and
+// a consumer thread. Calls arrive on the host's reactor thread: an admitted
+// batch is decoded there (checksum, LZ4) and answered; a deferred one is kept,
+// unanswered, until the consumer makes room, then decoded and answered by the
+// consumer thread. A merging exchange keeps one queue per sender.
+#ifndef EXSIM_TRANSPORT_EXCHANGE_RECEIVER_SIDE_H_
+#define EXSIM_TRANSPORT_EXCHANGE_RECEIVER_SIDE_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "models/receiver_queue.h"
+#include "models/scenario.h"
+#include "transport/exchange/host.h"
+#include "transport/exchange/run_stats.h"
+#include "transport/wire/row_batch.h"
+
+namespace exsim::transport {
+
+class ReceiverSide final : public CallTarget {
+ public:
+  // The receiver instances of `exchange` placed on `host`.
+  ReceiverSide(Host& host, const Exchange& exchange, const Policy& policy, RunStats& stats);
+  ~ReceiverSide();
+
+  void start();
+  // Waits for every consumer to finish (all senders' end-of-stream, queues
+  // drained). False at the deadline or when the run failed.
+  bool wait(std::chrono::steady_clock::time_point deadline);
+  void cancel();
+
+  void on_call(const std::shared_ptr<Connection>& from, std::uint64_t call_id, const FrameHeader& header,
+               const char* body, std::int64_t arrived_ns) override;
+
+ private:
+  struct Deferred {
+    std::shared_ptr<Connection> from;
+    std::uint64_t call_id;
+    std::int64_t arrived_ns;
+    std::vector<char> body;  // the call's bytes, kept until it is admitted
+  };
+  struct Queue {
+    ReceiverQueue<Deferred*> calls;
+    RingQueue<RowBatch*> batches;  // decoded, in the order of calls.pop()
+    int open_senders = 0;
+  };
+  struct Instance {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<Queue> queues;
+    int open_queues = 0;
+    std::size_t cursor = 0;
+    bool done = false;
+    std::thread consumer;
+  };
+
+  Bytes limit(const Instance& instance) const;
+  // Decodes a call's batch and answers it; false (and the run fails) on a bad batch.
+  RowBatch* decode(const char* body, std::size_t size, int instance);
+  void answer(const std::shared_ptr<Connection>& from, std::uint64_t call_id, std::int64_t arrived_ns);
+  void consume(int index);
+  RowBatch* take_batch();
+  void give_back(RowBatch* batch);
+
+  Host& host_;
+  const Exchange& exchange_;
+  const Policy& policy_;
+  RunStats& stats_;
+  std::vector<int> global_index_;  // instance on this host -> receiver instance of the exchange
+  std::vector<std::unique_ptr<Instance>> instances_;
+  std::mutex pool_mutex_;
+  std::vector<std::unique_ptr<RowBatch>> batches_;
+  std::vector<RowBatch*> free_batches_;
+};
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_EXCHANGE_RECEIVER_SIDE_H_

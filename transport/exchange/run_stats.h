@@ -1,0 +1,58 @@
+// What one run of the real exchange measured, gathered from every thread of
+// every host taking part. Counters are atomic; the histogram and peaks take a lock.
+#ifndef EXSIM_TRANSPORT_EXCHANGE_RUN_STATS_H_
+#define EXSIM_TRANSPORT_EXCHANGE_RUN_STATS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "models/histogram.h"
+
+namespace exsim::transport {
+
+struct RunStats {
+  explicit RunStats(int hosts) : sender_now(static_cast<std::size_t>(hosts)), sender_peak(static_cast<std::size_t>(hosts)) {}
+
+  std::atomic<std::int64_t> rpcs{0}, eos_rpcs{0}, deferred_rpcs{0}, rows_delivered{0};
+  std::atomic<std::int64_t> bytes_wire{0}, bytes_uncompressed{0}, payload_compressed_in{0}, payload_compressed_out{0};
+  std::atomic<std::int64_t> blocked_ns{0};
+  // Thread CPU time by stage, nanoseconds.
+  std::atomic<std::int64_t> cpu_produce{0}, cpu_serialize{0}, cpu_compress{0}, cpu_decompress{0}, cpu_deserialize{0},
+      cpu_consume{0};
+  std::atomic<int> peak_in_flight{0};
+
+  void add_network_ns(std::int64_t ns) {
+    std::lock_guard lock(mutex_);
+    network_ns.add(ns);
+  }
+  void add_sender_bytes(int host, std::int64_t delta) {
+    std::lock_guard lock(mutex_);
+    auto& now = sender_now[static_cast<std::size_t>(host)];
+    now += delta;
+    if (now > sender_peak[static_cast<std::size_t>(host)]) sender_peak[static_cast<std::size_t>(host)] = now;
+  }
+  void fail(const std::string& reason) {
+    std::lock_guard lock(mutex_);
+    if (error.empty()) error = reason;
+    failed = true;
+  }
+  std::string failure() const {
+    std::lock_guard lock(mutex_);
+    return error;
+  }
+
+  std::atomic<bool> failed{false};
+  LogHistogram network_ns;
+  std::vector<std::int64_t> sender_now, sender_peak;
+
+ private:
+  mutable std::mutex mutex_;
+  std::string error;
+};
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_EXCHANGE_RUN_STATS_H_

@@ -1,0 +1,291 @@
+#include "transport/exchange/sender_side.h"
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "models/random.h"
+#include "models/sender_memory.h"
+
+namespace exsim::transport {
+namespace {
+
+std::int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Adds the thread CPU time of a scope to a stage counter.
+class CpuScope {
+ public:
+  explicit CpuScope(std::atomic<std::int64_t>& stage) : stage_(stage), start_(thread_cpu_ns()) {}
+  ~CpuScope() { stage_ += thread_cpu_ns() - start_; }
+
+ private:
+  std::atomic<std::int64_t>& stage_;
+  std::int64_t start_;
+};
+
+inline std::uint64_t hash_key(std::uint64_t key) {
+  std::uint64_t state = key;
+  return splitmix64(state);
+}
+
+constexpr std::uint64_t kSharedSlot = std::uint64_t{1} << 63;
+constexpr std::uint64_t kEos = std::uint64_t{1} << 62;
+
+}  // namespace
+
+SenderInstance::SenderInstance(Host& host, const Exchange& exchange, const Policy& policy, SenderSetup setup,
+                               RunStats& stats)
+    : host_(host),
+      exchange_(exchange),
+      policy_(policy),
+      setup_(std::move(setup)),
+      stats_(stats),
+      capacity_(channel_capacity(policy, exchange.row, exchange.receivers.instances())),
+      channels_(static_cast<std::size_t>(exchange.receivers.instances())),
+      window_(exchange.receivers.instances(), policy.in_flight),
+      generator_(exchange.row, setup_.random_share, setup_.seed) {
+  const int count = exchange.receivers.instances();
+  for (int c = 0; c < count; ++c) {
+    Channel& ch = channels_[static_cast<std::size_t>(c)];
+    ch.receiver = c;
+    ch.host = exchange.receivers.host_of(c);
+    ch.compress = channel_compresses(policy, exchange.kind, count, ch.host == host.index());
+    for (int s = 0; s < policy.in_flight; ++s) ch.slots.push_back(std::make_unique<Slot>());
+    ch.shared_prefix.resize(static_cast<std::size_t>(policy.in_flight) + 1);
+  }
+  for (int s = 0; s <= policy.in_flight; ++s) shared_slots_.push_back(std::make_unique<Slot>());
+}
+
+SenderInstance::~SenderInstance() {
+  window_.cancel("sender destroyed");
+  if (thread_.joinable()) thread_.join();
+}
+
+void SenderInstance::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+bool SenderInstance::join() {
+  if (thread_.joinable()) thread_.join();
+  return ok_;
+}
+
+void SenderInstance::run() {
+  next_due_ = std::chrono::steady_clock::now();
+  ok_ = exchange_.kind == PartitionKind::kHash ? (run_hash(), !stats_.failed) : (run_whole_batches(), !stats_.failed);
+  ok_ = ok_ && finish();
+  stats_.blocked_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(blocked_).count();
+  stats_.add_sender_bytes(host_.index(), -footprint_);
+  if (!ok_ && !stats_.failed) {
+    const std::string reason = window_.cancel_reason();
+    stats_.fail(fmt::format("sender {} on host {}: {}", setup_.index, host_.index(),
+                            reason.empty() ? "missed its deadline waiting for a channel" : reason));
+  }
+  done_ = true;
+}
+
+void SenderInstance::pace(std::int64_t rows) {
+  if (exchange_.produce_rows_per_s <= 0) return;
+  next_due_ += std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(rows) / exchange_.produce_rows_per_s * 1e9));
+  std::this_thread::sleep_until(next_due_);
+}
+
+void SenderInstance::run_hash() {
+  const int count = static_cast<int>(channels_.size());
+  const auto key_bytes = static_cast<std::size_t>(std::min<Bytes>(8, exchange_.row.fixed_bytes));
+  const std::uint64_t key_mask = key_bytes == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * key_bytes)) - 1;
+  // Keys that hash to each channel, so that rows follow the scenario's shares
+  // while the partitioning below still hashes every row for real.
+  std::vector<std::vector<std::uint64_t>> keys(static_cast<std::size_t>(count));
+  for (std::uint64_t k = 1; std::any_of(keys.begin(), keys.end(), [](auto& v) { return v.size() < 8; }); ++k) {
+    auto& pool = keys[hash_key(k & key_mask) % static_cast<std::uint64_t>(count)];
+    if (pool.size() < 8) pool.push_back(k & key_mask);
+  }
+  std::vector<double> cumulative(setup_.shares.size());
+  double sum = 0;
+  for (std::size_t c = 0; c < cumulative.size(); ++c) cumulative[c] = sum += setup_.shares[c];
+  Random random(setup_.seed ^ 0x6b657973ULL);  // "keys"
+  std::int64_t left = setup_.rows;
+  while (left > 0 && !stats_.failed) {
+    const std::int64_t n = std::min<std::int64_t>(left, kInputBatchRows);
+    left -= n;
+    input_.clear();
+    {
+      CpuScope cpu(stats_.cpu_produce);
+      generator_.fill(input_, n);
+    }
+    pace(n);
+    for (std::uint32_t r = 0; r < input_.rows(); ++r) {
+      const std::uint32_t start = input_.offsets()[r];
+      const std::uint32_t end = r + 1 < input_.rows() ? input_.offsets()[r + 1] : static_cast<std::uint32_t>(input_.tuple_bytes());
+      char* row = input_.mutable_data().data() + start;
+      const double u = random.uniform() * sum;
+      const auto target = static_cast<std::size_t>(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+      const std::uint64_t key = keys[std::min(target, keys.size() - 1)][random.below(8)];
+      std::memcpy(row, &key, key_bytes);
+      int c;
+      {
+        CpuScope cpu(stats_.cpu_serialize);
+        std::uint64_t read = 0;
+        std::memcpy(&read, row, key_bytes);
+        c = static_cast<int>(hash_key(read) % static_cast<std::uint64_t>(count));
+        Channel& ch = channels_[static_cast<std::size_t>(c)];
+        std::memcpy(ch.collector.append_row(end - start), row, end - start);
+      }
+      Channel& ch = channels_[static_cast<std::size_t>(c)];
+      if (capacity_.full(ch.collector.rows(), static_cast<Bytes>(ch.collector.tuple_bytes())) && !flush(c)) return;
+    }
+  }
+}
+
+void SenderInstance::run_whole_batches() {
+  const int count = static_cast<int>(channels_.size());
+  int next = setup_.index % count;
+  std::size_t shared = 0;
+  std::int64_t left = setup_.rows;
+  const std::int64_t per_batch = full_input_batch(static_cast<double>(exchange_.row.fixed_bytes) + exchange_.row.varlen.mean()).rows;
+  while (left > 0 && !stats_.failed) {
+    const std::int64_t n = std::min(left, per_batch);
+    left -= n;
+    input_.clear();
+    {
+      CpuScope cpu(stats_.cpu_produce);
+      generator_.fill(input_, n);
+    }
+    pace(n);
+    if (exchange_.kind == PartitionKind::kBroadcast && policy_.broadcast_serialize == BroadcastSerialize::kOnce) {
+      // Serialized once; every channel sends the same bytes (section 3.1).
+      Slot& slot = *shared_slots_[shared];
+      shared = (shared + 1) % shared_slots_.size();
+      {
+        CpuScope cpu(stats_.cpu_serialize);
+        slot.batch = input_;
+      }
+      slot.users = 0;
+      for (int c = 0; c < count; ++c) {
+        if (!window_.acquire(c, setup_.deadline, blocked_) || !send(c, slot, /*shared=*/true)) return;
+      }
+      continue;
+    }
+    const int first = exchange_.kind == PartitionKind::kBroadcast ? 0 : next;
+    const int last = exchange_.kind == PartitionKind::kBroadcast ? count : next + 1;
+    next = (next + 1) % count;
+    for (int c = first; c < last; ++c) {
+      if (!window_.acquire(c, setup_.deadline, blocked_)) return;
+      Slot* slot = free_slot(channels_[static_cast<std::size_t>(c)].slots);
+      {
+        CpuScope cpu(stats_.cpu_serialize);
+        slot->batch = input_;  // per_channel broadcast copies (serializes) once per channel
+      }
+      if (!send(c, *slot, /*shared=*/false)) return;
+    }
+  }
+}
+
+SenderInstance::Slot* SenderInstance::free_slot(std::vector<std::unique_ptr<Slot>>& slots) {
+  // The window guarantees one: at most in_flight calls, one per busy slot.
+  for (auto& s : slots) {
+    if (s->users.load() == 0) return s.get();
+  }
+  return slots.front().get();
+}
+
+bool SenderInstance::flush(int c) {
+  Channel& ch = channels_[static_cast<std::size_t>(c)];
+  if (!window_.acquire(c, setup_.deadline, blocked_)) return false;
+  Slot* slot = free_slot(ch.slots);
+  std::swap(slot->batch, ch.collector);
+  ch.collector.clear();
+  return send(c, *slot, /*shared=*/false);
+}
+
+bool SenderInstance::send(int c, Slot& slot, bool shared) {
+  Channel& ch = channels_[static_cast<std::size_t>(c)];
+  if (!shared || slot.users.load() == 0) {  // a shared batch is encoded for its first channel only
+    CpuScope cpu(stats_.cpu_compress);
+    encode_batch(slot.batch, ch.compress, codec_, slot.scratch, slot.encoded);
+    if (ch.compress) {
+      stats_.payload_compressed_in += static_cast<std::int64_t>(slot.batch.tuple_bytes());
+      stats_.payload_compressed_out += static_cast<std::int64_t>(slot.encoded.fields.payload_bytes);
+    }
+  }
+  std::size_t index = 0;
+  auto& slots = shared ? shared_slots_ : ch.slots;
+  while (slots[index].get() != &slot) ++index;
+  char* prefix = shared ? ch.shared_prefix[index].data() : slot.prefix;
+  CallAddress address;
+  address.run = setup_.run;
+  address.sender = static_cast<std::uint32_t>(setup_.index);
+  address.receiver = static_cast<std::uint32_t>(ch.receiver);
+  address.encode(prefix);
+  std::memcpy(prefix + CallAddress::kSize, slot.encoded.header, RowBatchHeader::kSize);
+  ++slot.users;
+  const std::uint64_t cookie = (shared ? kSharedSlot : 0) | (static_cast<std::uint64_t>(c) << 16) | index;
+  const std::size_t offsets = 4ULL * slot.encoded.fields.rows;
+  ++stats_.rpcs;
+  stats_.bytes_wire += static_cast<std::int64_t>(FrameHeader::kSize + sizeof slot.prefix + offsets + slot.encoded.fields.payload_bytes);
+  stats_.bytes_uncompressed += static_cast<std::int64_t>(slot.batch.tuple_bytes() + offsets);
+  host_.call(ch.host, FrameType::kTransmitData,
+             {asio::buffer(prefix, sizeof slot.prefix), asio::buffer(slot.encoded.offsets, offsets),
+              asio::buffer(slot.encoded.payload, slot.encoded.fields.payload_bytes)},
+             3, this, cookie);
+  account_memory();
+  return true;
+}
+
+bool SenderInstance::finish() {
+  if (exchange_.kind == PartitionKind::kHash) {
+    for (int c = 0; c < static_cast<int>(channels_.size()); ++c) {
+      if (channels_[static_cast<std::size_t>(c)].collector.rows() > 0 && !flush(c)) return false;
+    }
+  }
+  if (!window_.wait_idle(setup_.deadline, blocked_)) return false;
+  // End-of-stream on every channel at once (IMPALA-9134), then wait for all.
+  std::vector<std::array<char, CallAddress::kSize>> eos(channels_.size());
+  for (std::size_t c = 0; c < channels_.size(); ++c) {
+    if (!window_.acquire(static_cast<int>(c), setup_.deadline, blocked_)) return false;
+    CallAddress address;
+    address.run = setup_.run;
+    address.sender = static_cast<std::uint32_t>(setup_.index);
+    address.receiver = static_cast<std::uint32_t>(channels_[c].receiver);
+    address.encode(eos[c].data());
+    ++stats_.eos_rpcs;
+    stats_.bytes_wire += static_cast<std::int64_t>(FrameHeader::kSize + CallAddress::kSize);
+    host_.call(channels_[c].host, FrameType::kEndOfStream, {asio::buffer(eos[c]), {}, {}}, 1, this,
+               kEos | (static_cast<std::uint64_t>(c) << 16));
+  }
+  return window_.wait_idle(setup_.deadline, blocked_);
+}
+
+void SenderInstance::on_call_done(std::uint64_t cookie, const CallResult& result, std::int64_t network_ns) {
+  const int c = static_cast<int>((cookie >> 16) & 0xffffff);
+  if (!(cookie & kEos)) {
+    auto& slots = (cookie & kSharedSlot) ? shared_slots_ : channels_[static_cast<std::size_t>(c)].slots;
+    --slots[cookie & 0xffff]->users;
+    stats_.add_network_ns(network_ns);
+  }
+  if (result.status != 0) stats_.fail(fmt::format("sender {}: receiver {} refused a call", setup_.index, c));
+  window_.release(c);
+}
+
+void SenderInstance::account_memory() {
+  std::int64_t total = 0;
+  for (const auto& ch : channels_) {
+    total += static_cast<std::int64_t>(ch.collector.footprint());
+    for (const auto& s : ch.slots) total += static_cast<std::int64_t>(s->batch.footprint() + s->scratch.capacity());
+  }
+  for (const auto& s : shared_slots_) total += static_cast<std::int64_t>(s->batch.footprint() + s->scratch.capacity());
+  total += static_cast<std::int64_t>(input_.footprint());
+  if (total != footprint_) {
+    stats_.add_sender_bytes(host_.index(), total - footprint_);
+    footprint_ = total;
+  }
+}
+
+}  // namespace exsim::transport

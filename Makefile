@@ -5,7 +5,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 SCENARIO ?= scenarios/default.json
 T ?=
 
-.PHONY: all deps configure build run test debug bench clean
+.PHONY: all deps configure build run test debug tsan bench clean
 
 all: build
 
@@ -33,6 +33,12 @@ debug: deps
 	@test -f $(BUILD_DIR)/debug/CMakeCache.txt || cmake -S . -B $(BUILD_DIR)/debug $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DEXSIM_SANITIZE=ON
 	@cmake --build $(BUILD_DIR)/debug -j 2
 	cd $(BUILD_DIR)/debug && ctest --output-on-failure --timeout 900
+
+# ThreadSanitizer build in build/tsan: the multi-threaded transport tests.
+tsan: deps
+	@test -f $(BUILD_DIR)/tsan/CMakeCache.txt || cmake -S . -B $(BUILD_DIR)/tsan $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread
+	@cmake --build $(BUILD_DIR)/tsan -j 2 --target exsim_tests
+	./$(BUILD_DIR)/tsan/exsim_tests --test-suite='*' --source-file='*transport*'
 
 bench: build
 	./$(BUILD_DIR)/exsim_bench_sim

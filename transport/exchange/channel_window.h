@@ -39,11 +39,11 @@ class ChannelWindow {
 
   // The call on `channel` has completed.
   void release(int channel) {
-    {
-      std::lock_guard lock(mutex_);
-      --used_[channel];
-      --total_;
-    }
+    // Notify under the lock: the sender may return from its wait and destroy the
+    // window as soon as it can take the mutex.
+    std::lock_guard lock(mutex_);
+    --used_[channel];
+    --total_;
     freed_.notify_all();
   }
 
@@ -57,11 +57,9 @@ class ChannelWindow {
   }
 
   void cancel(const std::string& reason) {
-    {
-      std::lock_guard lock(mutex_);
-      cancelled_ = true;
-      reason_ = reason;
-    }
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+    if (reason_.empty()) reason_ = reason;
     freed_.notify_all();
   }
 

@@ -212,6 +212,7 @@ void Host::remove_target(std::uint32_t run) {
 }
 
 void Host::fail(const std::string& reason) {
+  std::lock_guard lock(failure_mutex_);
   if (on_failure_) on_failure_(reason);
 }
 

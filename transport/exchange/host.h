@@ -82,8 +82,12 @@ class Host {
   // After this returns, no call reaches the target any more.
   void remove_target(std::uint32_t run);
 
-  // Called on the reactor thread when a connection fails: the run must fail.
-  void set_failure_handler(std::function<void(const std::string&)> handler) { on_failure_ = std::move(handler); }
+  // Called (on the reactor thread) when a connection fails: the run must fail.
+  // Clear it (an empty function) before what it refers to goes away.
+  void set_failure_handler(std::function<void(const std::string&)> handler) {
+    std::lock_guard lock(failure_mutex_);
+    on_failure_ = std::move(handler);
+  }
 
   void stop();
 
@@ -102,6 +106,7 @@ class Host {
   std::vector<std::shared_ptr<Inbound>> inbound_;
   std::mutex targets_mutex_;
   std::map<std::uint32_t, CallTarget*> targets_;
+  std::mutex failure_mutex_;
   std::function<void(const std::string&)> on_failure_;
   bool stopped_ = false;
 };

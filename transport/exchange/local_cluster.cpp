@@ -88,7 +88,10 @@ ExchangeOutcome LocalCluster::run_exchange(const Policy& policy, std::size_t que
     for (auto& r : receivers) r->cancel();
   }
   senders.clear();
-  for (auto& h : hosts_) h->remove_target(run);
+  for (auto& h : hosts_) {
+    h->remove_target(run);
+    h->set_failure_handler({});  // `stats` belongs to the caller
+  }
   receivers.clear();
   outcome.ok = !stats.failed;
   outcome.error = stats.failure();

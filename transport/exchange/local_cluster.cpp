@@ -1,14 +1,8 @@
 #include "transport/exchange/local_cluster.h"
 
-#include <algorithm>
-#include <thread>
-
 #include <fmt/format.h>
 
-#include "models/partitioning.h"
-#include "transport/data/row_generator.h"
-#include "transport/exchange/receiver_side.h"
-#include "transport/exchange/sender_side.h"
+#include "transport/exchange/exchange_part.h"
 
 namespace exsim::transport {
 
@@ -34,66 +28,24 @@ LocalCluster::~LocalCluster() {
 }
 
 ExchangeOutcome LocalCluster::run_exchange(const Policy& policy, std::size_t query, int repetition,
-                                           std::size_t exchange_index, RunStats& stats, std::chrono::seconds timeout) {
-  const Exchange& x = scenario_.queries[query].exchanges[exchange_index];
-  const std::uint64_t seed = exchange_seed(scenario_, query, repetition, exchange_index);
-  const std::uint32_t run = next_run_++;
-  const Calibration calibration = calibrate_random_share(x.row, x.lz4_ratio, seed);
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (auto& h : hosts_) {
-    h->set_failure_handler([&stats](const std::string& reason) { stats.fail(reason); });
-  }
-
-  std::vector<std::unique_ptr<ReceiverSide>> receivers;
-  for (auto& h : hosts_) {
-    receivers.push_back(std::make_unique<ReceiverSide>(*h, x, policy, stats));
-    h->add_target(run, receivers.back().get());
-  }
-  std::vector<std::unique_ptr<SenderInstance>> senders;
-  const int count = x.senders.instances();
-  const auto shares = receiver_shares(x, seed);
-  for (int s = 0; s < count; ++s) {
-    SenderSetup setup;
-    setup.run = run;
-    setup.index = s;
-    setup.rows = x.rows / count + (s < x.rows % count ? 1 : 0);
-    setup.seed = sender_seed(seed, s);
-    setup.random_share = calibration.random_share;
-    setup.shares = shares;
-    setup.deadline = deadline;
-    senders.push_back(std::make_unique<SenderInstance>(host(x.senders.host_of(s)), x, policy, setup, stats));
-  }
+                                           std::size_t exchange, RunStats& stats, std::chrono::seconds timeout) {
+  PartSpec spec{query, repetition, exchange, next_run_++, std::chrono::steady_clock::now() + timeout};
+  for (auto& h : hosts_) h->set_failure_handler([&stats](const std::string& reason) { stats.fail(reason); });
+  std::vector<std::unique_ptr<ExchangePart>> parts;
+  for (auto& h : hosts_) parts.push_back(std::make_unique<ExchangePart>(*h, scenario_, policy, spec, stats));
+  for (auto& p : parts) p->prepare();
   const auto start = std::chrono::steady_clock::now();
-  for (auto& r : receivers) r->start();
-  for (auto& s : senders) s->start();
-  // Wait for the senders, cancelling them all as soon as anything fails, so a
-  // failure ends the run at once instead of at the deadline.
-  while (std::any_of(senders.begin(), senders.end(), [](auto& s) { return !s->done(); })) {
-    if (stats.failed || std::chrono::steady_clock::now() > deadline) {
-      for (auto& s : senders) s->cancel(stats.failed ? stats.failure() : "deadline passed");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  for (auto& p : parts) p->start();
   bool ok = true;
-  for (auto& s : senders) {
-    ok = s->join() && ok;
-    stats.peak_in_flight = std::max(stats.peak_in_flight.load(), s->peak_in_flight());
-  }
-  for (auto& r : receivers) ok = (ok && r->wait(deadline)) && ok;
+  for (auto& p : parts) ok = p->wait() && ok;
   ExchangeOutcome outcome;
   outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!ok && !stats.failed) stats.fail(fmt::format("exchange {} did not finish within {} s", x.id, timeout.count()));
-  if (stats.failed) {
-    for (auto& s : senders) s->cancel(stats.failure());
-    for (auto& r : receivers) r->cancel();
+  if (!ok) {
+    for (auto& p : parts) p->cancel(stats.failure());
   }
-  senders.clear();
-  for (auto& h : hosts_) {
-    h->remove_target(run);
-    h->set_failure_handler({});  // `stats` belongs to the caller
-  }
-  receivers.clear();
-  outcome.ok = !stats.failed;
+  parts.clear();
+  for (auto& h : hosts_) h->set_failure_handler({});  // `stats` belongs to the caller
+  outcome.ok = ok && !stats.failed;
   outcome.error = stats.failure();
   if (stats.payload_compressed_in > 0) {
     outcome.lz4_ratio = static_cast<double>(stats.payload_compressed_out) / static_cast<double>(stats.payload_compressed_in);

@@ -1,0 +1,85 @@
+#include "transport/exchange/exchange_part.h"
+
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "models/partitioning.h"
+#include "transport/data/row_generator.h"
+#include "transport/exchange/receiver_side.h"
+#include "transport/exchange/sender_side.h"
+
+namespace exsim::transport {
+
+ExchangePart::ExchangePart(Host& host, const Scenario& scenario, const Policy& policy, const PartSpec& spec,
+                           RunStats& stats)
+    : host_(host),
+      scenario_(scenario),
+      policy_(policy),
+      exchange_(scenario.queries[spec.query].exchanges[spec.exchange]),
+      spec_(spec),
+      stats_(stats) {}
+
+ExchangePart::~ExchangePart() {
+  if (started_ && !finished_) cancel("the exchange part was torn down before it finished");
+  senders_.clear();
+  if (registered_) host_.remove_target(spec_.run);
+  receivers_.reset();
+}
+
+void ExchangePart::prepare() {
+  receivers_ = std::make_unique<ReceiverSide>(host_, exchange_, policy_, stats_);
+  host_.add_target(spec_.run, receivers_.get());
+  registered_ = true;
+  const std::uint64_t seed = exchange_seed(scenario_, spec_.query, spec_.repetition, spec_.exchange);
+  const Calibration calibration = calibrate_random_share(exchange_.row, exchange_.lz4_ratio, seed);
+  const auto shares = receiver_shares(exchange_, seed);
+  const int count = exchange_.senders.instances();
+  for (int s = 0; s < count; ++s) {
+    if (exchange_.senders.host_of(s) != host_.index()) continue;
+    SenderSetup setup;
+    setup.run = spec_.run;
+    setup.index = s;
+    setup.rows = exchange_.rows / count + (s < exchange_.rows % count ? 1 : 0);
+    setup.seed = sender_seed(seed, s);
+    setup.random_share = calibration.random_share;
+    setup.shares = shares;
+    setup.deadline = spec_.deadline;
+    senders_.push_back(std::make_unique<SenderInstance>(host_, exchange_, policy_, setup, stats_));
+  }
+}
+
+void ExchangePart::start() {
+  started_ = true;
+  receivers_->start();
+  for (auto& s : senders_) s->start();
+}
+
+bool ExchangePart::wait() {
+  while (std::any_of(senders_.begin(), senders_.end(), [](auto& s) { return !s->done(); })) {
+    if (stats_.failed || std::chrono::steady_clock::now() > spec_.deadline) {
+      for (auto& s : senders_) s->cancel(stats_.failed ? stats_.failure() : "deadline passed");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  bool ok = true;
+  for (auto& s : senders_) {
+    ok = s->join() && ok;
+    stats_.peak_in_flight = std::max(stats_.peak_in_flight.load(), s->peak_in_flight());
+  }
+  ok = ok && receivers_->wait(spec_.deadline);
+  finished_ = true;
+  if (!ok && !stats_.failed) {
+    stats_.fail(fmt::format("host {}: exchange {} did not finish by its deadline", host_.index(), exchange_.id));
+  }
+  return ok && !stats_.failed;
+}
+
+void ExchangePart::cancel(const std::string& reason) {
+  if (!stats_.failed) stats_.fail(reason);
+  for (auto& s : senders_) s->cancel(reason);
+  if (receivers_) receivers_->cancel();
+}
+
+}  // namespace exsim::transport

@@ -14,6 +14,8 @@ inline constexpr int kExitBadInput = 2;  // scenario, profile or command line
 inline constexpr int kExitFailure = 3;   // I/O failure or internal error
 
 int simulate_command(const std::vector<std::string>& args);
+int run_command(const std::vector<std::string>& args);
+int agent_command(const std::vector<std::string>& args);
 
 }  // namespace exsim::cli
 

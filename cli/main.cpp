@@ -17,6 +17,8 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  simulate   predict wall-clock, RPCs, bytes, CPU and sender memory of a scenario's policies\n"
+    "  run        run a scenario's policies on the real exchange (agent processes) and measure the same\n"
+    "  agent      serve one host of a real run for a coordinator ('exsim run --hosts')\n"
     "\n"
     "Run 'exsim <command> --help' for a command's options.\n";
 
@@ -33,6 +35,8 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   try {
     if (command == "simulate") return simulate_command(args);
+    if (command == "run") return run_command(args);
+    if (command == "agent") return agent_command(args);
     fmt::print(stderr, "exsim: unknown command '{}'\n\n{}", command, kUsage);
     return kExitBadInput;
   } catch (const exsim::ScenarioError& e) {

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/table.h"
+#include "cli/results_table.h"
 #include "models/error.h"
 #include "models/json_reader.h"
 #include "models/scenario_loader.h"
@@ -17,65 +17,6 @@
 
 namespace exsim::cli {
 namespace po = boost::program_options;
-namespace {
-
-std::string percent_delta(double value, double base) {
-  if (base == 0) return "-";
-  return fmt::format("{:+.1f}%", (value / base - 1) * 100);
-}
-
-Bytes largest(const RunResult& r, Bytes HostResult::*field) {
-  Bytes best = 0;
-  for (const auto& h : r.hosts) best = std::max(best, h.*field);
-  return best;
-}
-
-std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<std::string>& names) {
-  if (names.empty()) return scenario.policies;
-  std::vector<Policy> chosen;
-  std::vector<std::string> known;
-  for (const auto& p : scenario.policies) known.push_back(p.name);
-  for (const auto& name : names) {
-    auto it = std::find_if(scenario.policies.begin(), scenario.policies.end(),
-                           [&](const Policy& p) { return p.name == name; });
-    if (it == scenario.policies.end()) {
-      std::string hint = closest_name(name, known);
-      std::string all;
-      for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
-      throw UsageError(fmt::format("--policy {}: no such policy in {} (policies: {}){}", name, scenario.file, all,
-                                   hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
-    }
-    chosen.push_back(*it);
-  }
-  return chosen;
-}
-
-// Refuses an output path whose directory does not exist before any work is done.
-void check_writable(const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-    throw UsageError(fmt::format("--json {}: directory {} does not exist", path, parent.string()));
-  }
-}
-
-std::string render_table(const std::vector<RunResult>& results) {
-  Table table({"policy", "wall", "vs base", "RPCs", "vs base", "wire", "batch mean", "sender peak", "expected",
-               "worst", "planner over"});
-  const RunResult& base = results.front();
-  for (const auto& r : results) {
-    table.add_row({r.policy, fmt::format("{:.3f} s", r.wall_s), percent_delta(r.wall_s, base.wall_s),
-                   fmt::format("{}", r.rpcs), percent_delta(static_cast<double>(r.rpcs), static_cast<double>(base.rpcs)),
-                   human_bytes(r.bytes_wire),
-                   human_bytes(r.rpcs > 0 ? r.bytes_uncompressed / static_cast<double>(r.rpcs) : 0),
-                   human_bytes(static_cast<double>(largest(r, &HostResult::sender_peak_bytes))),
-                   human_bytes(static_cast<double>(largest(r, &HostResult::sender_expected_bytes))),
-                   human_bytes(static_cast<double>(largest(r, &HostResult::sender_worst_bytes))),
-                   fmt::format("{}/{}", r.planner.over_estimate, r.planner.senders)});
-  }
-  return table.render();
-}
-
-}  // namespace
 
 int simulate_command(const std::vector<std::string>& args) {
   po::options_description visible(
@@ -134,7 +75,7 @@ int simulate_command(const std::vector<std::string>& args) {
 
   fmt::print("{} ({} hosts, mt_dop {}, costs: {})\n\n", scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop,
              scenario.costs.source);
-  fmt::print("{}", render_table(results));
+  fmt::print("{}", render_results_table(results));
   if (vm.count("json")) {
     write_file_atomically(vm["json"].as<std::string>(), results_to_json(results));
   }

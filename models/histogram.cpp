@@ -31,6 +31,20 @@ void LogHistogram::merge(const LogHistogram& other) {
   count_ += other.count_;
 }
 
+std::vector<std::pair<int, std::int64_t>> LogHistogram::buckets() const {
+  std::vector<std::pair<int, std::int64_t>> out;
+  for (int i = 0; i < kBuckets; ++i) {
+    if (buckets_[i] != 0) out.emplace_back(i, buckets_[i]);
+  }
+  return out;
+}
+
+void LogHistogram::add_bucket(int index, std::int64_t count) {
+  if (index < 0 || index >= kBuckets || count <= 0) return;
+  buckets_[index] += count;
+  count_ += count;
+}
+
 double LogHistogram::quantile(double q) const {
   if (count_ == 0) return 0;
   auto rank = static_cast<std::int64_t>(q * static_cast<double>(count_ - 1));

@@ -49,6 +49,7 @@ ordered run_json(const RunResult& r) {
                                 {"batch_bytes_mean", x.batch_bytes_mean},
                                 {"sender_blocked_s", x.sender_blocked_s},
                                 {"deferred_rpcs", x.deferred_rpcs}});
+    if (x.lz4_ratio >= 0) exchanges.back()["lz4_ratio"] = x.lz4_ratio;
   }
   out["exchanges"] = std::move(exchanges);
   ordered hosts = ordered::array();
@@ -57,7 +58,8 @@ ordered run_json(const RunResult& r) {
                             {"sender_peak_bytes", h.sender_peak_bytes},
                             {"sender_expected_bytes", h.sender_expected_bytes},
                             {"sender_worst_bytes", h.sender_worst_bytes},
-                            {"receiver_peak_bytes", h.receiver_peak_bytes}});
+                            {"receiver_peak_bytes", h.receiver_peak_bytes < 0 ? ordered(nullptr) : ordered(h.receiver_peak_bytes)}});
+    if (h.rss_peak_bytes >= 0) hosts.back()["rss_peak_bytes"] = h.rss_peak_bytes;
   }
   out["hosts"] = std::move(hosts);
   out["planner"] = ordered{{"senders", r.planner.senders},

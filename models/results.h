@@ -43,6 +43,7 @@ struct ExchangeResult {
   double batch_bytes_mean = 0;       // uncompressed bytes per TransmitData RPC
   double sender_blocked_s = 0;       // summed over sender instances
   std::int64_t deferred_rpcs = 0;
+  double lz4_ratio = -1;             // measured runs: LZ4 ratio achieved; -1: none
 };
 
 struct HostResult {
@@ -50,7 +51,8 @@ struct HostResult {
   Bytes sender_peak_bytes = 0;
   Bytes sender_expected_bytes = 0;
   Bytes sender_worst_bytes = 0;
-  Bytes receiver_peak_bytes = 0;
+  Bytes receiver_peak_bytes = 0;  // -1: not measured (written as null)
+  Bytes rss_peak_bytes = -1;      // measured runs: the agent process's peak RSS; -1: none
 };
 
 struct PlannerResult {

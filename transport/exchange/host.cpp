@@ -140,7 +140,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
 };
 
 Host::Host(Options options)
-    : options_(std::move(options)), acceptor_(reactor_.context(), {asio::ip::make_address("127.0.0.1"), 0}) {
+    : options_(std::move(options)), acceptor_(reactor_.context(), {asio::ip::make_address(options_.listen_address), 0}) {
   endpoint_ = acceptor_.local_endpoint();
   reactor_.post([this] { accept_next(); });
 }

@@ -54,6 +54,7 @@ class Host {
  public:
   struct Options {
     int index = 0;
+    std::string listen_address = "127.0.0.1";  // data port: an ephemeral port on this address
     std::uint32_t max_frame_bytes = 64u << 20;
     // One-way delay to add to frames from each host (index), on one machine; empty: none.
     std::vector<std::chrono::nanoseconds> one_way_delay;

@@ -23,6 +23,8 @@ struct RunStats {
   std::atomic<std::int64_t> cpu_produce{0}, cpu_serialize{0}, cpu_compress{0}, cpu_decompress{0}, cpu_deserialize{0},
       cpu_consume{0};
   std::atomic<int> peak_in_flight{0};
+  // Sender instances, and those whose buffers outgrew the planner's estimate.
+  std::atomic<std::int64_t> senders{0}, over_estimate{0}, max_over_bytes{0};
 
   void add_network_ns(std::int64_t ns) {
     std::lock_guard lock(mutex_);
@@ -33,7 +35,20 @@ struct RunStats {
     auto& now = sender_now[static_cast<std::size_t>(host)];
     now += delta;
     if (now > sender_peak[static_cast<std::size_t>(host)]) sender_peak[static_cast<std::size_t>(host)] = now;
+    if (host_ledger) host_ledger->add(delta);
   }
+
+  // A host's sender buffers across the exchange runs it takes part in at once.
+  struct HostLedger {
+    void add(std::int64_t delta) {
+      std::lock_guard lock(mutex);
+      now += delta;
+      if (now > peak) peak = now;
+    }
+    std::mutex mutex;
+    std::int64_t now = 0, peak = 0;
+  };
+  HostLedger* host_ledger = nullptr;
   void fail(const std::string& reason) {
     std::lock_guard lock(mutex_);
     if (error.empty()) error = reason;

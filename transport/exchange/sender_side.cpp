@@ -82,6 +82,14 @@ void SenderInstance::run() {
   ok_ = ok_ && finish();
   stats_.blocked_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(blocked_).count();
   stats_.add_sender_bytes(host_.index(), -footprint_);
+  ++stats_.senders;
+  const std::int64_t over = peak_footprint_ - planner_sender_estimate(exchange_);
+  if (over > 0) {
+    ++stats_.over_estimate;
+    std::int64_t seen = stats_.max_over_bytes.load();
+    while (over > seen && !stats_.max_over_bytes.compare_exchange_weak(seen, over)) {
+    }
+  }
   if (!ok_ && !stats_.failed) {
     const std::string reason = window_.cancel_reason();
     stats_.fail(fmt::format("sender {} on host {}: {}", setup_.index, host_.index(),
@@ -285,6 +293,7 @@ void SenderInstance::account_memory() {
   if (total != footprint_) {
     stats_.add_sender_bytes(host_.index(), total - footprint_);
     footprint_ = total;
+    peak_footprint_ = std::max(peak_footprint_, total);
   }
 }
 

@@ -98,6 +98,7 @@ class SenderInstance final : public CallSink {
   std::chrono::steady_clock::duration blocked_{};
   std::chrono::steady_clock::time_point next_due_;
   std::int64_t footprint_ = 0;
+  std::int64_t peak_footprint_ = 0;
   std::thread thread_;
   bool ok_ = false;
   std::atomic<bool> done_{false};

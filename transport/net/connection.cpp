@@ -62,6 +62,15 @@ void Connection::send_copy(FrameHeader header, const void* body, std::size_t siz
   enqueue(out, header, cookie);
 }
 
+void Connection::send_owned(FrameHeader header, const std::string& body, std::uint64_t cookie) {
+  if (!open_) return;
+  Outbound& out = reserve_slot();
+  out.owned_body.assign(body);
+  out.pieces[0] = asio::buffer(out.owned_body);
+  out.piece_count = 1;
+  enqueue(out, header, cookie);
+}
+
 void Connection::write_next() {
   std::size_t count = 0;
   std::size_t skip = front_written_;

@@ -55,6 +55,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // the frame's slot: for responses and control messages, no lifetime to manage.
   void send_copy(FrameHeader header, const void* body, std::size_t size, std::uint64_t cookie);
   static constexpr std::size_t kInlineBody = 64;
+  // Queues a frame whose body the connection keeps until it is sent: control
+  // messages of any size (the slot's string keeps its capacity for the next).
+  void send_owned(FrameHeader header, const std::string& body, std::uint64_t cookie);
   void close(const std::string& reason);
 
   bool open() const { return open_; }
@@ -67,6 +70,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::array<char, FrameHeader::kSize> header;
     std::array<asio::const_buffer, kMaxPayloadPieces> pieces;
     std::array<char, kInlineBody> inline_body;
+    std::string owned_body;
     std::size_t piece_count = 0;
     std::size_t total = 0;  // header plus pieces
     std::uint64_t cookie = 0;

@@ -1,0 +1,56 @@
+// exsim agent --token-file F [--listen ADDRESS:PORT]
+#include <fstream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "models/error.h"
+#include "transport/agent/agent.h"
+
+namespace exsim::cli {
+namespace po = boost::program_options;
+
+int agent_command(const std::vector<std::string>& args) {
+  po::options_description visible(
+      "usage: exsim agent --token-file F [--listen ADDRESS:PORT]\n\n"
+      "Serves one host of a real exchange run for one `exsim run` coordinator, which must\n"
+      "present the token in F. Prints \"listening ADDRESS:PORT\" once bound. Listens on\n"
+      "loopback unless given an address.\n\noptions");
+  visible.add_options()
+      ("help,h", "print this help")
+      ("listen", po::value<std::string>()->default_value("127.0.0.1:0"), "address and port to listen on (port 0: any)")
+      ("token-file", po::value<std::string>(), "file holding the shared token (required)")
+      ("idle-timeout", po::value<int>()->default_value(600), "exit after this many seconds without a coordinator message");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(visible).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("help")) {
+    std::ostringstream text;
+    text << visible;
+    fmt::print("{}", text.str());
+    return kExitOk;
+  }
+  if (!vm.count("token-file")) throw UsageError("--token-file is required: agents refuse coordinators without the token");
+  transport::AgentOptions options;
+  std::ifstream token(vm["token-file"].as<std::string>());
+  if (!(token >> options.token)) throw UsageError(fmt::format("--token-file {}: cannot read a token", vm["token-file"].as<std::string>()));
+  const std::string listen = vm["listen"].as<std::string>();
+  const auto colon = listen.rfind(':');
+  if (colon == std::string::npos) throw UsageError(fmt::format("--listen {}: expected ADDRESS:PORT", listen));
+  options.listen_address = listen.substr(0, colon);
+  try {
+    options.listen_port = static_cast<unsigned short>(std::stoi(listen.substr(colon + 1)));
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("--listen {}: expected ADDRESS:PORT", listen));
+  }
+  options.idle_timeout = std::chrono::seconds(vm["idle-timeout"].as<int>());
+  return transport::run_agent(options);
+}
+
+}  // namespace exsim::cli

@@ -1,0 +1,84 @@
+// exsim run SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--hosts FILE]
+#include <fstream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/results_table.h"
+#include "models/error.h"
+#include "models/scenario_loader.h"
+#include "transport/agent/coordinator.h"
+
+namespace exsim::cli {
+namespace po = boost::program_options;
+
+int run_command(const std::vector<std::string>& args) {
+  po::options_description visible(
+      "usage: exsim run SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--hosts FILE]\n\n"
+      "Runs every policy of SCENARIO (or those named) on the real exchange and prints the\n"
+      "same table as `simulate`, measured. By default it starts one `exsim agent` process\n"
+      "per scenario host on this machine, on loopback, and imposes the scenario's RTTs with\n"
+      "delay lines; with --hosts it uses agents already running elsewhere.\n\noptions");
+  visible.add_options()
+      ("help,h", "print this help")
+      ("policy,p", po::value<std::vector<std::string>>()->composing(), "run only this policy (repeatable)")
+      ("json,o", po::value<std::string>(), "write the results (source \"measured\") to this file")
+      ("set,s", po::value<std::vector<std::string>>()->composing(), "override a scenario value by its dotted path")
+      ("hosts", po::value<std::string>(), "agents already running: one ADDRESS:PORT line per scenario host")
+      ("token-file", po::value<std::string>(), "with --hosts: file holding the agents' shared token")
+      ("no-delay-line", "do not impose the scenario's RTTs (real hosts)")
+      ("timeout", po::value<int>()->default_value(600), "seconds each exchange may take before the run fails");
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description positional;
+  positional.add("scenario", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("help")) {
+    std::ostringstream text;
+    text << visible;
+    fmt::print("{}", text.str());
+    return kExitOk;
+  }
+  if (!vm.count("scenario") || vm["scenario"].as<std::vector<std::string>>().size() != 1) {
+    throw UsageError("expected one SCENARIO (a scenario JSON file)");
+  }
+  if (vm.count("json")) check_writable(vm["json"].as<std::string>());
+  transport::RunOptions options;
+  options.scenario_file = vm["scenario"].as<std::vector<std::string>>()[0];
+  if (vm.count("set")) options.overrides = vm["set"].as<std::vector<std::string>>();
+  const Scenario scenario = load_scenario(options.scenario_file, options.overrides);
+  std::vector<std::string> names;
+  if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
+  for (const auto& p : select_policies(scenario, names)) options.policies.push_back(p.name);
+  std::ifstream in(options.scenario_file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  options.scenario_text = text.str();
+  options.delay_line = !vm.count("no-delay-line");
+  options.timeout = std::chrono::seconds(vm["timeout"].as<int>());
+  options.exsim_binary = "/proc/self/exe";
+  if (vm.count("hosts")) {
+    options.hosts_file = vm["hosts"].as<std::string>();
+    if (!vm.count("token-file")) throw UsageError("--hosts needs --token-file (the agents' token)");
+    std::ifstream token(vm["token-file"].as<std::string>());
+    if (!(token >> options.token)) throw UsageError(fmt::format("--token-file {}: cannot read a token", vm["token-file"].as<std::string>()));
+  }
+  const auto results = transport::run_on_agents(scenario, options);
+  fmt::print("{} ({} hosts, mt_dop {}, measured{})\n\n", scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop,
+             options.delay_line ? ", RTTs imposed by delay lines" : "");
+  fmt::print("{}", render_results_table(results));
+  if (vm.count("json")) write_file_atomically(vm["json"].as<std::string>(), results_to_json(results));
+  return kExitOk;
+}
+
+}  // namespace exsim::cli

@@ -1,0 +1,200 @@
+#include "transport/agent/agent.h"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/error.h"
+#include "models/scenario_loader.h"
+#include "transport/agent/control_channel.h"
+#include "transport/agent/protocol.h"
+#include "transport/exchange/exchange_part.h"
+#include "transport/exchange/host.h"
+
+namespace exsim::transport {
+namespace {
+
+using json = nlohmann::json;
+
+std::int64_t rss_peak_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
+}
+
+// One exchange run this agent takes part in.
+struct ActiveRun {
+  std::unique_ptr<RunStats> stats;
+  std::unique_ptr<ExchangePart> part;
+  std::thread waiter;
+};
+
+class Agent {
+ public:
+  explicit Agent(const AgentOptions& options) : options_(options) {}
+
+  int serve() {
+    asio::ip::tcp::acceptor acceptor(reactor_.context(),
+                                     {asio::ip::make_address(options_.listen_address), options_.listen_port});
+    const auto bound = acceptor.local_endpoint();
+    std::printf("listening %s:%u\n", bound.address().to_string().c_str(), bound.port());
+    std::fflush(stdout);
+    asio::ip::tcp::socket socket(reactor_.context());
+    acceptor.accept(socket);  // the coordinator, which spawned or was told of this agent
+    acceptor.close();
+    channel_ = std::make_unique<ControlChannel>(reactor_, std::move(socket), options_.token);
+    channel_->start();
+    int code = 0;
+    while (true) {
+      auto message = channel_->receive(std::chrono::steady_clock::now() + options_.idle_timeout);
+      if (!message) {
+        std::fprintf(stderr, "exsim agent: coordinator gone: %s\n", channel_->error().c_str());
+        code = 1;
+        break;
+      }
+      json reply;
+      try {
+        const json request = json::parse(*message);
+        const std::string op = request.at("op").get<std::string>();
+        if (op == "shutdown") {
+          channel_->send(json{{"op", "bye"}, {"rss_peak_bytes", rss_peak_bytes()}}.dump());
+          break;
+        }
+        reply = handle(op, request);
+      } catch (const std::exception& e) {
+        reply = {{"op", "error"}, {"error", e.what()}};
+      }
+      if (!reply.is_null()) channel_->send(reply.dump());
+    }
+    for (auto& [id, run] : runs_) {
+      if (run.part) run.part->cancel("agent shutting down");
+      if (run.waiter.joinable()) run.waiter.join();
+    }
+    runs_.clear();
+    if (host_) host_->stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let the last reply leave
+    channel_->close();
+    return code;
+  }
+
+ private:
+  json handle(const std::string& op, const json& request) {
+    if (op == "setup") {
+      scenario_ = std::make_unique<Scenario>(parse_scenario(request.at("scenario").get<std::string>(),
+                                                            request.at("file").get<std::string>(),
+                                                            request.at("overrides").get<std::vector<std::string>>()));
+      Host::Options options;
+      options.index = request.at("host").get<int>();
+      options.listen_address = options_.listen_address;
+      if (request.at("delay_line").get<bool>()) {
+        const int n = static_cast<int>(scenario_->cluster.hosts.size());
+        for (int from = 0; from < n; ++from) {
+          options.one_way_delay.push_back(std::chrono::nanoseconds(scenario_->cluster.rtt.rtt(from, options.index) / 2));
+        }
+      }
+      host_ = std::make_unique<Host>(options);
+      host_->set_failure_handler([this](const std::string& reason) {
+        std::lock_guard lock(runs_mutex_);
+        for (auto& [id, run] : runs_) run.stats->fail(reason);
+      });
+      return {{"op", "ready"}, {"data_port", host_->endpoint().port()}};
+    }
+    if (op == "connect") {
+      std::vector<asio::ip::tcp::endpoint> peers;
+      for (const auto& p : request.at("peers")) {
+        peers.emplace_back(asio::ip::make_address(p.at("address").get<std::string>()), p.at("port").get<unsigned short>());
+      }
+      host_->connect(peers);
+      return {{"op", "connected"}};
+    }
+    if (op == "prepare") {
+      const std::string name = request.at("policy").get<std::string>();
+      const Policy* policy = nullptr;
+      for (const auto& p : scenario_->policies) {
+        if (p.name == name) policy = &p;
+      }
+      if (!policy) throw std::runtime_error("no policy " + name);
+      const auto id = request.at("run").get<std::uint32_t>();
+      PartSpec spec{request.at("query").get<std::size_t>(), request.at("repetition").get<int>(),
+                    request.at("exchange").get<std::size_t>(), id,
+                    std::chrono::steady_clock::now() + std::chrono::seconds(request.at("timeout_s").get<int>())};
+      ActiveRun run;
+      run.stats = std::make_unique<RunStats>(static_cast<int>(scenario_->cluster.hosts.size()));
+      run.stats->host_ledger = &ledger_;
+      run.part = std::make_unique<ExchangePart>(*host_, *scenario_, *policy, spec, *run.stats);
+      run.part->prepare();
+      std::lock_guard lock(runs_mutex_);
+      runs_[id] = std::move(run);
+      return {{"op", "prepared"}, {"run", id}};
+    }
+    if (op == "start") {
+      const auto id = request.at("run").get<std::uint32_t>();
+      std::lock_guard lock(runs_mutex_);
+      ActiveRun& run = runs_.at(id);
+      run.part->start();
+      run.waiter = std::thread([this, id, part = run.part.get(), stats = run.stats.get()] {
+        const bool ok = part->wait();
+        json done = {{"op", "done"}, {"run", id}, {"ok", ok}, {"error", stats->failure()},
+                     {"stats", stats_to_json(*stats, host_->index())}, {"sender_peak_bytes", ledger_peak()}};
+        channel_->send(done.dump());
+      });
+      return nullptr;  // "done" follows when the run ends
+    }
+    if (op == "release") {  // the coordinator has every agent's "done": tear the run down
+      const auto id = request.at("run").get<std::uint32_t>();
+      ActiveRun run;
+      {
+        std::lock_guard lock(runs_mutex_);
+        run = std::move(runs_.at(id));
+        runs_.erase(id);
+      }
+      if (run.waiter.joinable()) run.waiter.join();
+      return nullptr;
+    }
+    if (op == "reset_memory") {  // a new policy: peaks start again
+      std::lock_guard lock(ledger_.mutex);
+      ledger_.peak = ledger_.now;
+      return {{"op", "reset"}};
+    }
+    if (op == "fail") {  // another agent failed: stop at once
+      std::lock_guard lock(runs_mutex_);
+      for (auto& [id, run] : runs_) run.part->cancel(request.at("error").get<std::string>());
+      return nullptr;
+    }
+    throw std::runtime_error("unknown op " + op);
+  }
+
+  std::int64_t ledger_peak() {
+    std::lock_guard lock(ledger_.mutex);
+    return ledger_.peak;
+  }
+
+  AgentOptions options_;
+  Reactor reactor_;
+  std::unique_ptr<ControlChannel> channel_;
+  std::unique_ptr<Scenario> scenario_;
+  std::unique_ptr<Host> host_;
+  std::mutex runs_mutex_;
+  std::map<std::uint32_t, ActiveRun> runs_;
+  RunStats::HostLedger ledger_;
+};
+
+}  // namespace
+
+int run_agent(const AgentOptions& options) {
+  try {
+    Agent agent(options);
+    return agent.serve();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "exsim agent: %s\n", e.what());
+    return 3;
+  }
+}
+
+}  // namespace exsim::transport

@@ -1,0 +1,351 @@
+#include "transport/agent/coordinator.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <deque>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/random.h"
+#include "models/sender_memory.h"
+#include "transport/agent/control_channel.h"
+#include "transport/agent/protocol.h"
+
+extern char** environ;
+
+namespace exsim::transport {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+struct AgentProcess {
+  pid_t pid = -1;
+  std::string address;
+  unsigned short port = 0;
+};
+
+// Starts `exsim agent` on loopback and reads the port it bound.
+AgentProcess spawn_agent(const std::string& binary, const std::string& token_file) {
+  int out[2];
+  if (pipe(out) != 0) throw std::runtime_error("cannot create a pipe for an agent");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  std::vector<std::string> args{binary, "agent", "--listen", "127.0.0.1:0", "--token-file", token_file};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  AgentProcess agent;
+  const int rc = posix_spawn(&agent.pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  if (rc != 0) {
+    close(out[0]);
+    throw std::runtime_error(fmt::format("cannot start an agent ({}): {}", binary, std::strerror(rc)));
+  }
+  std::string line;
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  char c;
+  while (line.find('\n') == std::string::npos && Clock::now() < deadline) {
+    pollfd fd{out[0], POLLIN, 0};
+    if (poll(&fd, 1, 100) <= 0) continue;
+    if (read(out[0], &c, 1) != 1) break;
+    line += c;
+  }
+  close(out[0]);
+  unsigned port = 0;
+  char address[64] = {0};
+  if (std::sscanf(line.c_str(), "listening %63[^:]:%u", address, &port) != 2) {
+    kill(agent.pid, SIGKILL);
+    waitpid(agent.pid, nullptr, 0);
+    throw std::runtime_error(fmt::format("agent (pid {}) did not report its port: '{}'", agent.pid, line));
+  }
+  agent.address = address;
+  agent.port = static_cast<unsigned short>(port);
+  return agent;
+}
+
+class Coordinator {
+ public:
+  Coordinator(const Scenario& scenario, const RunOptions& options) : scenario_(scenario), options_(options) {}
+
+  ~Coordinator() {
+    for (auto& c : channels_) c.reset();
+    for (auto& a : agents_) {
+      if (a.pid > 0) {
+        kill(a.pid, SIGTERM);
+        waitpid(a.pid, nullptr, 0);
+      }
+    }
+    if (!token_file_.empty()) std::remove(token_file_.c_str());
+  }
+
+  std::vector<RunResult> run() {
+    start_agents();
+    std::vector<RunResult> results;
+    for (const auto& policy : scenario_.policies) {
+      if (!options_.policies.empty() &&
+          std::find(options_.policies.begin(), options_.policies.end(), policy.name) == options_.policies.end()) {
+        continue;
+      }
+      results.push_back(run_policy(policy));
+    }
+    for (std::size_t i = 0; i < channels_.size(); ++i) {
+      channels_[i]->send(json{{"op", "shutdown"}}.dump());
+      const json bye = expect(i, "bye", Clock::now() + std::chrono::seconds(10));
+      for (auto& r : results) r.hosts[i].rss_peak_bytes = bye.at("rss_peak_bytes").get<std::int64_t>();
+    }
+    return results;
+  }
+
+ private:
+  void start_agents() {
+    const std::size_t hosts = scenario_.cluster.hosts.size();
+    std::string token = options_.token;
+    if (options_.hosts_file.empty()) {
+      Random random(static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) ^ static_cast<std::uint64_t>(getpid()));
+      token = fmt::format("{:016x}{:016x}", random.next(), random.next());
+      token_file_ = fmt::format("/tmp/exsim-token-{}", getpid());
+      std::ofstream(token_file_) << token << "\n";
+      chmod(token_file_.c_str(), 0600);
+      for (std::size_t h = 0; h < hosts; ++h) agents_.push_back(spawn_agent(options_.exsim_binary, token_file_));
+    } else {
+      std::ifstream in(options_.hosts_file);
+      if (!in) throw std::runtime_error(fmt::format("{}: cannot open the hosts file", options_.hosts_file));
+      for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        const auto colon = line.rfind(':');
+        if (colon == std::string::npos) throw std::runtime_error(fmt::format("{}: expected ADDRESS:PORT, got '{}'", options_.hosts_file, line));
+        agents_.push_back({-1, line.substr(0, colon), static_cast<unsigned short>(std::stoi(line.substr(colon + 1)))});
+      }
+      if (agents_.size() != hosts) {
+        throw std::runtime_error(fmt::format("{} lists {} agents for {} scenario hosts", options_.hosts_file,
+                                             agents_.size(), hosts));
+      }
+    }
+    for (std::size_t h = 0; h < hosts; ++h) {
+      asio::ip::tcp::socket socket(reactor_.context());
+      socket.connect({asio::ip::make_address(agents_[h].address), agents_[h].port});
+      channels_.push_back(std::make_unique<ControlChannel>(reactor_, std::move(socket)));
+      channels_.back()->start();
+      channels_.back()->hello(token);
+      channels_.back()->send(json{{"op", "setup"},
+                                  {"scenario", options_.scenario_text},
+                                  {"file", options_.scenario_file},
+                                  {"overrides", options_.overrides},
+                                  {"host", h},
+                                  {"delay_line", options_.delay_line}}
+                                 .dump());
+    }
+    json peers = json::array();
+    for (std::size_t h = 0; h < hosts; ++h) {
+      const json ready = expect(h, "ready", Clock::now() + std::chrono::seconds(30));
+      peers.push_back({{"address", agents_[h].address}, {"port", ready.at("data_port")}});
+    }
+    for (auto& c : channels_) c->send(json{{"op", "connect"}, {"peers", peers}}.dump());
+    for (std::size_t h = 0; h < hosts; ++h) expect(h, "connected", Clock::now() + std::chrono::seconds(30));
+  }
+
+  std::string agent_name(std::size_t h) const {
+    return agents_[h].pid > 0 ? fmt::format("agent {} (pid {})", scenario_.cluster.hosts[h].name, agents_[h].pid)
+                              : fmt::format("agent {} at {}:{}", scenario_.cluster.hosts[h].name, agents_[h].address,
+                                            agents_[h].port);
+  }
+
+  // The next message of `h` (buffered ones first).
+  std::optional<json> next(std::size_t h, Clock::time_point deadline) {
+    if (!inbox_[h].empty()) {
+      json m = std::move(inbox_[h].front());
+      inbox_[h].pop_front();
+      return m;
+    }
+    auto text = channels_[h]->receive(deadline);
+    if (!text) return std::nullopt;
+    return json::parse(*text);
+  }
+
+  // Waits for a message `op` from agent h; fails the run on an error or death.
+  json expect(std::size_t h, const std::string& op, Clock::time_point deadline) {
+    if (inbox_.size() < channels_.size()) inbox_.resize(channels_.size());
+    for (auto it = inbox_[h].begin(); it != inbox_[h].end(); ++it) {
+      if (it->at("op") == op) {
+        json m = *it;
+        inbox_[h].erase(it);
+        return m;
+      }
+    }
+    while (true) {
+      auto text = channels_[h]->receive(deadline);
+      if (!text) throw std::runtime_error(fmt::format("{}: {} (waiting for '{}')", agent_name(h), channels_[h]->error(), op));
+      json m = json::parse(*text);
+      if (m.at("op") == "error") throw std::runtime_error(fmt::format("{}: {}", agent_name(h), m.at("error").get<std::string>()));
+      if (m.at("op") == op) return m;
+      inbox_[h].push_back(std::move(m));
+    }
+  }
+
+  void broadcast(const json& message) {
+    for (auto& c : channels_) c->send(message.dump());
+  }
+
+  RunResult run_policy(const Policy& policy) {
+    RunResult result;
+    result.scenario = scenario_.name;
+    result.policy = policy.name;
+    result.source = "measured";
+    broadcast(json{{"op", "reset_memory"}});
+    for (std::size_t h = 0; h < channels_.size(); ++h) expect(h, "reset", Clock::now() + std::chrono::seconds(10));
+    LogHistogram network;
+    std::vector<Bytes> sender_peak(channels_.size(), 0);
+    for (std::size_t q = 0; q < scenario_.queries.size(); ++q) {
+      const Query& query = scenario_.queries[q];
+      QueryResult qr{query.name, query.repeat, 0};
+      for (int rep = 0; rep < query.repeat; ++rep) {
+        const auto start = Clock::now();
+        run_query(policy, q, rep, result, network, sender_peak);
+        qr.wall_s += std::chrono::duration<double>(Clock::now() - start).count();
+      }
+      result.queries.push_back(qr);
+      result.wall_s += qr.wall_s;
+    }
+    result.rpc_network_p50_us = network.quantile(0.5) * 1e-3;
+    result.rpc_network_p99_us = network.quantile(0.99) * 1e-3;
+    const auto expected = static_sender_bytes_per_host(scenario_, policy, false);
+    const auto worst = static_sender_bytes_per_host(scenario_, policy, true);
+    for (std::size_t h = 0; h < channels_.size(); ++h) {
+      HostResult host{scenario_.cluster.hosts[h].name, sender_peak[h], expected[h], worst[h], -1};
+      result.hosts.push_back(host);
+    }
+    return result;
+  }
+
+  void run_query(const Policy& policy, std::size_t q, int rep, RunResult& result, LogHistogram& network,
+                 std::vector<Bytes>& sender_peak) {
+    const Query& query = scenario_.queries[q];
+    const std::size_t n = query.exchanges.size();
+    std::vector<int> state(n, 0);  // 0 waiting, 1 running, 2 done
+    std::map<std::uint32_t, std::size_t> running;  // run id -> exchange
+    std::map<std::uint32_t, Clock::time_point> started;
+    std::map<std::uint32_t, ExchangeTotals> totals;
+    std::map<std::uint32_t, std::size_t> reported;
+    std::size_t done = 0;
+    while (done < n) {
+      for (std::size_t x = 0; x < n; ++x) {
+        if (state[x] != 0) continue;
+        const auto& after = query.exchanges[x].after;
+        if (!std::all_of(after.begin(), after.end(), [&](int d) { return state[static_cast<std::size_t>(d)] == 2; })) continue;
+        const std::uint32_t id = next_run_++;
+        broadcast(json{{"op", "prepare"}, {"policy", policy.name}, {"query", q}, {"repetition", rep}, {"exchange", x},
+                       {"run", id}, {"timeout_s", options_.timeout.count()}});
+        for (std::size_t h = 0; h < channels_.size(); ++h) expect(h, "prepared", Clock::now() + std::chrono::seconds(60));
+        broadcast(json{{"op", "start"}, {"run", id}});
+        state[x] = 1;
+        running[id] = x;
+        started[id] = Clock::now();
+      }
+      // Wait for the next "done" from any agent.
+      const auto deadline = Clock::now() + options_.timeout + std::chrono::seconds(10);
+      bool progressed = false;
+      while (!progressed) {
+        if (Clock::now() > deadline) throw std::runtime_error("no agent reported before the deadline");
+        for (std::size_t h = 0; h < channels_.size() && !progressed; ++h) {
+          auto m = next(h, Clock::now() + std::chrono::milliseconds(5));
+          if (!m) {
+            const std::string error = channels_[h]->error();
+            if (!error.empty() && error != "no answer before the deadline") {
+              broadcast(json{{"op", "fail"}, {"error", agent_name(h) + ": " + error}});
+              throw std::runtime_error(fmt::format("{} failed: {}", agent_name(h), error));
+            }
+            continue;
+          }
+          if (m->at("op") == "error") throw std::runtime_error(fmt::format("{}: {}", agent_name(h), m->at("error").get<std::string>()));
+          if (m->at("op") != "done") {
+            inbox_[h].push_back(*m);
+            continue;
+          }
+          const auto id = m->at("run").get<std::uint32_t>();
+          if (!m->at("ok").get<bool>()) {
+            const std::string error = m->at("error").get<std::string>();
+            broadcast(json{{"op", "fail"}, {"error", error}});
+            throw std::runtime_error(fmt::format("exchange {} of {} failed: {}", query.exchanges[running[id]].id, query.name, error));
+          }
+          totals[id].add(m->at("stats"));
+          sender_peak[h] = std::max<Bytes>(sender_peak[h], m->at("sender_peak_bytes").get<std::int64_t>());
+          if (++reported[id] < channels_.size()) continue;
+          // Every agent has reported: the exchange is over.
+          const std::size_t x = running[id];
+          state[x] = 2;
+          ++done;
+          progressed = true;
+          broadcast(json{{"op", "release"}, {"run", id}});
+          record(result, network, query, x, rep, totals[id], std::chrono::duration<double>(Clock::now() - started[id]).count());
+        }
+      }
+    }
+  }
+
+  static void record(RunResult& result, LogHistogram& network, const Query& query, std::size_t x, int rep,
+                     const ExchangeTotals& t, double wall) {
+    const Exchange& e = query.exchanges[x];
+    ExchangeResult r;
+    r.query = query.name;
+    r.id = e.id;
+    r.kind = to_string(e.kind);
+    r.repetition = rep;
+    r.wall_s = wall;
+    r.rows = t.rows;
+    r.rpcs = t.rpcs;
+    r.eos_rpcs = t.eos_rpcs;
+    r.bytes_wire = t.bytes_wire;
+    r.bytes_uncompressed = t.bytes_uncompressed;
+    r.batch_bytes_mean = t.rpcs > 0 ? t.bytes_uncompressed / static_cast<double>(t.rpcs) : 0;
+    r.sender_blocked_s = t.blocked_s;
+    r.deferred_rpcs = t.deferred_rpcs;
+    r.lz4_ratio = t.compressed_in > 0 ? t.compressed_out / t.compressed_in : 1.0;
+    result.exchanges.push_back(r);
+    result.rpcs += t.rpcs;
+    result.bytes_wire += t.bytes_wire;
+    result.bytes_uncompressed += t.bytes_uncompressed;
+    result.cpu_s.produce += t.cpu.produce;
+    result.cpu_s.serialize += t.cpu.serialize;
+    result.cpu_s.compress += t.cpu.compress;
+    result.cpu_s.decompress += t.cpu.decompress;
+    result.cpu_s.deserialize += t.cpu.deserialize;
+    result.cpu_s.consume += t.cpu.consume;
+    result.planner.senders += t.planner.senders;
+    result.planner.over_estimate += t.planner.over_estimate;
+    result.planner.max_over_bytes = std::max(result.planner.max_over_bytes, t.planner.max_over_bytes);
+    for (const auto& [index, count] : t.network_ns.buckets()) network.add_bucket(index, count);
+  }
+
+  const Scenario& scenario_;
+  const RunOptions& options_;
+  Reactor reactor_;
+  std::vector<AgentProcess> agents_;
+  std::vector<std::unique_ptr<ControlChannel>> channels_;
+  std::vector<std::deque<json>> inbox_;
+  std::string token_file_;
+  std::uint32_t next_run_ = 1;
+};
+
+}  // namespace
+
+std::vector<RunResult> run_on_agents(const Scenario& scenario, const RunOptions& options) {
+  Coordinator coordinator(scenario, options);
+  return coordinator.run();
+}
+
+}  // namespace exsim::transport

@@ -1,0 +1,38 @@
+// `exsim run`: runs a scenario on the real exchange. It starts one agent
+// process per scenario host on this machine (or uses agents already running
+// elsewhere, from a hosts file), hands each its host, and drives the queries:
+// queries one after another, a query's exchanges together unless `after`
+// orders them, each exchange prepared on every agent before any starts. It adds
+// up what the agents measured into the results format, with source "measured".
+// Every wait has a deadline; a dead agent, a bad batch or a timeout fails the
+// run with a message saying which.
+#ifndef EXSIM_TRANSPORT_AGENT_COORDINATOR_H_
+#define EXSIM_TRANSPORT_AGENT_COORDINATOR_H_
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "models/results.h"
+#include "models/scenario.h"
+
+namespace exsim::transport {
+
+struct RunOptions {
+  std::string scenario_text;  // the file as read, sent to every agent with the overrides
+  std::string scenario_file;
+  std::vector<std::string> overrides;
+  std::vector<std::string> policies;  // empty: every policy
+  bool delay_line = true;             // impose the RTTs (off for real hosts)
+  std::string hosts_file;             // agents already running: one ADDRESS:PORT per scenario host
+  std::string token;                  // with hosts_file: the agents' token
+  std::string exsim_binary;           // to start local agents
+  std::chrono::seconds timeout{600};  // for each exchange
+};
+
+// Throws std::runtime_error naming what failed.
+std::vector<RunResult> run_on_agents(const Scenario& scenario, const RunOptions& options);
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_AGENT_COORDINATOR_H_

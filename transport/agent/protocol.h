@@ -1,0 +1,30 @@
+// The coordinator-agent messages (JSON in Control frames): what an agent
+// measured in one exchange run, and how the coordinator adds those up.
+#ifndef EXSIM_TRANSPORT_AGENT_PROTOCOL_H_
+#define EXSIM_TRANSPORT_AGENT_PROTOCOL_H_
+
+#include <nlohmann/json.hpp>
+
+#include "models/histogram.h"
+#include "models/results.h"
+#include "transport/exchange/run_stats.h"
+
+namespace exsim::transport {
+
+// One agent's figures for one exchange run.
+nlohmann::json stats_to_json(const RunStats& stats, int host);
+
+// Sums of every agent's figures for one exchange run.
+struct ExchangeTotals {
+  std::int64_t rpcs = 0, eos_rpcs = 0, deferred_rpcs = 0, rows = 0;
+  double bytes_wire = 0, bytes_uncompressed = 0, compressed_in = 0, compressed_out = 0, blocked_s = 0;
+  int peak_in_flight = 0;
+  PlannerResult planner;
+  CpuByStage cpu;
+  LogHistogram network_ns;
+  void add(const nlohmann::json& stats);
+};
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_AGENT_PROTOCOL_H_

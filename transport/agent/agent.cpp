@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "models/error.h"
+#include "models/partitioning.h"
 #include "models/scenario_loader.h"
+#include "transport/data/row_generator.h"
 #include "transport/agent/control_channel.h"
 #include "transport/agent/protocol.h"
 #include "transport/exchange/exchange_part.h"
@@ -54,7 +56,8 @@ class Agent {
     while (true) {
       auto message = channel_->receive(std::chrono::steady_clock::now() + options_.idle_timeout);
       if (!message) {
-        std::fprintf(stderr, "exsim agent: coordinator gone: %s\n", channel_->error().c_str());
+        std::fprintf(stderr, "exsim agent: coordinator gone: %s\n",
+                     channel_->closed() ? channel_->error().c_str() : "no message within the idle timeout");
         code = 1;
         break;
       }
@@ -123,7 +126,8 @@ class Agent {
       const auto id = request.at("run").get<std::uint32_t>();
       PartSpec spec{request.at("query").get<std::size_t>(), request.at("repetition").get<int>(),
                     request.at("exchange").get<std::size_t>(), id,
-                    std::chrono::steady_clock::now() + std::chrono::seconds(request.at("timeout_s").get<int>())};
+                    std::chrono::steady_clock::now() + std::chrono::seconds(request.at("timeout_s").get<int>()),
+                    random_share(request.at("query").get<std::size_t>(), request.at("exchange").get<std::size_t>())};
       ActiveRun run;
       run.stats = std::make_unique<RunStats>(static_cast<int>(scenario_->cluster.hosts.size()));
       run.stats->host_ledger = &ledger_;
@@ -170,6 +174,17 @@ class Agent {
     throw std::runtime_error("unknown op " + op);
   }
 
+  // The generator's calibration for an exchange, computed once (it compresses
+  // sample batches) and the same on every agent: it depends only on the scenario.
+  double random_share(std::size_t query, std::size_t exchange) {
+    auto it = calibrations_.find({query, exchange});
+    if (it != calibrations_.end()) return it->second;
+    const Exchange& x = scenario_->queries[query].exchanges[exchange];
+    const double share = calibrate_random_share(x.row, x.lz4_ratio, exchange_seed(*scenario_, query, 0, exchange)).random_share;
+    calibrations_[{query, exchange}] = share;
+    return share;
+  }
+
   std::int64_t ledger_peak() {
     std::lock_guard lock(ledger_.mutex);
     return ledger_.peak;
@@ -183,6 +198,7 @@ class Agent {
   std::mutex runs_mutex_;
   std::map<std::uint32_t, ActiveRun> runs_;
   RunStats::HostLedger ledger_;
+  std::map<std::pair<std::size_t, std::size_t>, double> calibrations_;
 };
 
 }  // namespace

@@ -42,14 +42,16 @@ void ControlChannel::send(const std::string& json) {
 
 std::optional<std::string> ControlChannel::receive(std::chrono::steady_clock::time_point deadline) {
   std::unique_lock lock(mutex_);
-  if (!arrived_.wait_until(lock, deadline, [&] { return !inbox_.empty() || closed_; })) {
-    error_ = "no answer before the deadline";
-    return std::nullopt;
-  }
+  if (!arrived_.wait_until(lock, deadline, [&] { return !inbox_.empty() || closed_; })) return std::nullopt;
   if (inbox_.empty()) return std::nullopt;
   std::string message = std::move(inbox_.front());
   inbox_.pop_front();
   return message;
+}
+
+bool ControlChannel::closed() const {
+  std::lock_guard lock(mutex_);
+  return closed_ && inbox_.empty();
 }
 
 std::string ControlChannel::error() const {

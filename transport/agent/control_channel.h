@@ -30,8 +30,10 @@ class ControlChannel final : public Connection::Handler {
   void start();
   void hello(const std::string& token);
   void send(const std::string& json);
-  // The next message, or nullopt when closed or at the deadline (see error()).
+  // The next message, or nullopt when closed (see error()) or at the deadline.
   std::optional<std::string> receive(std::chrono::steady_clock::time_point deadline);
+  bool closed() const;
+  // Why the channel closed ("" while open).
   std::string error() const;
   void close();
 

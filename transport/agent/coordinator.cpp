@@ -138,7 +138,9 @@ class Coordinator {
     }
     for (std::size_t h = 0; h < hosts; ++h) {
       asio::ip::tcp::socket socket(reactor_.context());
-      socket.connect({asio::ip::make_address(agents_[h].address), agents_[h].port});
+      asio::error_code error;
+      socket.connect({asio::ip::make_address(agents_[h].address, error), agents_[h].port}, error);
+      if (error) throw std::runtime_error(fmt::format("{}: cannot connect: {}", agent_name(h), error.message()));
       channels_.push_back(std::make_unique<ControlChannel>(reactor_, std::move(socket)));
       channels_.back()->start();
       channels_.back()->hello(token);
@@ -189,7 +191,10 @@ class Coordinator {
     }
     while (true) {
       auto text = channels_[h]->receive(deadline);
-      if (!text) throw std::runtime_error(fmt::format("{}: {} (waiting for '{}')", agent_name(h), channels_[h]->error(), op));
+      if (!text) {
+        throw std::runtime_error(fmt::format("{}: {} (waiting for '{}')", agent_name(h),
+                                             channels_[h]->closed() ? channels_[h]->error() : "no answer in time", op));
+      }
       json m = json::parse(*text);
       if (m.at("op") == "error") throw std::runtime_error(fmt::format("{}: {}", agent_name(h), m.at("error").get<std::string>()));
       if (m.at("op") == op) return m;
@@ -264,10 +269,11 @@ class Coordinator {
         for (std::size_t h = 0; h < channels_.size() && !progressed; ++h) {
           auto m = next(h, Clock::now() + std::chrono::milliseconds(5));
           if (!m) {
-            const std::string error = channels_[h]->error();
-            if (!error.empty() && error != "no answer before the deadline") {
-              broadcast(json{{"op", "fail"}, {"error", agent_name(h) + ": " + error}});
-              throw std::runtime_error(fmt::format("{} failed: {}", agent_name(h), error));
+            if (channels_[h]->closed()) {  // the agent died or dropped its connection
+              const std::string error = fmt::format("{} died: its control connection {}", agent_name(h),
+                                                    channels_[h]->error());
+              broadcast(json{{"op", "fail"}, {"error", error}});
+              throw std::runtime_error(error);
             }
             continue;
           }

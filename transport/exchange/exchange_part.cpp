@@ -33,7 +33,6 @@ void ExchangePart::prepare() {
   host_.add_target(spec_.run, receivers_.get());
   registered_ = true;
   const std::uint64_t seed = exchange_seed(scenario_, spec_.query, spec_.repetition, spec_.exchange);
-  const Calibration calibration = calibrate_random_share(exchange_.row, exchange_.lz4_ratio, seed);
   const auto shares = receiver_shares(exchange_, seed);
   const int count = exchange_.senders.instances();
   for (int s = 0; s < count; ++s) {
@@ -43,7 +42,7 @@ void ExchangePart::prepare() {
     setup.index = s;
     setup.rows = exchange_.rows / count + (s < exchange_.rows % count ? 1 : 0);
     setup.seed = sender_seed(seed, s);
-    setup.random_share = calibration.random_share;
+    setup.random_share = spec_.random_share;
     setup.shares = shares;
     setup.deadline = spec_.deadline;
     senders_.push_back(std::make_unique<SenderInstance>(host_, exchange_, policy_, setup, stats_));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "models/partitioning.h"
+#include "transport/data/row_generator.h"
 #include "transport/exchange/exchange_part.h"
 
 namespace exsim::transport {
@@ -29,7 +31,9 @@ LocalCluster::~LocalCluster() {
 
 ExchangeOutcome LocalCluster::run_exchange(const Policy& policy, std::size_t query, int repetition,
                                            std::size_t exchange, RunStats& stats, std::chrono::seconds timeout) {
-  PartSpec spec{query, repetition, exchange, next_run_++, std::chrono::steady_clock::now() + timeout};
+  const Exchange& x = scenario_.queries[query].exchanges[exchange];
+  const double share = calibrate_random_share(x.row, x.lz4_ratio, exchange_seed(scenario_, query, 0, exchange)).random_share;
+  PartSpec spec{query, repetition, exchange, next_run_++, std::chrono::steady_clock::now() + timeout, share};
   for (auto& h : hosts_) h->set_failure_handler([&stats](const std::string& reason) { stats.fail(reason); });
   std::vector<std::unique_ptr<ExchangePart>> parts;
   for (auto& h : hosts_) parts.push_back(std::make_unique<ExchangePart>(*h, scenario_, policy, spec, stats));

@@ -219,7 +219,11 @@ void ReceiverSide::consume(int index) {
 bool ReceiverSide::wait(std::chrono::steady_clock::time_point deadline) {
   for (auto& i : instances_) {
     std::unique_lock lock(i->mutex);
-    if (!i->changed.wait_until(lock, deadline, [&] { return i->done || stats_.failed.load(); })) return false;
+    // In short slices: a failure elsewhere sets stats_.failed without notifying.
+    while (!i->done && !stats_.failed) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      i->changed.wait_for(lock, std::chrono::milliseconds(10));
+    }
     if (!i->done) return false;
   }
   return true;

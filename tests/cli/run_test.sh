@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# exsim run and exsim agent as a user meets them: a run over agent processes
+# on loopback, agents given by a hosts file, a wrong token refused, and an agent
+# killed mid-run failing the run within its deadline. Usage: run_test.sh EXSIM SOURCE_DIR
+set -u
+exsim=$1
+src=$2
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+passed=0
+failed=0
+check() {
+  local name=$1
+  shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
+}
+has() { grep -qF -- "$1" "$2"; }
+scenario=$src/tests/data/run/three-hosts.json
+
+# 1. Agents started by run itself.
+timeout 120 "$exsim" run "$scenario" --json "$work/run.json" >"$work/out" 2>"$work/err"
+code=$?
+check "run exits 0" test "$code" -eq 0
+[ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err" | head -5
+check "run prints both policies" has "64K-2" "$work/out"
+check "results are measured" has '"source": "measured"' "$work/run.json"
+check "hash rows, both policies" test "$(grep -c '"rows": 120000' "$work/run.json")" -eq 2
+check "broadcast rows to 3 hosts" test "$(grep -c '"rows": 24000' "$work/run.json")" -eq 2
+check "random rows" test "$(grep -c '"rows": 20000' "$work/run.json")" -eq 2
+check "merge rows" test "$(grep -c '"rows": 10000' "$work/run.json")" -eq 2
+check "agents' RSS reported" has '"rss_peak_bytes"' "$work/run.json"
+check "achieved LZ4 ratio reported" has '"lz4_ratio"' "$work/run.json"
+check "no agent left behind" test -z "$(pgrep -f "exsim agent --listen 127.0.0.1:0 --token-file /tmp/exsim-token" || true)"
+
+# 2. Agents started by hand, given by a hosts file; then a wrong token.
+echo "secret-$$" >"$work/token"
+: >"$work/hosts"
+for h in 0 1 2; do
+  "$exsim" agent --listen 127.0.0.1:0 --token-file "$work/token" --idle-timeout 60 >"$work/agent$h.out" 2>&1 &
+  pids+=($!)
+done
+for h in 0 1 2; do
+  for _ in $(seq 50); do grep -q listening "$work/agent$h.out" && break; sleep 0.1; done
+  sed -n 's/^listening //p' "$work/agent$h.out" >>"$work/hosts"
+done
+check "three agents listening" test "$(wc -l <"$work/hosts")" -eq 3
+timeout 120 "$exsim" run "$scenario" --policy 16K --hosts "$work/hosts" --token-file "$work/token" >"$work/out2" 2>"$work/err2"
+check "run with --hosts exits 0" test $? -eq 0
+check "run with --hosts prints a row" has "16K" "$work/out2"
+
+: >"$work/more-hosts"
+for h in 3 4 5; do
+  "$exsim" agent --listen 127.0.0.1:0 --token-file "$work/token" --idle-timeout 60 >"$work/agent$h.out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 50); do grep -q listening "$work/agent$h.out" && break; sleep 0.1; done
+  sed -n 's/^listening //p' "$work/agent$h.out" >>"$work/more-hosts"
+done
+echo "not-the-secret" >"$work/wrong"
+timeout 60 "$exsim" run "$scenario" --policy 16K --hosts "$work/more-hosts" --token-file "$work/wrong" >/dev/null 2>"$work/err3"
+code=$?
+check "a wrong token fails the run" test "$code" -ne 0 -a "$code" -ne 124
+check "the refusal is named" grep -qE "agent h0 at 127.0.0.1:[0-9]+: .*(closed|refused)" "$work/err3"
+
+# 3. An agent killed mid-run: the run fails, naming it, long before its deadline.
+slow_set="workload.queries.0.exchanges.0.consume_rows_per_s=20000"
+start=$(date +%s)
+"$exsim" run "$scenario" --policy 16K --set "$slow_set" --timeout 30 >/dev/null 2>"$work/err4" &
+run_pid=$!
+victim=""
+for _ in $(seq 100); do
+  victim=$(pgrep -P "$run_pid" | head -1)  # the agents are the run's children
+  [ -n "$victim" ] && break
+  sleep 0.05
+done
+sleep 1
+check "found an agent to kill" test -n "$victim"
+[ -n "$victim" ] && kill -9 "$victim"
+# Bounded: the run must end by itself well before this.
+for _ in $(seq 600); do kill -0 "$run_pid" 2>/dev/null || break; sleep 0.1; done
+kill -9 "$run_pid" 2>/dev/null
+wait "$run_pid"
+code=$?
+elapsed=$(( $(date +%s) - start ))
+check "the run fails" test "$code" -eq 3
+check "the dead agent is named" grep -qE "agent h[0-9] \(pid $victim\)|pid $victim" "$work/err4"
+check "within its deadline" test "$elapsed" -lt 30
+[ "$code" -ne 3 ] && sed 's/^/  stderr: /' "$work/err4" | head -5
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -202,6 +203,22 @@ class Coordinator {
     }
   }
 
+  // A failure seen by one agent is often another agent's death: name the dead,
+  // giving their control connections a moment to report the close.
+  std::string dead_agents() {
+    std::string dead;
+    const auto until = Clock::now() + std::chrono::milliseconds(300);
+    do {
+      dead.clear();
+      for (std::size_t h = 0; h < channels_.size(); ++h) {
+        if (channels_[h]->closed()) dead += fmt::format("; {} died", agent_name(h));
+      }
+      if (!dead.empty()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    } while (Clock::now() < until);
+    return dead;
+  }
+
   void broadcast(const json& message) {
     for (auto& c : channels_) c->send(message.dump());
   }
@@ -286,7 +303,8 @@ class Coordinator {
           if (!m->at("ok").get<bool>()) {
             const std::string error = m->at("error").get<std::string>();
             broadcast(json{{"op", "fail"}, {"error", error}});
-            throw std::runtime_error(fmt::format("exchange {} of {} failed: {}", query.exchanges[running[id]].id, query.name, error));
+            throw std::runtime_error(fmt::format("exchange {} of {} failed: {}{}", query.exchanges[running[id]].id,
+                                                 query.name, error, dead_agents()));
           }
           totals[id].add(m->at("stats"));
           sender_peak[h] = std::max<Bytes>(sender_peak[h], m->at("sender_peak_bytes").get<std::int64_t>());

@@ -58,6 +58,11 @@ TEST_CASE("a slow consumer defers calls and the run still delivers everything") 
   REQUIRE_MESSAGE(outcome.ok, outcome.error);
   CHECK(stats.rows_delivered == 60000);
   CHECK(stats.deferred_rpcs > 0);
+  // The queue stays bounded: the 64 KiB soft limit plus one batch over it (about
+  // 682 rows x 48 B deserialized), plus at most one deferred payload per sender
+  // (6 senders, 1 in flight each, at most a batch's 4 B offsets and 24-72 B rows).
+  CHECK(stats.receiver_peak[0] > 32 * 1024);
+  CHECK(stats.receiver_peak[0] <= 65536 + 682 * 48 + 6 * (682 * 76));
   // Consumer-bound: 60000 rows at 200000 rows/s.
   CHECK(outcome.wall_s >= 0.29);
 }

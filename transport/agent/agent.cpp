@@ -131,6 +131,7 @@ class Agent {
       ActiveRun run;
       run.stats = std::make_unique<RunStats>(static_cast<int>(scenario_->cluster.hosts.size()));
       run.stats->host_ledger = &ledger_;
+      run.stats->receiver_ledger = &receiver_ledger_;
       run.part = std::make_unique<ExchangePart>(*host_, *scenario_, *policy, spec, *run.stats);
       run.part->prepare();
       std::lock_guard lock(runs_mutex_);
@@ -145,7 +146,8 @@ class Agent {
       run.waiter = std::thread([this, id, part = run.part.get(), stats = run.stats.get()] {
         const bool ok = part->wait();
         json done = {{"op", "done"}, {"run", id}, {"ok", ok}, {"error", stats->failure()},
-                     {"stats", stats_to_json(*stats, host_->index())}, {"sender_peak_bytes", ledger_peak()}};
+                     {"stats", stats_to_json(*stats, host_->index())}, {"sender_peak_bytes", peak(ledger_)},
+                     {"receiver_peak_bytes", peak(receiver_ledger_)}};
         channel_->send(done.dump());
       });
       return nullptr;  // "done" follows when the run ends
@@ -162,8 +164,10 @@ class Agent {
       return nullptr;
     }
     if (op == "reset_memory") {  // a new policy: peaks start again
-      std::lock_guard lock(ledger_.mutex);
-      ledger_.peak = ledger_.now;
+      for (auto* ledger : {&ledger_, &receiver_ledger_}) {
+        std::lock_guard lock(ledger->mutex);
+        ledger->peak = ledger->now;
+      }
       return {{"op", "reset"}};
     }
     if (op == "fail") {  // another agent failed: stop at once
@@ -185,9 +189,9 @@ class Agent {
     return share;
   }
 
-  std::int64_t ledger_peak() {
-    std::lock_guard lock(ledger_.mutex);
-    return ledger_.peak;
+  static std::int64_t peak(RunStats::HostLedger& ledger) {
+    std::lock_guard lock(ledger.mutex);
+    return ledger.peak;
   }
 
   AgentOptions options_;
@@ -198,6 +202,7 @@ class Agent {
   std::mutex runs_mutex_;
   std::map<std::uint32_t, ActiveRun> runs_;
   RunStats::HostLedger ledger_;
+  RunStats::HostLedger receiver_ledger_;
   std::map<std::pair<std::size_t, std::size_t>, double> calibrations_;
 };
 

@@ -231,13 +231,13 @@ class Coordinator {
     broadcast(json{{"op", "reset_memory"}});
     for (std::size_t h = 0; h < channels_.size(); ++h) expect(h, "reset", Clock::now() + std::chrono::seconds(10));
     LogHistogram network;
-    std::vector<Bytes> sender_peak(channels_.size(), 0);
+    std::vector<Bytes> sender_peak(channels_.size(), 0), receiver_peak(channels_.size(), 0);
     for (std::size_t q = 0; q < scenario_.queries.size(); ++q) {
       const Query& query = scenario_.queries[q];
       QueryResult qr{query.name, query.repeat, 0};
       for (int rep = 0; rep < query.repeat; ++rep) {
         const auto start = Clock::now();
-        run_query(policy, q, rep, result, network, sender_peak);
+        run_query(policy, q, rep, result, network, sender_peak, receiver_peak);
         qr.wall_s += std::chrono::duration<double>(Clock::now() - start).count();
       }
       result.queries.push_back(qr);
@@ -248,14 +248,14 @@ class Coordinator {
     const auto expected = static_sender_bytes_per_host(scenario_, policy, false);
     const auto worst = static_sender_bytes_per_host(scenario_, policy, true);
     for (std::size_t h = 0; h < channels_.size(); ++h) {
-      HostResult host{scenario_.cluster.hosts[h].name, sender_peak[h], expected[h], worst[h], -1};
+      HostResult host{scenario_.cluster.hosts[h].name, sender_peak[h], expected[h], worst[h], receiver_peak[h]};
       result.hosts.push_back(host);
     }
     return result;
   }
 
   void run_query(const Policy& policy, std::size_t q, int rep, RunResult& result, LogHistogram& network,
-                 std::vector<Bytes>& sender_peak) {
+                 std::vector<Bytes>& sender_peak, std::vector<Bytes>& receiver_peak) {
     const Query& query = scenario_.queries[q];
     const std::size_t n = query.exchanges.size();
     std::vector<int> state(n, 0);  // 0 waiting, 1 running, 2 done
@@ -308,6 +308,7 @@ class Coordinator {
           }
           totals[id].add(m->at("stats"));
           sender_peak[h] = std::max<Bytes>(sender_peak[h], m->at("sender_peak_bytes").get<std::int64_t>());
+          receiver_peak[h] = std::max<Bytes>(receiver_peak[h], m->at("receiver_peak_bytes").get<std::int64_t>());
           if (++reported[id] < channels_.size()) continue;
           // Every agent has reported: the exchange is over.
           const std::size_t x = running[id];

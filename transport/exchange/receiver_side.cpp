@@ -142,8 +142,10 @@ void ReceiverSide::on_call(const std::shared_ptr<Connection>& from, std::uint64_
   }
   if (!admitted) {
     ++stats_.deferred_rpcs;
+    stats_.add_receiver_bytes(host_.index(), header.body_length);  // the payload waits in memory
     return;
   }
+  stats_.add_receiver_bytes(host_.index(), bytes);
   delete deferred;
   RowBatch* batch = decode(body, header.body_length, local);
   if (!batch) return;
@@ -192,8 +194,12 @@ void ReceiverSide::consume(int index) {
         }
         instance.changed.wait_for(lock, std::chrono::milliseconds(50));
       }
+      stats_.add_receiver_bytes(host_.index(), -static_cast<std::int64_t>(batch->tuple_bytes() + 8ULL * batch->rows()));
       undeferred.clear();
-      from->calls.undefer(limit(instance), [&](Deferred* d, Bytes) { undeferred.push_back(d); });
+      from->calls.undefer(limit(instance), [&](Deferred* d, Bytes bytes) {
+        stats_.add_receiver_bytes(host_.index(), bytes - static_cast<std::int64_t>(d->body.size()));
+        undeferred.push_back(d);
+      });
     }
     for (Deferred* d : undeferred) {
       RowBatch* b = decode(d->body.data(), d->body.size(), index);

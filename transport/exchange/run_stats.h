@@ -14,7 +14,11 @@
 namespace exsim::transport {
 
 struct RunStats {
-  explicit RunStats(int hosts) : sender_now(static_cast<std::size_t>(hosts)), sender_peak(static_cast<std::size_t>(hosts)) {}
+  explicit RunStats(int hosts)
+      : sender_now(static_cast<std::size_t>(hosts)),
+        sender_peak(static_cast<std::size_t>(hosts)),
+        receiver_now(static_cast<std::size_t>(hosts)),
+        receiver_peak(static_cast<std::size_t>(hosts)) {}
 
   std::atomic<std::int64_t> rpcs{0}, eos_rpcs{0}, deferred_rpcs{0}, rows_delivered{0};
   std::atomic<std::int64_t> bytes_wire{0}, bytes_uncompressed{0}, payload_compressed_in{0}, payload_compressed_out{0};
@@ -38,7 +42,17 @@ struct RunStats {
     if (host_ledger) host_ledger->add(delta);
   }
 
-  // A host's sender buffers across the exchange runs it takes part in at once.
+  // Receiver queue bytes: batches queued or being deserialized (deserialized
+  // size), and the payloads of deferred calls.
+  void add_receiver_bytes(int host, std::int64_t delta) {
+    std::lock_guard lock(mutex_);
+    auto& now = receiver_now[static_cast<std::size_t>(host)];
+    now += delta;
+    if (now > receiver_peak[static_cast<std::size_t>(host)]) receiver_peak[static_cast<std::size_t>(host)] = now;
+    if (receiver_ledger) receiver_ledger->add(delta);
+  }
+
+  // A host's buffers across the exchange runs it takes part in at once.
   struct HostLedger {
     void add(std::int64_t delta) {
       std::lock_guard lock(mutex);
@@ -48,7 +62,8 @@ struct RunStats {
     std::mutex mutex;
     std::int64_t now = 0, peak = 0;
   };
-  HostLedger* host_ledger = nullptr;
+  HostLedger* host_ledger = nullptr;      // sender buffers
+  HostLedger* receiver_ledger = nullptr;  // receiver queues
   void fail(const std::string& reason) {
     std::lock_guard lock(mutex_);
     if (error.empty()) error = reason;
@@ -61,7 +76,7 @@ struct RunStats {
 
   std::atomic<bool> failed{false};
   LogHistogram network_ns;
-  std::vector<std::int64_t> sender_now, sender_peak;
+  std::vector<std::int64_t> sender_now, sender_peak, receiver_now, receiver_peak;
 
  private:
   mutable std::mutex mutex_;

@@ -1,10 +1,10 @@
 // exsim agent --token-file F [--listen ADDRESS:PORT]
 #include <fstream>
-#include <sstream>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "models/error.h"
 #include "transport/agent/agent.h"
@@ -23,19 +23,9 @@ int agent_command(const std::vector<std::string>& args) {
       ("listen", po::value<std::string>()->default_value("127.0.0.1:0"), "address and port to listen on (port 0: any)")
       ("token-file", po::value<std::string>(), "file holding the shared token (required)")
       ("idle-timeout", po::value<int>()->default_value(600), "exit after this many seconds without a coordinator message");
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(visible).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
-  if (vm.count("help")) {
-    std::ostringstream text;
-    text << visible;
-    fmt::print("{}", text.str());
-    return kExitOk;
-  }
+  const auto parsed = parse_command_line(args, visible);
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
   if (!vm.count("token-file")) throw UsageError("--token-file is required: agents refuse coordinators without the token");
   transport::AgentOptions options;
   std::ifstream token(vm["token-file"].as<std::string>());

@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/results_table.h"
 #include "models/error.h"
@@ -30,31 +31,13 @@ int run_command(const std::vector<std::string>& args) {
       ("token-file", po::value<std::string>(), "with --hosts: file holding the agents' shared token")
       ("no-delay-line", "do not impose the scenario's RTTs (real hosts)")
       ("timeout", po::value<int>()->default_value(600), "seconds each exchange may take before the run fails");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(visible).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
-  if (vm.count("help")) {
-    std::ostringstream text;
-    text << visible;
-    fmt::print("{}", text.str());
-    return kExitOk;
-  }
-  if (!vm.count("scenario") || vm["scenario"].as<std::vector<std::string>>().size() != 1) {
-    throw UsageError("expected one SCENARIO (a scenario JSON file)");
-  }
+  const auto parsed = parse_command_line(args, visible, "scenario");
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
+  const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
   if (vm.count("json")) check_writable(vm["json"].as<std::string>());
   transport::RunOptions options;
-  options.scenario_file = vm["scenario"].as<std::vector<std::string>>()[0];
+  options.scenario_file = scenario_file;
   if (vm.count("set")) options.overrides = vm["set"].as<std::vector<std::string>>();
   const Scenario scenario = load_scenario(options.scenario_file, options.overrides);
   std::vector<std::string> names;

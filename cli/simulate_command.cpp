@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/results_table.h"
 #include "models/error.h"
@@ -34,33 +34,15 @@ int simulate_command(const std::vector<std::string>& args) {
        "override a scenario value by its dotted path, e.g. mt_dop=8, policies.16K.in_flight=2,\n"
        "policies.*.buffer.flat=64K (repeatable)")
       ("scheduler", po::value<std::string>()->default_value("quad-heap"), "event queue: quad-heap | binary-heap");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(visible).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
-  if (vm.count("help")) {
-    std::ostringstream text;
-    text << visible;
-    fmt::print("{}", text.str());
-    return kExitOk;
-  }
-  if (!vm.count("scenario")) throw UsageError("missing SCENARIO (a scenario JSON file)");
-  const auto scenarios = vm["scenario"].as<std::vector<std::string>>();
-  if (scenarios.size() != 1) throw UsageError(fmt::format("expected one SCENARIO, got {}", scenarios.size()));
+  const auto parsed = parse_command_line(args, visible, "scenario");
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
+  const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
 
   if (vm.count("json")) check_writable(vm["json"].as<std::string>());
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
-  const Scenario scenario = load_scenario(scenarios[0], overrides);
+  const Scenario scenario = load_scenario(scenario_file, overrides);
   std::vector<std::string> names;
   if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
   const auto policies = select_policies(scenario, names);

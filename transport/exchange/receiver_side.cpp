@@ -1,22 +1,12 @@
 #include "transport/exchange/receiver_side.h"
 
-#include <ctime>
 
 #include <fmt/format.h>
 
 #include "transport/exchange/messages.h"
+#include "transport/exchange/thread_cpu.h"
 
 namespace exsim::transport {
-namespace {
-
-std::int64_t thread_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-}  // namespace
-
 ReceiverSide::ReceiverSide(Host& host, const Exchange& exchange, const Policy& policy, RunStats& stats)
     : host_(host), exchange_(exchange), policy_(policy), stats_(stats) {
   const bool merging = exchange.kind == PartitionKind::kMerge;

@@ -34,22 +34,12 @@ struct RunStats {
     std::lock_guard lock(mutex_);
     network_ns.add(ns);
   }
-  void add_sender_bytes(int host, std::int64_t delta) {
-    std::lock_guard lock(mutex_);
-    auto& now = sender_now[static_cast<std::size_t>(host)];
-    now += delta;
-    if (now > sender_peak[static_cast<std::size_t>(host)]) sender_peak[static_cast<std::size_t>(host)] = now;
-    if (host_ledger) host_ledger->add(delta);
-  }
-
+  // Sender buffer bytes of a host.
+  void add_sender_bytes(int host, std::int64_t delta) { track(sender_now, sender_peak, host_ledger, host, delta); }
   // Receiver queue bytes: batches queued or being deserialized (deserialized
   // size), and the payloads of deferred calls.
   void add_receiver_bytes(int host, std::int64_t delta) {
-    std::lock_guard lock(mutex_);
-    auto& now = receiver_now[static_cast<std::size_t>(host)];
-    now += delta;
-    if (now > receiver_peak[static_cast<std::size_t>(host)]) receiver_peak[static_cast<std::size_t>(host)] = now;
-    if (receiver_ledger) receiver_ledger->add(delta);
+    track(receiver_now, receiver_peak, receiver_ledger, host, delta);
   }
 
   // A host's buffers across the exchange runs it takes part in at once.
@@ -79,6 +69,17 @@ struct RunStats {
   std::vector<std::int64_t> sender_now, sender_peak, receiver_now, receiver_peak;
 
  private:
+  template <typename Ledger>
+  void track(std::vector<std::int64_t>& now, std::vector<std::int64_t>& peak, Ledger* ledger, int host,
+             std::int64_t delta) {
+    std::lock_guard lock(mutex_);
+    auto& n = now[static_cast<std::size_t>(host)];
+    n += delta;
+    auto& p = peak[static_cast<std::size_t>(host)];
+    if (n > p) p = n;
+    if (ledger) ledger->add(delta);
+  }
+
   mutable std::mutex mutex_;
   std::string error;
 };

@@ -2,32 +2,15 @@
 
 #include <algorithm>
 #include <cstring>
-#include <ctime>
 
 #include <fmt/format.h>
 
 #include "models/random.h"
 #include "models/sender_memory.h"
+#include "transport/exchange/thread_cpu.h"
 
 namespace exsim::transport {
 namespace {
-
-std::int64_t thread_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-// Adds the thread CPU time of a scope to a stage counter.
-class CpuScope {
- public:
-  explicit CpuScope(std::atomic<std::int64_t>& stage) : stage_(stage), start_(thread_cpu_ns()) {}
-  ~CpuScope() { stage_ += thread_cpu_ns() - start_; }
-
- private:
-  std::atomic<std::int64_t>& stage_;
-  std::int64_t start_;
-};
 
 inline std::uint64_t hash_key(std::uint64_t key) {
   std::uint64_t state = key;

@@ -1,0 +1,26 @@
+// Command-line parsing shared by the subcommands (Boost.Program_options).
+#ifndef EXSIM_CLI_COMMAND_LINE_H_
+#define EXSIM_CLI_COMMAND_LINE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+namespace exsim::cli {
+
+// Parses `args` against `visible` options, plus, when `positional` is given,
+// any number of positional arguments collected under that name. Prints the
+// help and returns nullopt for --help; throws UsageError on a bad command line.
+std::optional<boost::program_options::variables_map> parse_command_line(
+    const std::vector<std::string>& args, const boost::program_options::options_description& visible,
+    const char* positional = nullptr);
+
+// The single positional argument `name` (e.g. the scenario file), or UsageError.
+std::string single_positional(const boost::program_options::variables_map& vm, const char* name,
+                              const char* what);
+
+}  // namespace exsim::cli
+
+#endif  // EXSIM_CLI_COMMAND_LINE_H_

@@ -42,6 +42,7 @@ tsan: deps
 
 bench: build
 	./$(BUILD_DIR)/exsim_bench_sim
+	./$(BUILD_DIR)/exsim_bench_transport
 
 clean:
 	rm -rf $(BUILD_DIR)

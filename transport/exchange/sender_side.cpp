@@ -32,7 +32,8 @@ SenderInstance::SenderInstance(Host& host, const Exchange& exchange, const Polic
       capacity_(channel_capacity(policy, exchange.row, exchange.receivers.instances())),
       channels_(static_cast<std::size_t>(exchange.receivers.instances())),
       window_(exchange.receivers.instances(), policy.in_flight),
-      generator_(exchange.row, setup_.random_share, setup_.seed) {
+      generator_(exchange.row, setup_.random_share, setup_.seed),
+      rows_per_input_(full_input_batch(static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean()).rows) {
   const int count = exchange.receivers.instances();
   for (int c = 0; c < count; ++c) {
     Channel& ch = channels_[static_cast<std::size_t>(c)];
@@ -104,18 +105,14 @@ void SenderInstance::run_hash() {
   Random random(setup_.seed ^ 0x6b657973ULL);  // "keys"
   std::int64_t left = setup_.rows;
   while (left > 0 && !stats_.failed) {
-    const std::int64_t n = std::min<std::int64_t>(left, kInputBatchRows);
+    const std::int64_t n = std::min<std::int64_t>(left, rows_per_input_);
     left -= n;
-    input_.clear();
-    {
-      CpuScope cpu(stats_.cpu_produce);
-      generator_.fill(input_, n);
-    }
+    RowBatch& input = next_input(n);
     pace(n);
-    for (std::uint32_t r = 0; r < input_.rows(); ++r) {
-      const std::uint32_t start = input_.offsets()[r];
-      const std::uint32_t end = r + 1 < input_.rows() ? input_.offsets()[r + 1] : static_cast<std::uint32_t>(input_.tuple_bytes());
-      char* row = input_.mutable_data().data() + start;
+    for (std::uint32_t r = 0; r < input.rows(); ++r) {
+      const std::uint32_t start = input.offsets()[r];
+      const std::uint32_t end = r + 1 < input.rows() ? input.offsets()[r + 1] : static_cast<std::uint32_t>(input.tuple_bytes());
+      char* row = input.mutable_data().data() + start;
       const double u = random.uniform() * sum;
       const auto target = static_cast<std::size_t>(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
       const std::uint64_t key = keys[std::min(target, keys.size() - 1)][random.below(8)];
@@ -135,20 +132,30 @@ void SenderInstance::run_hash() {
   }
 }
 
+RowBatch& SenderInstance::next_input(std::int64_t rows) {
+  CpuScope cpu(stats_.cpu_produce);
+  if (rows == rows_per_input_) {
+    // Full input batches come from a small ring generated once: the operator
+    // feeding the sender costs what produce_rows_per_s says, not our generator.
+    RowBatch& batch = ring_[ring_next_++ % ring_.size()];
+    if (batch.rows() == 0) generator_.fill(batch, rows);
+    return batch;
+  }
+  input_.clear();
+  generator_.fill(input_, rows);
+  return input_;
+}
+
 void SenderInstance::run_whole_batches() {
   const int count = static_cast<int>(channels_.size());
   int next = setup_.index % count;
   std::size_t shared = 0;
   std::int64_t left = setup_.rows;
-  const std::int64_t per_batch = full_input_batch(static_cast<double>(exchange_.row.fixed_bytes) + exchange_.row.varlen.mean()).rows;
+  const std::int64_t per_batch = rows_per_input_;
   while (left > 0 && !stats_.failed) {
     const std::int64_t n = std::min(left, per_batch);
     left -= n;
-    input_.clear();
-    {
-      CpuScope cpu(stats_.cpu_produce);
-      generator_.fill(input_, n);
-    }
+    const RowBatch& input = next_input(n);
     pace(n);
     if (exchange_.kind == PartitionKind::kBroadcast && policy_.broadcast_serialize == BroadcastSerialize::kOnce) {
       // Serialized once; every channel sends the same bytes (section 3.1).
@@ -156,7 +163,7 @@ void SenderInstance::run_whole_batches() {
       shared = (shared + 1) % shared_slots_.size();
       {
         CpuScope cpu(stats_.cpu_serialize);
-        slot.batch = input_;
+        slot.batch = input;
       }
       slot.users = 0;
       for (int c = 0; c < count; ++c) {
@@ -172,7 +179,7 @@ void SenderInstance::run_whole_batches() {
       Slot* slot = free_slot(channels_[static_cast<std::size_t>(c)].slots);
       {
         CpuScope cpu(stats_.cpu_serialize);
-        slot->batch = input_;  // per_channel broadcast copies (serializes) once per channel
+        slot->batch = input;  // per_channel broadcast copies (serializes) once per channel
       }
       if (!send(c, *slot, /*shared=*/false)) return;
     }
@@ -273,6 +280,7 @@ void SenderInstance::account_memory() {
   }
   for (const auto& s : shared_slots_) total += static_cast<std::int64_t>(s->batch.footprint() + s->scratch.capacity());
   total += static_cast<std::int64_t>(input_.footprint());
+  for (const auto& b : ring_) total += static_cast<std::int64_t>(b.footprint());
   if (total != footprint_) {
     stats_.add_sender_bytes(host_.index(), total - footprint_);
     footprint_ = total;

@@ -81,6 +81,7 @@ class SenderInstance final : public CallSink {
   bool flush(int channel);
   bool finish();
   void pace(std::int64_t rows);
+  RowBatch& next_input(std::int64_t rows);
   void account_memory();
 
   Host& host_;
@@ -94,7 +95,10 @@ class SenderInstance final : public CallSink {
   ChannelWindow window_;
   Lz4Codec codec_;
   RowGenerator generator_;
-  RowBatch input_;
+  const std::int64_t rows_per_input_;  // a whole operator batch (1024 rows, within 8 MiB)
+  std::array<RowBatch, 8> ring_;       // full input batches, generated once, reused in turn
+  std::size_t ring_next_ = 0;
+  RowBatch input_;                     // the last, partial input batch
   std::chrono::steady_clock::duration blocked_{};
   std::chrono::steady_clock::time_point next_due_;
   std::int64_t footprint_ = 0;

@@ -1,0 +1,169 @@
+// The real exchange against reference tools, side by side in one run on this
+// machine (transport anchors (a)): goodput of one channel against iperf3,
+// the RPC round trip against sockperf ping-pong, and LZ4 on our own batches
+// against `lz4 -b1` on the same bytes. Prints numbers; asserts nothing.
+// Usage: exsim_bench_transport [--seconds N]
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "models/scenario_loader.h"
+#include "transport/data/row_generator.h"
+#include "transport/exchange/local_cluster.h"
+#include "transport/wire/lz4_codec.h"
+
+namespace {
+
+using namespace exsim;
+using namespace std::chrono_literals;
+
+// Output of a shell command (empty when it fails).
+std::string run(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return out;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+  pclose(pipe);
+  return out;
+}
+
+bool have(const char* tool) { return !run(fmt::format("command -v {}", tool)).empty(); }
+
+std::string one_channel(const std::string& policy, std::int64_t rows, int row_bytes) {
+  return fmt::format(R"({{"name": "bench", "cluster": {{"hosts": 2, "rtt_ms": {{"same_group": 0.05}}}},
+    "policies": {{"p": {}}},
+    "workload": {{"queries": [{{"name": "q", "exchanges": [{{"id": "x", "kind": "hash", "rows": {},
+      "row": {{"fixed_bytes": {}}}, "lz4_ratio": 1,
+      "senders": {{"hosts": ["h0"], "per_host": 1}}, "receivers": {{"hosts": ["h1"], "per_host": 1}}}}]}}]}}}})",
+                     policy, rows, row_bytes);
+}
+
+void goodput() {
+  // 1 MiB batches (1024 rows of 1 KiB), no compression, 2 in flight, no delay line.
+  const Scenario s = parse_scenario(
+      one_channel(R"({"buffer": {"flat": "1M"}, "in_flight": 2, "compression": "none", "receiver_buffer": "64M"})",
+                  1 << 20, 1024),
+      "bench-goodput");
+  transport::LocalCluster cluster(s, /*delay_line=*/false);
+  transport::RunStats stats(2);
+  const auto outcome = cluster.run_exchange(s.policies[0], 0, 0, 0, stats, 120s);
+  const double ours = static_cast<double>(stats.bytes_uncompressed) / outcome.wall_s;
+  fmt::print("goodput, one channel, 1 MiB batches, 2 in flight, no LZ4\n");
+  fmt::print("  exsim             {:8.0f} MB/s  ({} RPCs, {:.2f} s{})\n", ours / 1e6, stats.rpcs.load(), outcome.wall_s,
+             outcome.ok ? "" : ", FAILED: " + outcome.error);
+  fmt::print("  of which CPU      produce {:.2f} s, serialize {:.2f} s, deserialize {:.2f} s\n",
+             static_cast<double>(stats.cpu_produce) * 1e-9, static_cast<double>(stats.cpu_serialize) * 1e-9,
+             static_cast<double>(stats.cpu_deserialize) * 1e-9);
+  if (!have("iperf3")) {
+    fmt::print("  iperf3            not installed (scripts/install-deps installs it)\n");
+    return;
+  }
+  const std::string port = std::to_string(20000 + getpid() % 20000);
+  std::thread server([&] { run("timeout 20 iperf3 -s -1 -p " + port + " -B 127.0.0.1"); });
+  std::this_thread::sleep_for(500ms);
+  const std::string json = run("iperf3 -c 127.0.0.1 -p " + port + " -t 3 -O 1 -l 1M -J");
+  server.join();
+  std::smatch m;
+  const std::regex received(R"("sum_received":\s*\{[^}]*"bits_per_second":\s*([0-9.e+]+))");
+  if (std::regex_search(json, m, received)) {
+    const double iperf = std::stod(m[1]) / 8;
+    fmt::print("  iperf3 -l 1M      {:8.0f} MB/s\n", iperf / 1e6);
+    fmt::print("  ratio             {:8.2f}  (target: at least 0.8)\n", ours / iperf);
+  } else {
+    fmt::print("  iperf3            no result: {}\n", json.substr(0, 200));
+  }
+}
+
+void round_trip() {
+  // One row of 8 bytes per batch: the cost of an RPC itself.
+  const Scenario s = parse_scenario(
+      one_channel(R"({"buffer": {"flat": "8"}, "in_flight": 1, "compression": "none"})", 20000, 8), "bench-rtt");
+  transport::LocalCluster cluster(s, /*delay_line=*/false);
+  transport::RunStats stats(2);
+  const auto outcome = cluster.run_exchange(s.policies[0], 0, 0, 0, stats, 120s);
+  fmt::print("\nRPC round trip, one row per batch, 1 in flight\n");
+  fmt::print("  exsim             p50 {:6.1f} us, p99 {:6.1f} us, {:.1f} us per RPC over the run ({} RPCs{})\n",
+             stats.network_ns.quantile(0.5) * 1e-3, stats.network_ns.quantile(0.99) * 1e-3,
+             outcome.wall_s * 1e6 / static_cast<double>(stats.rpcs), stats.rpcs.load(),
+             outcome.ok ? "" : ", FAILED: " + outcome.error);
+  if (!have("sockperf")) {
+    fmt::print("  sockperf          not installed\n");
+    return;
+  }
+  const std::string port = std::to_string(30000 + getpid() % 20000);
+  std::thread server([&] { run("timeout 8 sockperf server --tcp -i 127.0.0.1 -p " + port); });
+  std::this_thread::sleep_for(500ms);
+  const std::string out = run("sockperf ping-pong --tcp -i 127.0.0.1 -p " + port + " -t 3 -m 64 --full-rtt");
+  server.join();
+  std::smatch m;
+  if (std::regex_search(out, m, std::regex(R"(percentile 50\.000 =\s*([0-9.]+))"))) {
+    const double p50 = std::stod(m[1]);
+    fmt::print("  sockperf 64 B     p50 {:6.1f} us (full round trip)\n", p50);
+    fmt::print("  overhead per RPC  {:6.1f} us over sockperf\n", stats.network_ns.quantile(0.5) * 1e-3 - p50);
+  } else {
+    fmt::print("  sockperf          no result: {}\n", out.substr(0, 200));
+  }
+}
+
+void lz4_speed() {
+  // 100 batches of 64 KiB of our generated rows at ratio 0.55, compressed one batch per call.
+  const RowShape shape{21, VarLenDistribution::uniform(40, 120)};
+  const auto calibration = transport::calibrate_random_share(shape, 0.55, 1);
+  transport::RowGenerator generator(shape, calibration.random_share, 2);
+  std::vector<transport::RowBatch> batches(100);
+  std::ofstream file("/tmp/exsim-batches.bin", std::ios::binary);
+  std::size_t total = 0;
+  for (auto& b : batches) {
+    generator.fill(b, 1070);  // about 64 KiB of tuple data
+    file.write(b.data().data(), static_cast<std::streamsize>(b.tuple_bytes()));
+    total += b.tuple_bytes();
+  }
+  file.close();
+  transport::Lz4Codec codec;
+  std::vector<char> out(transport::Lz4Codec::bound(1 << 20));
+  std::size_t compressed = 0;
+  int rounds = 0;
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < 2s) {
+    compressed = 0;
+    for (const auto& b : batches) compressed += codec.compress(b.data().data(), b.tuple_bytes(), out.data(), out.size());
+    ++rounds;
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double ours = static_cast<double>(total) * rounds / seconds;
+  fmt::print("\nLZ4 compression of our batches ({:.1f} MB in 64 KiB batches)\n", static_cast<double>(total) / 1e6);
+  fmt::print("  exsim             {:8.0f} MB/s, ratio {:.3f}\n", ours / 1e6, static_cast<double>(compressed) / static_cast<double>(total));
+  if (!have("lz4")) {
+    fmt::print("  lz4               not installed\n");
+    return;
+  }
+  const std::string out_text = run("lz4 -b1 -i2 -B4 /tmp/exsim-batches.bin");
+  std::smatch m;
+  if (std::regex_search(out_text, m, std::regex(R"(\(x?([0-9.]+)\),\s*([0-9.]+) MB/s)"))) {
+    const double ratio = 1.0 / std::stod(m[1]);
+    const double speed = std::stod(m[2]) * 1e6;
+    fmt::print("  lz4 -b1 -B4       {:8.0f} MB/s, ratio {:.3f}\n", speed / 1e6, ratio);
+    fmt::print("  ratio of speeds   {:8.2f}  (target: within 10%)\n", ours / speed);
+  } else {
+    fmt::print("  lz4               no result: {}\n", out_text.substr(0, 300));
+  }
+  std::remove("/tmp/exsim-batches.bin");
+}
+
+}  // namespace
+
+int main() {
+  goodput();
+  round_trip();
+  lz4_speed();
+  return 0;
+}

@@ -30,6 +30,7 @@ int run_command(const std::vector<std::string>& args) {
       ("hosts", po::value<std::string>(), "agents already running: one ADDRESS:PORT line per scenario host")
       ("token-file", po::value<std::string>(), "with --hosts: file holding the agents' shared token")
       ("no-delay-line", "do not impose the scenario's RTTs (real hosts)")
+      ("nic-cap", "cap each host's outbound bandwidth at the scenario's nic_gbps (token bucket)")
       ("timeout", po::value<int>()->default_value(600), "seconds each exchange may take before the run fails");
   const auto parsed = parse_command_line(args, visible, "scenario");
   if (!parsed) return kExitOk;
@@ -48,6 +49,7 @@ int run_command(const std::vector<std::string>& args) {
   text << in.rdbuf();
   options.scenario_text = text.str();
   options.delay_line = !vm.count("no-delay-line");
+  options.nic_cap = vm.count("nic-cap") > 0;
   options.timeout = std::chrono::seconds(vm["timeout"].as<int>());
   options.exsim_binary = "/proc/self/exe";
   if (vm.count("hosts")) {

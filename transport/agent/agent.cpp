@@ -95,6 +95,7 @@ class Agent {
       Host::Options options;
       options.index = request.at("host").get<int>();
       options.listen_address = options_.listen_address;
+      if (request.value("nic_cap", false)) options.nic_bytes_per_s = scenario_->cluster.nic_gbps * 1e9 / 8;
       if (request.at("delay_line").get<bool>()) {
         const int n = static_cast<int>(scenario_->cluster.hosts.size());
         for (int from = 0; from < n; ++from) {

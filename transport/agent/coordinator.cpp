@@ -150,7 +150,8 @@ class Coordinator {
                                   {"file", options_.scenario_file},
                                   {"overrides", options_.overrides},
                                   {"host", h},
-                                  {"delay_line", options_.delay_line}}
+                                  {"delay_line", options_.delay_line},
+                                  {"nic_cap", options_.nic_cap}}
                                  .dump());
     }
     json peers = json::array();

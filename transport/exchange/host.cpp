@@ -17,6 +17,7 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
 
   void open(asio::ip::tcp::socket socket) {
     connection_ = std::make_shared<Connection>(std::move(socket), *this, host_.options_.max_frame_bytes);
+    if (host_.nic_) connection_->set_pacer(host_.nic_.get());
     connection_->start();
     const auto from = static_cast<std::uint32_t>(host_.options_.index);
     FrameHeader h;
@@ -82,6 +83,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
 
   void open(asio::ip::tcp::socket socket) {
     connection_ = std::make_shared<Connection>(std::move(socket), *this, host_.options_.max_frame_bytes);
+    if (host_.nic_) connection_->set_pacer(host_.nic_.get());
     connection_->start();
   }
 
@@ -140,7 +142,9 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
 };
 
 Host::Host(Options options)
-    : options_(std::move(options)), acceptor_(reactor_.context(), {asio::ip::make_address(options_.listen_address), 0}) {
+    : options_(std::move(options)),
+      nic_(options_.nic_bytes_per_s > 0 ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s, 256 * 1024) : nullptr),
+      acceptor_(reactor_.context(), {asio::ip::make_address(options_.listen_address), 0}) {
   endpoint_ = acceptor_.local_endpoint();
   reactor_.post([this] { accept_next(); });
 }

@@ -26,6 +26,7 @@
 #include "transport/net/connection.h"
 #include "transport/net/reactor.h"
 #include "transport/net/receive_delay_line.h"
+#include "transport/net/token_bucket.h"
 
 namespace exsim::transport {
 
@@ -58,6 +59,9 @@ class Host {
     std::uint32_t max_frame_bytes = 64u << 20;
     // One-way delay to add to frames from each host (index), on one machine; empty: none.
     std::vector<std::chrono::nanoseconds> one_way_delay;
+    // Outbound bandwidth of the host's NIC, bytes per second, shared by all its
+    // connections (a token bucket on one machine); 0: not capped.
+    double nic_bytes_per_s = 0;
   };
 
   explicit Host(Options options);
@@ -100,6 +104,7 @@ class Host {
   void fail(const std::string& reason);
 
   Options options_;
+  std::unique_ptr<TokenBucket> nic_;  // before reactor_: connections hold it until the reactor stops
   Reactor reactor_;
   asio::ip::tcp::acceptor acceptor_;
   asio::ip::tcp::endpoint endpoint_;

@@ -8,11 +8,12 @@
 
 namespace exsim::transport {
 
-LocalCluster::LocalCluster(const Scenario& scenario, bool delay_line) : scenario_(scenario) {
+LocalCluster::LocalCluster(const Scenario& scenario, bool delay_line, bool nic_cap) : scenario_(scenario) {
   const int n = static_cast<int>(scenario.cluster.hosts.size());
   for (int h = 0; h < n; ++h) {
     Host::Options options;
     options.index = h;
+    if (nic_cap) options.nic_bytes_per_s = scenario.cluster.nic_gbps * 1e9 / 8;
     if (delay_line) {
       for (int from = 0; from < n; ++from) {
         options.one_way_delay.push_back(std::chrono::nanoseconds(scenario.cluster.rtt.rtt(from, h) / 2));

@@ -24,8 +24,9 @@ struct ExchangeOutcome {
 
 class LocalCluster {
  public:
-  // `delay_line`: impose half the scenario's RTT each way.
-  LocalCluster(const Scenario& scenario, bool delay_line);
+  // `delay_line`: impose half the scenario's RTT each way; `nic_cap`: cap each
+  // host's outbound bytes at the scenario's nic_gbps.
+  LocalCluster(const Scenario& scenario, bool delay_line, bool nic_cap = false);
   ~LocalCluster();
 
   // Runs query `query`, repetition `repetition`, exchange `exchange` under `policy`.

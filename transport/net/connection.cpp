@@ -8,7 +8,11 @@
 namespace exsim::transport {
 
 Connection::Connection(asio::ip::tcp::socket socket, Handler& handler, std::uint32_t max_body_length)
-    : socket_(std::move(socket)), handler_(handler), decoder_(max_body_length), queue_(16) {
+    : socket_(std::move(socket)),
+      handler_(handler),
+      decoder_(max_body_length),
+      queue_(16),
+      pace_timer_(socket_.get_executor()) {
   for (auto& slot : queue_) slot = std::make_unique<Outbound>();
 }
 
@@ -88,9 +92,39 @@ void Connection::write_next() {
     add(asio::buffer(out.header));
     for (std::size_t p = 0; p < out.piece_count; ++p) add(out.pieces[p]);
   }
+  gather_count_ = count;
   writing_ = true;
+  if (pacer_) {
+    // Cut the write to one chunk and take its tokens; wait when the NIC is busy.
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < gather_count_; ++i) {
+      if (bytes + gather_[i].size() >= pace_chunk_) {
+        gather_[i] = asio::buffer(gather_[i].data(), pace_chunk_ - bytes);
+        bytes = pace_chunk_;
+        gather_count_ = i + 1;
+        break;
+      }
+      bytes += gather_[i].size();
+    }
+    reserved_ = bytes;
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count();
+    const std::int64_t start = pacer_->reserve(now, static_cast<std::int64_t>(bytes));
+    if (start > now) {
+      pace_timer_.expires_at(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(start)));
+      pace_timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
+        if (!error && self->open_) self->issue_write();
+      });
+      return;
+    }
+  }
+  issue_write();
+}
+
+void Connection::issue_write() {
   ++write_calls_;
-  socket_.async_write_some(std::span<const asio::const_buffer>(gather_.data(), count),
+  socket_.async_write_some(std::span<const asio::const_buffer>(gather_.data(), gather_count_),
                            [self = shared_from_this()](const asio::error_code& error, std::size_t bytes) {
                              self->on_write(error, bytes);
                            });
@@ -104,6 +138,7 @@ void Connection::on_write(const asio::error_code& error, std::size_t bytes) {
   }
   bytes_written_ += bytes;
   front_written_ += bytes;
+  if (pacer_ && bytes < reserved_) pacer_->refund(static_cast<std::int64_t>(reserved_ - bytes));
   while (queue_size_ > 0 && front_written_ >= slot(0).total) {
     front_written_ -= slot(0).total;
     const std::uint64_t cookie = slot(0).cookie;
@@ -142,6 +177,7 @@ void Connection::close(const std::string& reason) {
   if (!open_) return;
   open_ = false;
   asio::error_code ignored;
+  pace_timer_.cancel();
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
   handler_.on_closed(*this, reason);

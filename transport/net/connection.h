@@ -22,7 +22,9 @@
 
 #include <asio/buffer.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
 
+#include "transport/net/token_bucket.h"
 #include "transport/wire/frame.h"
 
 namespace exsim::transport {
@@ -48,6 +50,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Sets TCP_NODELAY and starts reading.
   void start();
+  // Paces writes through `pacer` (shared by the host's connections, on the same
+  // reactor), at most `chunk` bytes per write: an emulated NIC bandwidth.
+  void set_pacer(TokenBucket* pacer, std::size_t chunk = 64 * 1024) {
+    pacer_ = pacer;
+    pace_chunk_ = chunk;
+  }
   // Queues a frame: `header` (its body_length is set from the pieces) and up to
   // three payload pieces. `cookie` comes back through Handler::on_sent.
   void send(FrameHeader header, std::span<const asio::const_buffer> payload, std::uint64_t cookie);
@@ -79,6 +87,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Outbound& reserve_slot();
   void enqueue(Outbound& out, FrameHeader header, std::uint64_t cookie);
   void write_next();
+  void issue_write();
   void on_write(const asio::error_code& error, std::size_t bytes);
   void read_next();
   void on_read(const asio::error_code& error, std::size_t bytes);
@@ -96,6 +105,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::size_t queue_size_ = 0;
   std::size_t front_written_ = 0;  // bytes of the front frame already written
   std::array<asio::const_buffer, 64> gather_;
+  std::size_t gather_count_ = 0;
+  std::size_t reserved_ = 0;  // bytes of tokens taken for the write in flight
+  TokenBucket* pacer_ = nullptr;
+  std::size_t pace_chunk_ = 0;
+  asio::steady_timer pace_timer_;
   bool writing_ = false;
   bool open_ = true;
   std::uint64_t bytes_written_ = 0;

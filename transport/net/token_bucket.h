@@ -26,6 +26,9 @@ class TokenBucket {
     return std::max(now, finish_ - burst_ns_);
   }
 
+  // Gives back tokens reserved for bytes that were not sent after all.
+  void refund(std::int64_t bytes) { finish_ -= static_cast<std::int64_t>(static_cast<double>(bytes) * ns_per_byte_); }
+
  private:
   double ns_per_byte_;
   std::int64_t burst_ns_;

@@ -279,8 +279,8 @@ void SenderInstance::account_memory() {
     for (const auto& s : ch.slots) total += static_cast<std::int64_t>(s->batch.footprint() + s->scratch.capacity());
   }
   for (const auto& s : shared_slots_) total += static_cast<std::int64_t>(s->batch.footprint() + s->scratch.capacity());
-  total += static_cast<std::int64_t>(input_.footprint());
-  for (const auto& b : ring_) total += static_cast<std::int64_t>(b.footprint());
+  // Input batches belong to the operator feeding the sender, as in Impala, whose
+  // sender tracks only its serialization buffers: they are not counted.
   if (total != footprint_) {
     stats_.add_sender_bytes(host_.index(), total - footprint_);
     footprint_ = total;

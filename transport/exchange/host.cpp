@@ -28,12 +28,24 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
 
   void call(FrameType type, std::array<asio::const_buffer, 3> pieces, std::size_t count, CallSink* sink,
             std::uint64_t cookie) {
-    const std::uint64_t id = ++next_call_;
+    // Calls awaiting a response live in a reused slot table: a call id is its
+    // slot plus a generation, so answering a call allocates nothing.
+    if (free_slots_.empty()) {
+      free_slots_.push_back(static_cast<std::uint32_t>(pending_.size()));
+      pending_.emplace_back();
+    }
+    const std::uint32_t index = free_slots_.back();
+    free_slots_.pop_back();
+    Pending& p = pending_[index];
+    ++p.generation;
     FrameHeader h;
     h.type = type;
-    h.call_id = id;
+    h.call_id = (static_cast<std::uint64_t>(p.generation) << 32) | index;
     h.send_time_ns = steady_now_ns();
-    pending_[id] = Pending{sink, cookie, h.send_time_ns};
+    p.sink = sink;
+    p.cookie = cookie;
+    p.issued_ns = h.send_time_ns;
+    p.busy = true;
     connection_->send(h, std::span<const asio::const_buffer>(pieces.data(), count), 0);
   }
 
@@ -50,20 +62,25 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
 
  private:
   struct Pending {
-    CallSink* sink;
-    std::uint64_t cookie;
-    std::int64_t issued_ns;
+    CallSink* sink = nullptr;
+    std::uint64_t cookie = 0;
+    std::int64_t issued_ns = 0;
+    std::uint32_t generation = 0;
+    bool busy = false;
   };
 
   void deliver(const FrameHeader& header, const char* body) {
-    auto it = pending_.find(header.call_id);
-    if (header.type != FrameType::kResponse || header.body_length < CallResult::kSize || it == pending_.end()) {
+    const auto index = static_cast<std::uint32_t>(header.call_id);
+    const auto generation = static_cast<std::uint32_t>(header.call_id >> 32);
+    const bool known = index < pending_.size() && pending_[index].busy && pending_[index].generation == generation;
+    if (header.type != FrameType::kResponse || header.body_length < CallResult::kSize || !known) {
       host_.fail(fmt::format("host {} got an unexpected frame (type {}, call {}) from host {}", host_.index(),
                              static_cast<int>(header.type), header.call_id, to_));
       return;
     }
-    const Pending p = it->second;
-    pending_.erase(it);
+    Pending p = pending_[index];
+    pending_[index].busy = false;
+    free_slots_.push_back(index);
     const CallResult result = CallResult::decode(body);
     p.sink->on_call_done(p.cookie, result, steady_now_ns() - p.issued_ns - result.receiver_ns);
   }
@@ -72,8 +89,8 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
   const int to_;
   std::shared_ptr<Connection> connection_;
   ReceiveDelayLine responses_;
-  std::map<std::uint64_t, Pending> pending_;
-  std::uint64_t next_call_ = 0;
+  std::vector<Pending> pending_;
+  std::vector<std::uint32_t> free_slots_;
 };
 
 // A connection a peer opened to this host: calls in, responses out.

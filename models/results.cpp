@@ -65,6 +65,9 @@ ordered run_json(const RunResult& r) {
   out["planner"] = ordered{{"senders", r.planner.senders},
                            {"over_estimate", r.planner.over_estimate},
                            {"max_over_bytes", r.planner.max_over_bytes}};
+  if (!r.rtt_achieved_ms.empty()) {
+    out["rtt_ms"] = ordered{{"nominal", r.rtt_nominal_ms}, {"achieved", r.rtt_achieved_ms}};
+  }
   return out;
 }
 

@@ -76,6 +76,9 @@ struct RunResult {
   std::vector<ExchangeResult> exchanges;
   std::vector<HostResult> hosts;
   PlannerResult planner;
+  // Measured runs: RTT between hosts as imposed (nominal) and as achieved
+  // (median one-way delays of calls, both directions); empty for simulated runs.
+  std::vector<std::vector<double>> rtt_nominal_ms, rtt_achieved_ms;
 };
 
 // Pretty JSON, keys in a fixed order, numbers printed the same way every time:

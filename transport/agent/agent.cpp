@@ -66,7 +66,10 @@ class Agent {
         const json request = json::parse(*message);
         const std::string op = request.at("op").get<std::string>();
         if (op == "shutdown") {
-          channel_->send(json{{"op", "bye"}, {"rss_peak_bytes", rss_peak_bytes()}}.dump());
+          channel_->send(json{{"op", "bye"},
+                              {"rss_peak_bytes", rss_peak_bytes()},
+                              {"achieved_one_way_ms", host_ ? host_->achieved_one_way_ms() : std::vector<double>{}}}
+                             .dump());
           break;
         }
         reply = handle(op, request);

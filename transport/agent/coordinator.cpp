@@ -104,10 +104,25 @@ class Coordinator {
       }
       results.push_back(run_policy(policy));
     }
-    for (std::size_t i = 0; i < channels_.size(); ++i) {
+    const std::size_t n = channels_.size();
+    std::vector<std::vector<double>> one_way(n, std::vector<double>(n, -1)), nominal(n, std::vector<double>(n)),
+        achieved(n, std::vector<double>(n, -1));
+    for (std::size_t i = 0; i < n; ++i) {
       channels_[i]->send(json{{"op", "shutdown"}}.dump());
       const json bye = expect(i, "bye", Clock::now() + std::chrono::seconds(10));
       for (auto& r : results) r.hosts[i].rss_peak_bytes = bye.at("rss_peak_bytes").get<std::int64_t>();
+      const auto delays = bye.at("achieved_one_way_ms").get<std::vector<double>>();
+      for (std::size_t from = 0; from < delays.size() && from < n; ++from) one_way[from][i] = delays[from];
+    }
+    for (std::size_t a = 0; a < n; ++a) {
+      for (std::size_t b = 0; b < n; ++b) {
+        nominal[a][b] = scenario_.cluster.rtt.rtt_ms(static_cast<int>(a), static_cast<int>(b));
+        if (one_way[a][b] >= 0 && one_way[b][a] >= 0) achieved[a][b] = one_way[a][b] + one_way[b][a];
+      }
+    }
+    for (auto& r : results) {
+      r.rtt_nominal_ms = nominal;
+      r.rtt_achieved_ms = achieved;
     }
     return results;
   }

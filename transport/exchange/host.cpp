@@ -112,6 +112,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
       }
       std::uint32_t from;
       std::memcpy(&from, body, 4);
+      from_ = static_cast<int>(from);
       const auto& delays = host_.options_.one_way_delay;
       const auto delay = from < delays.size() ? delays[from] : std::chrono::nanoseconds(0);
       calls_ = std::make_unique<ReceiveDelayLine>(host_.reactor_.context(), delay,
@@ -131,6 +132,10 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
     if (calls_) calls_->cancel();
     if (connection_) connection_->close("host stopped");
   }
+
+  // Which host this connection comes from (-1 before its hello) and the delays achieved.
+  int from() const { return from_; }
+  const LogHistogram* achieved() const { return calls_ ? &calls_->achieved_ns() : nullptr; }
 
  private:
   void dispatch(const FrameHeader& header, const char* body) {
@@ -156,6 +161,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
   Host& host_;
   std::shared_ptr<Connection> connection_;
   std::unique_ptr<ReceiveDelayLine> calls_;
+  int from_ = -1;
 };
 
 Host::Host(Options options)
@@ -212,6 +218,22 @@ void Host::respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id,
     result.encode(body);
     on->send_copy(h, body, sizeof body, 0);
   });
+}
+
+std::vector<double> Host::achieved_one_way_ms() {
+  std::vector<double> result;
+  std::promise<void> done;
+  reactor_.post([&] {
+    for (const auto& in : inbound_) {
+      const LogHistogram* h = in->achieved();
+      if (in->from() < 0 || !h || h->count() == 0) continue;
+      if (result.size() <= static_cast<std::size_t>(in->from())) result.resize(static_cast<std::size_t>(in->from()) + 1, -1);
+      result[static_cast<std::size_t>(in->from())] = h->quantile(0.5) * 1e-6;
+    }
+    done.set_value();
+  });
+  done.get_future().wait_for(std::chrono::seconds(5));
+  return result;
 }
 
 void Host::add_target(std::uint32_t run, CallTarget* target) {

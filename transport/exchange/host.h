@@ -96,6 +96,11 @@ class Host {
 
   void stop();
 
+  // Median one-way delay achieved by calls from each host (index) to this one,
+  // in ms, sender's stamp to release: the emulated distance plus the real path.
+  // -1 for hosts that sent nothing.
+  std::vector<double> achieved_one_way_ms();
+
  private:
   class Outbound;
   class Inbound;

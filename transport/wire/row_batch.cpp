@@ -109,7 +109,7 @@ bool decode_batch(const RowBatchHeader& header, const char* offsets, const char*
     }
   }
   auto& data = out.mutable_data();
-  data.resize(header.tuple_bytes);
+  data.resize_uninitialized(header.tuple_bytes);
   if (header.compression == Compression::kLz4) {
     if (!Lz4Codec::decompress(payload, header.payload_bytes, data.data(), header.tuple_bytes)) {
       error = "LZ4 payload does not decompress to the announced size";

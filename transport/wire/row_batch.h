@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "transport/wire/byte_buffer.h"
+
 namespace exsim::transport {
 
 class Lz4Codec;
@@ -24,15 +26,14 @@ class RowBatch {
   // Adds a row of `bytes` bytes and returns where to write them.
   char* append_row(std::size_t bytes) {
     offsets_.push_back(static_cast<std::uint32_t>(data_.size()));
-    data_.resize(data_.size() + bytes);
-    return data_.data() + data_.size() - bytes;
+    return data_.append(bytes);
   }
   std::uint32_t rows() const { return static_cast<std::uint32_t>(offsets_.size()); }
   std::size_t tuple_bytes() const { return data_.size(); }
   const std::vector<std::uint32_t>& offsets() const { return offsets_; }
-  const std::vector<char>& data() const { return data_; }
+  const ByteBuffer& data() const { return data_; }
   std::vector<std::uint32_t>& mutable_offsets() { return offsets_; }
-  std::vector<char>& mutable_data() { return data_; }
+  ByteBuffer& mutable_data() { return data_; }
   // Bytes of memory the batch holds (capacities), for buffer accounting.
   std::size_t footprint() const { return offsets_.capacity() * 4 + data_.capacity(); }
   // Checksum of the offsets and the uncompressed tuple data.
@@ -40,7 +41,7 @@ class RowBatch {
 
  private:
   std::vector<std::uint32_t> offsets_;
-  std::vector<char> data_;
+  ByteBuffer data_;
 };
 
 enum class Compression : std::uint8_t { kNone = 0, kLz4 = 1 };

@@ -78,12 +78,22 @@ class Agent {
       }
       if (!reply.is_null()) channel_->send(reply.dump());
     }
-    for (auto& [id, run] : runs_) {
+    // Teardown: no failure reports any more, every run cancelled and its waiter
+    // joined, the host stopped (no callback can reach a run), then the runs freed.
+    if (host_) host_->set_failure_handler({});
+    std::map<std::uint32_t, ActiveRun> runs;
+    {
+      std::lock_guard lock(runs_mutex_);
+      runs.swap(runs_);
+    }
+    for (auto& [id, run] : runs) {
       if (run.part) run.part->cancel("agent shutting down");
+    }
+    for (auto& [id, run] : runs) {
       if (run.waiter.joinable()) run.waiter.join();
     }
-    runs_.clear();
     if (host_) host_->stop();
+    runs.clear();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let the last reply leave
     channel_->close();
     return code;
@@ -97,6 +107,7 @@ class Agent {
                                                             request.at("overrides").get<std::vector<std::string>>()));
       Host::Options options;
       options.index = request.at("host").get<int>();
+      options.hosts = static_cast<int>(scenario_->cluster.hosts.size());
       options.listen_address = options_.listen_address;
       if (request.value("nic_cap", false)) options.nic_bytes_per_s = scenario_->cluster.nic_gbps * 1e9 / 8;
       if (request.at("delay_line").get<bool>()) {

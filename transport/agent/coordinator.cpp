@@ -4,9 +4,12 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -18,7 +21,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/random.h"
 #include "models/sender_memory.h"
 #include "transport/agent/control_channel.h"
 #include "transport/agent/protocol.h"
@@ -38,6 +40,15 @@ struct AgentProcess {
 };
 
 // Starts `exsim agent` on loopback and reads the port it bound.
+// 128 bits from the kernel's random source.
+std::string random_token() {
+  std::uint64_t words[2];
+  if (getrandom(words, sizeof words, 0) != static_cast<ssize_t>(sizeof words)) {
+    throw std::runtime_error("cannot read random bytes for the agents' token");
+  }
+  return fmt::format("{:016x}{:016x}", words[0], words[1]);
+}
+
 AgentProcess spawn_agent(const std::string& binary, const std::string& token_file) {
   int out[2];
   if (pipe(out) != 0) throw std::runtime_error("cannot create a pipe for an agent");
@@ -132,11 +143,16 @@ class Coordinator {
     const std::size_t hosts = scenario_.cluster.hosts.size();
     std::string token = options_.token;
     if (options_.hosts_file.empty()) {
-      Random random(static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) ^ static_cast<std::uint64_t>(getpid()));
-      token = fmt::format("{:016x}{:016x}", random.next(), random.next());
-      token_file_ = fmt::format("/tmp/exsim-token-{}", getpid());
-      std::ofstream(token_file_) << token << "\n";
-      chmod(token_file_.c_str(), 0600);
+      token = random_token();
+      // A private file only this user can read, created anew (never through a link).
+      char path[] = "/tmp/exsim-token-XXXXXX";
+      const int fd = mkstemp(path);
+      if (fd < 0) throw std::runtime_error(fmt::format("cannot create a token file: {}", std::strerror(errno)));
+      token_file_ = path;
+      const std::string line = token + "\n";
+      const bool written = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+      close(fd);
+      if (!written) throw std::runtime_error(fmt::format("cannot write the token file {}", token_file_));
       for (std::size_t h = 0; h < hosts; ++h) agents_.push_back(spawn_agent(options_.exsim_binary, token_file_));
     } else {
       std::ifstream in(options_.hosts_file);
@@ -326,8 +342,15 @@ class Coordinator {
           sender_peak[h] = std::max<Bytes>(sender_peak[h], m->at("sender_peak_bytes").get<std::int64_t>());
           receiver_peak[h] = std::max<Bytes>(receiver_peak[h], m->at("receiver_peak_bytes").get<std::int64_t>());
           if (++reported[id] < channels_.size()) continue;
-          // Every agent has reported: the exchange is over.
+          // Every agent has reported: the exchange is over, and every row must have arrived.
           const std::size_t x = running[id];
+          const Exchange& e = query.exchanges[x];
+          const std::int64_t expected = e.rows * (e.kind == PartitionKind::kBroadcast ? e.receivers.instances() : 1);
+          if (totals[id].rows != expected) {
+            broadcast(json{{"op", "release"}, {"run", id}});
+            throw std::runtime_error(fmt::format("exchange {} of {} delivered {} rows, not {}: rows were lost",
+                                                 e.id, query.name, totals[id].rows, expected));
+          }
           state[x] = 2;
           ++done;
           progressed = true;

@@ -23,6 +23,15 @@ ExchangePart::ExchangePart(Host& host, const Scenario& scenario, const Policy& p
 
 ExchangePart::~ExchangePart() {
   if (started_ && !finished_) cancel("the exchange part was torn down before it finished");
+  for (auto& s : senders_) {
+    // A sender of a failed run may still have calls queued or unanswered: keep
+    // it (and the buffers those calls point into) until the host stops.
+    if (stats_.failed) {
+      s->join();
+      s->detach();
+      host_.retire(std::shared_ptr<SenderInstance>(s.release()));
+    }
+  }
   senders_.clear();
   if (registered_) host_.remove_target(spec_.run);
   receivers_.reset();

@@ -112,6 +112,10 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
       }
       std::uint32_t from;
       std::memcpy(&from, body, 4);
+      if (host_.options_.hosts > 0 && from >= static_cast<std::uint32_t>(host_.options_.hosts)) {
+        connection_->close(fmt::format("hello from host {}, but the run has {} hosts", from, host_.options_.hosts));
+        return;
+      }
       from_ = static_cast<int>(from);
       const auto& delays = host_.options_.one_way_delay;
       const auto delay = from < delays.size() ? delays[from] : std::chrono::nanoseconds(0);
@@ -185,20 +189,29 @@ void Host::accept_next() {
 }
 
 void Host::connect(const std::vector<asio::ip::tcp::endpoint>& peers) {
-  std::promise<void> done;
-  reactor_.post([&] {
-    for (std::size_t to = 0; to < peers.size(); ++to) {
-      const auto& delays = options_.one_way_delay;
-      auto out = std::make_shared<Outbound>(*this, static_cast<int>(to),
-                                            to < delays.size() ? delays[to] : std::chrono::nanoseconds(0));
-      asio::ip::tcp::socket socket(reactor_.context());
-      socket.connect(peers[to]);  // loopback: immediate
-      out->open(std::move(socket));
-      outbound_.push_back(out);
+  auto done = std::make_shared<std::promise<std::string>>();
+  reactor_.post([this, peers, done] {
+    try {
+      for (std::size_t to = 0; to < peers.size(); ++to) {
+        const auto& delays = options_.one_way_delay;
+        auto out = std::make_shared<Outbound>(*this, static_cast<int>(to),
+                                              to < delays.size() ? delays[to] : std::chrono::nanoseconds(0));
+        asio::ip::tcp::socket socket(reactor_.context());
+        socket.connect(peers[to]);  // loopback or a LAN peer that is listening: prompt
+        out->open(std::move(socket));
+        outbound_.push_back(out);
+      }
+      done->set_value("");
+    } catch (const std::exception& e) {
+      done->set_value(fmt::format("host {} cannot connect to its peers: {}", options_.index, e.what()));
     }
-    done.set_value();
   });
-  done.get_future().wait();
+  auto result = done->get_future();
+  if (result.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    throw std::runtime_error(fmt::format("host {}: connecting to its peers took over 30 s", options_.index));
+  }
+  const std::string error = result.get();
+  if (!error.empty()) throw std::runtime_error(error);
 }
 
 void Host::call(int to, FrameType type, std::array<asio::const_buffer, 3> pieces, std::size_t count, CallSink* sink,
@@ -221,19 +234,19 @@ void Host::respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id,
 }
 
 std::vector<double> Host::achieved_one_way_ms() {
-  std::vector<double> result;
-  std::promise<void> done;
-  reactor_.post([&] {
+  auto result = std::make_shared<std::vector<double>>();
+  auto done = std::make_shared<std::promise<void>>();
+  reactor_.post([this, result, done] {
     for (const auto& in : inbound_) {
       const LogHistogram* h = in->achieved();
       if (in->from() < 0 || !h || h->count() == 0) continue;
-      if (result.size() <= static_cast<std::size_t>(in->from())) result.resize(static_cast<std::size_t>(in->from()) + 1, -1);
-      result[static_cast<std::size_t>(in->from())] = h->quantile(0.5) * 1e-6;
+      if (result->size() <= static_cast<std::size_t>(in->from())) result->resize(static_cast<std::size_t>(in->from()) + 1, -1);
+      (*result)[static_cast<std::size_t>(in->from())] = h->quantile(0.5) * 1e-6;
     }
-    done.set_value();
+    done->set_value();
   });
-  done.get_future().wait_for(std::chrono::seconds(5));
-  return result;
+  if (done->get_future().wait_for(std::chrono::seconds(5)) != std::future_status::ready) return {};
+  return *result;
 }
 
 void Host::add_target(std::uint32_t run, CallTarget* target) {
@@ -249,9 +262,9 @@ void Host::remove_target(std::uint32_t run) {
   // A dispatch that looked the target up before the erase may still be running
   // on the reactor: wait for the reactor to pass this point.
   if (reactor_.on_reactor_thread() || stopped_) return;
-  std::promise<void> passed;
-  reactor_.post([&] { passed.set_value(); });
-  passed.get_future().wait_for(std::chrono::seconds(5));
+  auto passed = std::make_shared<std::promise<void>>();
+  reactor_.post([passed] { passed->set_value(); });
+  passed->get_future().wait_for(std::chrono::seconds(30));
 }
 
 void Host::fail(const std::string& reason) {
@@ -272,6 +285,8 @@ void Host::stop() {
   });
   done.get_future().wait_for(std::chrono::seconds(5));
   reactor_.stop();
+  std::lock_guard lock(retired_mutex_);
+  retired_.clear();  // nothing refers to them once the reactor has stopped
 }
 
 }  // namespace exsim::transport

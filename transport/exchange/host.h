@@ -12,6 +12,7 @@
 #define EXSIM_TRANSPORT_EXCHANGE_HOST_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -55,6 +56,7 @@ class Host {
  public:
   struct Options {
     int index = 0;
+    int hosts = 0;  // in the run: a hello naming another index is refused
     std::string listen_address = "127.0.0.1";  // data port: an ephemeral port on this address
     std::uint32_t max_frame_bytes = 64u << 20;
     // One-way delay to add to frames from each host (index), on one machine; empty: none.
@@ -86,6 +88,13 @@ class Host {
   void add_target(std::uint32_t run, CallTarget* target);
   // After this returns, no call reaches the target any more.
   void remove_target(std::uint32_t run);
+
+  // Keeps `object` alive until the host stops: a failed run's senders, whose
+  // calls may still be queued on a connection or awaiting a response.
+  void retire(std::shared_ptr<void> object) {
+    std::lock_guard lock(retired_mutex_);
+    retired_.push_back(std::move(object));
+  }
 
   // Called (on the reactor thread) when a connection fails: the run must fail.
   // Clear it (an empty function) before what it refers to goes away.
@@ -119,7 +128,9 @@ class Host {
   std::map<std::uint32_t, CallTarget*> targets_;
   std::mutex failure_mutex_;
   std::function<void(const std::string&)> on_failure_;
-  bool stopped_ = false;
+  std::atomic<bool> stopped_{false};
+  std::mutex retired_mutex_;
+  std::vector<std::shared_ptr<void>> retired_;
 };
 
 }  // namespace exsim::transport

@@ -13,6 +13,7 @@ LocalCluster::LocalCluster(const Scenario& scenario, bool delay_line, bool nic_c
   for (int h = 0; h < n; ++h) {
     Host::Options options;
     options.index = h;
+    options.hosts = n;
     if (nic_cap) options.nic_bytes_per_s = scenario.cluster.nic_gbps * 1e9 / 8;
     if (delay_line) {
       for (int from = 0; from < n; ++from) {

@@ -3,12 +3,19 @@
 
 #include <fmt/format.h>
 
+#include "models/sizing_policy.h"
 #include "transport/exchange/messages.h"
 #include "transport/exchange/thread_cpu.h"
 
 namespace exsim::transport {
 ReceiverSide::ReceiverSide(Host& host, const Exchange& exchange, const Policy& policy, RunStats& stats)
-    : host_(host), exchange_(exchange), policy_(policy), stats_(stats) {
+    : host_(host),
+      exchange_(exchange),
+      // Batches close at the 8 MiB cap or the policy's target, overshooting by at most one row.
+      max_tuple_bytes_(static_cast<std::uint64_t>(std::max<Bytes>(kBatchHardCap, channel_target(policy.buffer, exchange.receivers.instances())) +
+                                                  exchange.row.fixed_bytes + static_cast<Bytes>(exchange.row.varlen.max()) + 1)),
+      policy_(policy),
+      stats_(stats) {
   const bool merging = exchange.kind == PartitionKind::kMerge;
   const int senders = exchange.senders.instances();
   for (int r = 0; r < exchange.receivers.instances(); ++r) {
@@ -65,7 +72,7 @@ RowBatch* ReceiverSide::decode(const char* body, std::size_t size, int instance)
   std::string error;
   const std::int64_t cpu_start = thread_cpu_ns();
   bool ok = wire_size >= RowBatchHeader::kSize &&
-            RowBatchHeader::decode(wire, std::uint64_t{1} << 32, header, error) &&
+            RowBatchHeader::decode(wire, max_tuple_bytes_, header, error) &&
             header.wire_bytes() == wire_size;
   if (ok) {
     RowBatch* batch = take_batch();
@@ -118,7 +125,7 @@ void ReceiverSide::on_call(const std::shared_ptr<Connection>& from, std::uint64_
   RowBatchHeader batch_header;
   std::string error;
   if (header.body_length < CallAddress::kSize + RowBatchHeader::kSize ||
-      !RowBatchHeader::decode(body + CallAddress::kSize, std::uint64_t{1} << 32, batch_header, error)) {
+      !RowBatchHeader::decode(body + CallAddress::kSize, max_tuple_bytes_, batch_header, error)) {
     stats_.fail(fmt::format("host {}: malformed batch from sender {}: {}", host_.index(), address.sender, error));
     return;
   }
@@ -190,18 +197,27 @@ void ReceiverSide::consume(int index) {
         stats_.add_receiver_bytes(host_.index(), bytes - static_cast<std::int64_t>(d->body.size()));
         undeferred.push_back(d);
       });
-    }
-    for (Deferred* d : undeferred) {
-      RowBatch* b = decode(d->body.data(), d->body.size(), index);
-      if (b) {
-        {
-          std::lock_guard lock(instance.mutex);
+      // Decoded under the lock, so that no later call of the same sender can be
+      // queued (and answered) ahead of them.
+      for (Deferred* d : undeferred) {
+        RowBatch* b = decode(d->body.data(), d->body.size(), index);
+        if (b) {
           from->calls.enqueue({b->rows(), static_cast<Bytes>(b->tuple_bytes() + 8ULL * b->rows())});
           from->batches.push(b);
         }
-        answer(d->from, d->call_id, d->arrived_ns);
       }
+    }
+    for (Deferred* d : undeferred) {
+      answer(d->from, d->call_id, d->arrived_ns);
       delete d;
+    }
+    {
+      CpuScope cpu(stats_.cpu_consume);  // the consumer reads the batch's rows
+      std::uint64_t sum = 0;
+      for (std::uint32_t r = 0; r < batch->rows(); ++r) {
+        if (batch->offsets()[r] < batch->tuple_bytes()) sum += static_cast<unsigned char>(batch->data().data()[batch->offsets()[r]]);
+      }
+      consumed_checksum_ += sum;
     }
     stats_.rows_delivered += batch->rows();
     if (rate > 0) {

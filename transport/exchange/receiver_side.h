@@ -7,6 +7,7 @@
 #ifndef EXSIM_TRANSPORT_EXCHANGE_RECEIVER_SIDE_H_
 #define EXSIM_TRANSPORT_EXCHANGE_RECEIVER_SIDE_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -69,6 +70,7 @@ class ReceiverSide final : public CallTarget {
 
   Host& host_;
   const Exchange& exchange_;
+  std::uint64_t max_tuple_bytes_;  // largest batch a sender may send: checked before allocating
   const Policy& policy_;
   RunStats& stats_;
   std::vector<int> global_index_;  // instance on this host -> receiver instance of the exchange
@@ -76,6 +78,7 @@ class ReceiverSide final : public CallTarget {
   std::mutex pool_mutex_;
   std::vector<std::unique_ptr<RowBatch>> batches_;
   std::vector<RowBatch*> free_batches_;
+  std::atomic<std::uint64_t> consumed_checksum_{0};  // keeps the consumers' reads from being optimized away
 };
 
 }  // namespace exsim::transport

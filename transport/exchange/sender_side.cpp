@@ -95,9 +95,15 @@ void SenderInstance::run_hash() {
   // Keys that hash to each channel, so that rows follow the scenario's shares
   // while the partitioning below still hashes every row for real.
   std::vector<std::vector<std::uint64_t>> keys(static_cast<std::size_t>(count));
-  for (std::uint64_t k = 1; std::any_of(keys.begin(), keys.end(), [](auto& v) { return v.size() < 8; }); ++k) {
+  std::size_t full = 0;
+  for (std::uint64_t k = 1; full < keys.size() && k <= std::min<std::uint64_t>(key_mask, 1ULL << 26); ++k) {
     auto& pool = keys[hash_key(k & key_mask) % static_cast<std::uint64_t>(count)];
-    if (pool.size() < 8) pool.push_back(k & key_mask);
+    if (pool.size() < 8 && (pool.push_back(k & key_mask), pool.size() == 8)) ++full;
+  }
+  if (std::any_of(keys.begin(), keys.end(), [](auto& v) { return v.empty(); })) {
+    stats_.fail(fmt::format("sender {}: rows of {} fixed bytes cannot hold keys for {} receiver instances",
+                            setup_.index, exchange_.row.fixed_bytes, count));
+    return;
   }
   std::vector<double> cumulative(setup_.shares.size());
   double sum = 0;
@@ -120,7 +126,8 @@ void SenderInstance::run_hash() {
       char* row = input.mutable_data().data() + start;
       const double u = random.uniform() * sum;
       const auto target = static_cast<std::size_t>(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
-      const std::uint64_t key = keys[std::min(target, keys.size() - 1)][random.below(8)];
+      const auto& pool = keys[std::min(target, keys.size() - 1)];
+      const std::uint64_t key = pool[random.below(pool.size())];
       std::memcpy(row, &key, key_bytes);
       std::uint64_t read = 0;
       std::memcpy(&read, row, key_bytes);
@@ -166,7 +173,7 @@ void SenderInstance::run_whole_batches() {
         CpuScope cpu(stats_.cpu_serialize);
         slot.batch = input;
       }
-      slot.users = 0;
+      slot.encoded_for_all = false;
       for (int c = 0; c < count; ++c) {
         if (!window_.acquire(c, setup_.deadline, blocked_) || !send(c, slot, /*shared=*/true)) return;
       }
@@ -206,7 +213,8 @@ bool SenderInstance::flush(int c) {
 
 bool SenderInstance::send(int c, Slot& slot, bool shared) {
   Channel& ch = channels_[static_cast<std::size_t>(c)];
-  if (!shared || slot.users.load() == 0) {  // a shared batch is encoded for its first channel only
+  if (!shared || !slot.encoded_for_all) {  // a shared batch is encoded once, for its first channel
+    slot.encoded_for_all = shared;
     CpuScope cpu(stats_.cpu_compress);
     encode_batch(slot.batch, ch.compress, codec_, slot.scratch, slot.encoded);
     if (ch.compress) {
@@ -246,7 +254,8 @@ bool SenderInstance::finish() {
   }
   if (!window_.wait_idle(setup_.deadline, blocked_)) return false;
   // End-of-stream on every channel at once (IMPALA-9134), then wait for all.
-  std::vector<std::array<char, CallAddress::kSize>> eos(channels_.size());
+  eos_.resize(channels_.size());  // a member: the calls refer to these bytes until sent
+  auto& eos = eos_;
   for (std::size_t c = 0; c < channels_.size(); ++c) {
     if (!window_.acquire(static_cast<int>(c), setup_.deadline, blocked_)) return false;
     CallAddress address;
@@ -267,9 +276,9 @@ void SenderInstance::on_call_done(std::uint64_t cookie, const CallResult& result
   if (!(cookie & kEos)) {
     auto& slots = (cookie & kSharedSlot) ? shared_slots_ : channels_[static_cast<std::size_t>(c)].slots;
     --slots[cookie & 0xffff]->users;
-    stats_.add_network_ns(network_ns);
+    if (!detached_) stats_.add_network_ns(network_ns);
   }
-  if (result.status != 0) stats_.fail(fmt::format("sender {}: receiver {} refused a call", setup_.index, c));
+  if (result.status != 0 && !detached_) stats_.fail(fmt::format("sender {}: receiver {} refused a call", setup_.index, c));
   window_.release(c);
 }
 

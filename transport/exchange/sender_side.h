@@ -47,6 +47,8 @@ class SenderInstance final : public CallSink {
   bool join();
   void cancel(const std::string& reason) { window_.cancel(reason); }
   bool done() const { return done_.load(); }
+  // The run is over: late responses only free their slots, they touch no stats.
+  void detach() { detached_ = true; }
   int peak_in_flight() const { return window_.peak_in_flight(); }
 
   void on_call_done(std::uint64_t cookie, const CallResult& result, std::int64_t network_ns) override;
@@ -59,6 +61,7 @@ class SenderInstance final : public CallSink {
     EncodedBatch encoded;
     char prefix[CallAddress::kSize + RowBatchHeader::kSize];
     std::atomic<int> users{0};  // calls in flight that send from it
+    bool encoded_for_all = false;  // shared slot: encoded for this fill already
   };
   struct Channel {
     int receiver = 0;
@@ -106,6 +109,8 @@ class SenderInstance final : public CallSink {
   std::thread thread_;
   bool ok_ = false;
   std::atomic<bool> done_{false};
+  std::atomic<bool> detached_{false};
+  std::vector<std::array<char, CallAddress::kSize>> eos_;  // end-of-stream call bodies
 };
 
 }  // namespace exsim::transport

@@ -170,6 +170,10 @@ void Connection::on_read(const asio::error_code& error, std::size_t bytes) {
     handler_.on_frame(*this, frame->header, frame->body);
     if (!open_) return;
   }
+  if (decoder_.failed()) {  // a bad header found while taking frames out
+    close(fmt::format("malformed frame from the peer: {}", decoder_.error()));
+    return;
+  }
   read_next();
 }
 

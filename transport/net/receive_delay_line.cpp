@@ -9,7 +9,10 @@ ReceiveDelayLine::ReceiveDelayLine(asio::io_context& context, std::chrono::nanos
     : timer_(context), delay_ns_(one_way_delay.count()), sink_(std::move(sink)) {}
 
 void ReceiveDelayLine::push(const FrameHeader& header, const char* body) {
-  const std::int64_t release_at = std::max(last_release_, header.send_time_ns + delay_ns_);
+  // A stamp from the future (a broken or hostile peer) counts as now: a frame is
+  // never held longer than the delay, and the sum cannot overflow.
+  const std::int64_t sent = std::min(header.send_time_ns, steady_now_ns());
+  const std::int64_t release_at = std::max(last_release_, sent + delay_ns_);
   last_release_ = release_at;
   if (delay_ns_ == 0 && held() == 0) {
     achieved_.add(steady_now_ns() - header.send_time_ns);

@@ -66,6 +66,10 @@ timeout 60 "$exsim" run "$scenario" --policy 16K --hosts "$work/more-hosts" --to
 code=$?
 check "a wrong token fails the run" test "$code" -ne 0 -a "$code" -ne 124
 check "the refusal is named" grep -qE "agent h0 at 127.0.0.1:[0-9]+: .*(closed|refused)" "$work/err3"
+check "the agent says it refused" grep -q "refused a connection" "$work/agent3.out"
+# The refused agents still serve a coordinator with the right token.
+timeout 120 "$exsim" run "$scenario" --policy 16K --hosts "$work/more-hosts" --token-file "$work/token" >/dev/null 2>"$work/err5"
+check "after refusing a wrong token, agents serve the right one" test $? -eq 0
 
 # 3. An agent killed mid-run: the run fails, naming it, long before its deadline.
 slow_set="workload.queries.0.exchanges.0.consume_rows_per_s=20000"

@@ -1,11 +1,14 @@
 #include "transport/agent/agent.h"
 
+#include <poll.h>
 #include <sys/resource.h>
 
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -47,14 +50,37 @@ class Agent {
     const auto bound = acceptor.local_endpoint();
     std::printf("listening %s:%u\n", bound.address().to_string().c_str(), bound.port());
     std::fflush(stdout);
-    asio::ip::tcp::socket socket(reactor_.context());
-    acceptor.accept(socket);  // the coordinator, which spawned or was told of this agent
+    // Serve the first connection that presents the token; anything else (a port
+    // scan, a stray client, a wrong token) is refused and the agent keeps waiting.
+    std::optional<std::string> first;
+    const auto give_up = std::chrono::steady_clock::now() + options_.idle_timeout;
+    while (!first) {
+      pollfd fd{acceptor.native_handle(), POLLIN, 0};
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        std::fprintf(stderr, "exsim agent: no coordinator within the idle timeout\n");
+        return 1;
+      }
+      if (poll(&fd, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 1000))) <= 0) continue;
+      asio::ip::tcp::socket socket(reactor_.context());
+      asio::error_code error;
+      acceptor.accept(socket, error);
+      if (error) continue;
+      auto channel = std::make_unique<ControlChannel>(reactor_, std::move(socket), options_.token);
+      channel->start();
+      first = channel->receive(std::chrono::steady_clock::now() + std::chrono::seconds(10));
+      if (!first) {
+        std::fprintf(stderr, "exsim agent: refused a connection: %s\n",
+                     channel->closed() ? channel->error().c_str() : "no hello and setup within 10 s");
+        continue;
+      }
+      channel_ = std::move(channel);
+    }
     acceptor.close();
-    channel_ = std::make_unique<ControlChannel>(reactor_, std::move(socket), options_.token);
-    channel_->start();
     int code = 0;
     while (true) {
-      auto message = channel_->receive(std::chrono::steady_clock::now() + options_.idle_timeout);
+      auto message = first ? std::exchange(first, std::nullopt)
+                           : channel_->receive(std::chrono::steady_clock::now() + options_.idle_timeout);
       if (!message) {
         std::fprintf(stderr, "exsim agent: coordinator gone: %s\n",
                      channel_->closed() ? channel_->error().c_str() : "no message within the idle timeout");

@@ -1,5 +1,6 @@
 // `exsim agent`: one host of a real exchange run, in its own process. It
-// listens for one coordinator, which must present the shared token; then it
+// listens for one coordinator, which must present the shared token (other
+// connections are refused and the agent keeps listening); then it
 // sets up its host (data port, connections to every peer) and runs its part of
 // each exchange the coordinator asks for, reporting what it measured. It exits
 // when told to, or when the coordinator goes away.

@@ -23,7 +23,10 @@ ReceiverSide::ReceiverSide(Host& host, const Exchange& exchange, const Policy& p
     global_index_.push_back(r);
     auto instance = std::make_unique<Instance>();
     instance->queues.resize(merging ? static_cast<std::size_t>(senders) : 1);
-    for (auto& q : instance->queues) q.open_senders = merging ? 1 : senders;
+    for (auto& q : instance->queues) {
+      q.open_senders = merging ? 1 : senders;
+      q.deferred_by_sender.assign(static_cast<std::size_t>(senders), 0);
+    }
     instance->open_queues = static_cast<int>(instance->queues.size());
     instances_.push_back(std::move(instance));
   }
@@ -130,12 +133,21 @@ void ReceiverSide::on_call(const std::shared_ptr<Connection>& from, std::uint64_
     return;
   }
   const Bytes bytes = static_cast<Bytes>(batch_header.tuple_bytes + 8ULL * batch_header.rows);
-  auto* deferred = new Deferred{from, call_id, arrived_ns, {}};
+  auto* deferred = new Deferred{from, call_id, arrived_ns, address.sender, {}};
   bool admitted;
+  bool over_window = false;
   {
     std::lock_guard lock(instance.mutex);
     admitted = queue.calls.arrive(deferred, bytes, limit(instance));
-    if (!admitted) deferred->body.assign(body, body + header.body_length);  // keep the bytes, unanswered
+    if (!admitted) {
+      deferred->body.assign(body, body + header.body_length);  // keep the bytes, unanswered
+      over_window = ++queue.deferred_by_sender[address.sender] > policy_.in_flight;
+    }
+  }
+  if (over_window) {
+    stats_.fail(fmt::format("host {}: sender {} has more calls waiting than its window of {} allows",
+                            host_.index(), address.sender, policy_.in_flight));
+    return;
   }
   if (!admitted) {
     ++stats_.deferred_rpcs;
@@ -195,6 +207,7 @@ void ReceiverSide::consume(int index) {
       undeferred.clear();
       from->calls.undefer(limit(instance), [&](Deferred* d, Bytes bytes) {
         stats_.add_receiver_bytes(host_.index(), bytes - static_cast<std::int64_t>(d->body.size()));
+        --from->deferred_by_sender[d->sender];
         undeferred.push_back(d);
       });
       // Decoded under the lock, so that no later call of the same sender can be

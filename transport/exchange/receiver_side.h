@@ -43,12 +43,16 @@ class ReceiverSide final : public CallTarget {
     std::shared_ptr<Connection> from;
     std::uint64_t call_id;
     std::int64_t arrived_ns;
+    std::uint32_t sender;
     std::vector<char> body;  // the call's bytes, kept until it is admitted
   };
   struct Queue {
     ReceiverQueue<Deferred*> calls;
     RingQueue<RowBatch*> batches;  // decoded, in the order of calls.pop()
     int open_senders = 0;
+    // Deferred calls per sender: a sender within its window has at most
+    // in_flight of them, so more is a broken peer, not memory to hand out.
+    std::vector<int> deferred_by_sender;
   };
   struct Instance {
     std::mutex mutex;

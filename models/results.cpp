@@ -73,6 +73,26 @@ ordered run_json(const RunResult& r) {
 
 }  // namespace
 
+void RunResult::add_exchange(ExchangeResult exchange) {
+  exchange.batch_bytes_mean =
+      exchange.rpcs > 0 ? exchange.bytes_uncompressed / static_cast<double>(exchange.rpcs) : 0;
+  rpcs += exchange.rpcs;
+  bytes_wire += exchange.bytes_wire;
+  bytes_uncompressed += exchange.bytes_uncompressed;
+  exchanges.push_back(std::move(exchange));
+}
+
+CpuByStage& operator+=(CpuByStage& a, const CpuByStage& b) {
+  a.produce += b.produce;
+  a.serialize += b.serialize;
+  a.compress += b.compress;
+  a.rpc += b.rpc;
+  a.decompress += b.decompress;
+  a.deserialize += b.deserialize;
+  a.consume += b.consume;
+  return a;
+}
+
 std::string results_to_json(const std::vector<RunResult>& results) {
   ordered array = ordered::array();
   for (const auto& r : results) array.push_back(run_json(r));

@@ -79,7 +79,14 @@ struct RunResult {
   // Measured runs: RTT between hosts as imposed (nominal) and as achieved
   // (median one-way delays of calls, both directions); empty for simulated runs.
   std::vector<std::vector<double>> rtt_nominal_ms, rtt_achieved_ms;
+
+  // Appends one exchange's figures and adds its RPCs and bytes to the totals.
+  // Sets its batch_bytes_mean from its bytes and RPCs.
+  void add_exchange(ExchangeResult exchange);
 };
+
+// CPU by stage, summed.
+CpuByStage& operator+=(CpuByStage& a, const CpuByStage& b);
 
 // Pretty JSON, keys in a fixed order, numbers printed the same way every time:
 // the same results give byte-identical text.

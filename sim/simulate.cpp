@@ -96,13 +96,9 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
       x.eos_rpcs = s.eos_rpcs;
       x.bytes_wire = s.bytes_wire;
       x.bytes_uncompressed = s.bytes_uncompressed;
-      x.batch_bytes_mean = s.rpcs > 0 ? s.bytes_uncompressed / static_cast<double>(s.rpcs) : 0;
       x.sender_blocked_s = static_cast<double>(s.blocked_ns) * 1e-9;
       x.deferred_rpcs = s.deferred_rpcs;
-      result_.rpcs += s.rpcs;
-      result_.bytes_wire += s.bytes_wire;
-      result_.bytes_uncompressed += s.bytes_uncompressed;
-      result_.exchanges.push_back(std::move(x));
+      result_.add_exchange(std::move(x));
       const Bytes estimate = planner_sender_estimate(run->exchange());
       for (const auto& sender : run->senders()) {
         ++result_.planner.senders;

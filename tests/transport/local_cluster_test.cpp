@@ -85,7 +85,7 @@ TEST_CASE("a NIC cap bounds a host's outbound bandwidth") {
   REQUIRE(fast.ok);
   const double seconds_at_rate = static_cast<double>(capped_stats.bytes_wire) / 6.25e6;
   CHECK(slow.wall_s >= seconds_at_rate * 0.9 - 0.05);  // one 256 KiB burst ahead at most
-  CHECK(slow.wall_s <= seconds_at_rate * 1.5 + 0.2);
+  CHECK(slow.wall_s <= seconds_at_rate * 3 + 0.5);  // not far stricter than the cap (loose: shared machines)
   CHECK(fast.wall_s < slow.wall_s / 2);
 }
 

@@ -89,5 +89,22 @@ TEST_CASE("a NIC cap bounds a host's outbound bandwidth") {
   CHECK(fast.wall_s < slow.wall_s / 2);
 }
 
+TEST_CASE("a NIC cap bounds a host's inbound bandwidth too") {
+  // Two senders (h1, h2) into one receiver on h0, 1.5 MB each, every NIC at 6.25 MB/s.
+  // Outbound alone would allow 0.24 s; h0's inbound NIC must carry both: at least 0.45 s.
+  const std::string json = R"({"name": "cap-in", "cluster": {"hosts": 3, "nic_gbps": 0.05, "rtt_ms": {"same_group": 0.05}},
+    "policies": {"p": {"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"}},
+    "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 3000,
+      "row": {"fixed_bytes": 1000}, "lz4_ratio": 1, "senders": {"hosts": ["h1", "h2"], "per_host": 1},
+      "receivers": {"hosts": ["h0"], "per_host": 1}}]}]}})";
+  const Scenario s = test::scenario_from(json);
+  RunStats stats(3);
+  LocalCluster cluster(s, /*delay_line=*/false, /*nic_cap=*/true);
+  const ExchangeOutcome outcome = cluster.run_exchange(s.policies[0], 0, 0, 0, stats, 60s);
+  REQUIRE(outcome.ok);
+  CHECK(stats.rows_delivered == 3000);
+  CHECK(outcome.wall_s >= static_cast<double>(stats.bytes_wire) / 6.25e6 * 0.85 - 0.05);
+}
+
 }  // namespace
 }  // namespace exsim::transport

@@ -1,5 +1,6 @@
 #include "transport/exchange/host.h"
 
+#include <algorithm>
 #include <future>
 
 #include <asio/connect.hpp>
@@ -18,6 +19,7 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
   void open(asio::ip::tcp::socket socket) {
     connection_ = std::make_shared<Connection>(std::move(socket), *this, host_.options_.max_frame_bytes);
     if (host_.nic_) connection_->set_pacer(host_.nic_.get());
+    if (host_.nic_in_) connection_->set_read_pacer(host_.nic_in_.get());
     connection_->start();
     const auto from = static_cast<std::uint32_t>(host_.options_.index);
     FrameHeader h;
@@ -101,6 +103,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
   void open(asio::ip::tcp::socket socket) {
     connection_ = std::make_shared<Connection>(std::move(socket), *this, host_.options_.max_frame_bytes);
     if (host_.nic_) connection_->set_pacer(host_.nic_.get());
+    if (host_.nic_in_) connection_->set_read_pacer(host_.nic_in_.get());
     connection_->start();
   }
 
@@ -130,6 +133,12 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
     if (!host_.stopped_ && reason != "closed by the peer") {
       host_.fail(fmt::format("connection into host {} closed: {}", host_.index(), reason));
     }
+    // Forget it, so strays and closed peers do not pile up (on the reactor, later:
+    // this object is still running).
+    host_.reactor_.post([host = &host_, self = shared_from_this()] {
+      auto& list = host->inbound_;
+      list.erase(std::remove(list.begin(), list.end(), self), list.end());
+    });
   }
 
   void close() {
@@ -171,6 +180,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
 Host::Host(Options options)
     : options_(std::move(options)),
       nic_(options_.nic_bytes_per_s > 0 ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s, 256 * 1024) : nullptr),
+      nic_in_(options_.nic_bytes_per_s > 0 ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s, 256 * 1024) : nullptr),
       acceptor_(reactor_.context(), {asio::ip::make_address(options_.listen_address), 0}) {
   endpoint_ = acceptor_.local_endpoint();
   reactor_.post([this] { accept_next(); });

@@ -61,8 +61,8 @@ class Host {
     std::uint32_t max_frame_bytes = 64u << 20;
     // One-way delay to add to frames from each host (index), on one machine; empty: none.
     std::vector<std::chrono::nanoseconds> one_way_delay;
-    // Outbound bandwidth of the host's NIC, bytes per second, shared by all its
-    // connections (a token bucket on one machine); 0: not capped.
+    // Bandwidth of the host's NIC, bytes per second each way, shared by all its
+    // connections (token buckets, one per direction, on one machine); 0: not capped.
     double nic_bytes_per_s = 0;
   };
 
@@ -118,7 +118,9 @@ class Host {
   void fail(const std::string& reason);
 
   Options options_;
-  std::unique_ptr<TokenBucket> nic_;  // before reactor_: connections hold it until the reactor stops
+  // Before reactor_: connections use them until the reactor stops.
+  std::unique_ptr<TokenBucket> nic_;     // outbound
+  std::unique_ptr<TokenBucket> nic_in_;  // inbound
   Reactor reactor_;
   asio::ip::tcp::acceptor acceptor_;
   asio::ip::tcp::endpoint endpoint_;

@@ -12,7 +12,8 @@ Connection::Connection(asio::ip::tcp::socket socket, Handler& handler, std::uint
       handler_(handler),
       decoder_(max_body_length),
       queue_(16),
-      pace_timer_(socket_.get_executor()) {
+      pace_timer_(socket_.get_executor()),
+      read_timer_(socket_.get_executor()) {
   for (auto& slot : queue_) slot = std::make_unique<Outbound>();
 }
 
@@ -174,6 +175,19 @@ void Connection::on_read(const asio::error_code& error, std::size_t bytes) {
     close(fmt::format("malformed frame from the peer: {}", decoder_.error()));
     return;
   }
+  if (read_pacer_) {
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count();
+    const std::int64_t due = read_pacer_->reserve(now, static_cast<std::int64_t>(bytes));
+    if (due > now) {
+      read_timer_.expires_at(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due)));
+      read_timer_.async_wait([self = shared_from_this()](const asio::error_code& timer_error) {
+        if (!timer_error && self->open_) self->read_next();
+      });
+      return;
+    }
+  }
   read_next();
 }
 
@@ -182,6 +196,7 @@ void Connection::close(const std::string& reason) {
   open_ = false;
   asio::error_code ignored;
   pace_timer_.cancel();
+  read_timer_.cancel();
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
   handler_.on_closed(*this, reason);

@@ -56,6 +56,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     pacer_ = pacer;
     pace_chunk_ = chunk;
   }
+  // Paces reads through `pacer`: after a read, the next waits until the bytes
+  // read have their tokens. A slower inbound NIC, felt by the sender as TCP
+  // backpressure. (Distance is emulated by the delay line, never by not reading.)
+  void set_read_pacer(TokenBucket* pacer) { read_pacer_ = pacer; }
   // Queues a frame: `header` (its body_length is set from the pieces) and up to
   // three payload pieces. `cookie` comes back through Handler::on_sent.
   void send(FrameHeader header, std::span<const asio::const_buffer> payload, std::uint64_t cookie);
@@ -108,8 +112,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::size_t gather_count_ = 0;
   std::size_t reserved_ = 0;  // bytes of tokens taken for the write in flight
   TokenBucket* pacer_ = nullptr;
+  TokenBucket* read_pacer_ = nullptr;
   std::size_t pace_chunk_ = 0;
   asio::steady_timer pace_timer_;
+  asio::steady_timer read_timer_;
   bool writing_ = false;
   bool open_ = true;
   std::uint64_t bytes_written_ = 0;

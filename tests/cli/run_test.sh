@@ -36,6 +36,7 @@ check "merge rows" test "$(grep -c '"rows": 10000' "$work/run.json")" -eq 2
 check "agents' RSS reported" has '"rss_peak_bytes"' "$work/run.json"
 check "achieved LZ4 ratio reported" has '"lz4_ratio"' "$work/run.json"
 check "achieved RTT reported beside the nominal one" has '"achieved"' "$work/run.json"
+check "RPC CPU measured" test "$(grep -c '"rpc": 0.0,' "$work/run.json")" -eq 0
 check "no agent left behind" test -z "$(pgrep -f "exsim agent --listen 127.0.0.1:0 --token-file /tmp/exsim-token" || true)"
 
 # 2. Agents started by hand, given by a hosts file; then a wrong token.

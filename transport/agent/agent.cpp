@@ -186,6 +186,7 @@ class Agent {
       run.part->start();
       run.waiter = std::thread([this, id, part = run.part.get(), stats = run.stats.get()] {
         const bool ok = part->wait();
+        reactor_decode_ns_ += stats->cpu_decode_on_reactor.load();
         json done = {{"op", "done"}, {"run", id}, {"ok", ok}, {"error", stats->failure()},
                      {"stats", stats_to_json(*stats, host_->index())}, {"sender_peak_bytes", peak(ledger_)},
                      {"receiver_peak_bytes", peak(receiver_ledger_)}};
@@ -204,12 +205,17 @@ class Agent {
       if (run.waiter.joinable()) run.waiter.join();
       return nullptr;
     }
-    if (op == "reset_memory") {  // a new policy: peaks start again
+    if (op == "reset_memory") {  // a new policy: peaks and the reactor's CPU start again
       for (auto* ledger : {&ledger_, &receiver_ledger_}) {
         std::lock_guard lock(ledger->mutex);
         ledger->peak = ledger->now;
       }
+      reactor_cpu_start_ = host_->reactor_cpu_ns();
+      reactor_decode_ns_ = 0;
       return {{"op", "reset"}};
+    }
+    if (op == "cpu") {  // end of a policy: the reactor's CPU less the batches it decoded is RPC work
+      return {{"op", "cpu"}, {"rpc_ns", host_->reactor_cpu_ns() - reactor_cpu_start_ - reactor_decode_ns_.load()}};
     }
     if (op == "fail") {  // another agent failed: stop at once
       std::lock_guard lock(runs_mutex_);
@@ -244,6 +250,8 @@ class Agent {
   std::map<std::uint32_t, ActiveRun> runs_;
   RunStats::HostLedger ledger_;
   RunStats::HostLedger receiver_ledger_;
+  std::int64_t reactor_cpu_start_ = 0;
+  std::atomic<std::int64_t> reactor_decode_ns_{0};
   std::map<std::pair<std::size_t, std::size_t>, double> calibrations_;
 };
 

@@ -6,6 +6,8 @@
 #include <asio/connect.hpp>
 #include <fmt/format.h>
 
+#include "transport/exchange/thread_cpu.h"
+
 namespace exsim::transport {
 
 // The connection this host opened to one peer: sends calls, gets responses.
@@ -257,6 +259,14 @@ std::vector<double> Host::achieved_one_way_ms() {
   });
   if (done->get_future().wait_for(std::chrono::seconds(5)) != std::future_status::ready) return {};
   return *result;
+}
+
+std::int64_t Host::reactor_cpu_ns() {
+  auto result = std::make_shared<std::promise<std::int64_t>>();
+  reactor_.post([result] { result->set_value(thread_cpu_ns()); });
+  auto future = result->get_future();
+  if (future.wait_for(std::chrono::seconds(5)) != std::future_status::ready) return 0;
+  return future.get();
 }
 
 void Host::add_target(std::uint32_t run, CallTarget* target) {

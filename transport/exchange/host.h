@@ -110,6 +110,10 @@ class Host {
   // -1 for hosts that sent nothing.
   std::vector<double> achieved_one_way_ms();
 
+  // CPU time the host's reactor thread has used so far, ns: RPC work (framing,
+  // system calls, delay lines, admission) plus the batches it decoded.
+  std::int64_t reactor_cpu_ns();
+
  private:
   class Outbound;
   class Inbound;

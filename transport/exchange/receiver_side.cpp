@@ -83,7 +83,9 @@ RowBatch* ReceiverSide::decode(const char* body, std::size_t size, int instance)
                       error);
     if (ok) {
       auto& cpu = header.compression == Compression::kLz4 ? stats_.cpu_decompress : stats_.cpu_deserialize;
-      cpu += thread_cpu_ns() - cpu_start;
+      const std::int64_t spent = thread_cpu_ns() - cpu_start;
+      cpu += spent;
+      if (host_.reactor().on_reactor_thread()) stats_.cpu_decode_on_reactor += spent;
       return batch;
     }
     give_back(batch);

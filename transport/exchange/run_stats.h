@@ -26,6 +26,9 @@ struct RunStats {
   // Thread CPU time by stage, nanoseconds.
   std::atomic<std::int64_t> cpu_produce{0}, cpu_serialize{0}, cpu_compress{0}, cpu_decompress{0}, cpu_deserialize{0},
       cpu_consume{0};
+  // Of decompress + deserialize, the part done on a reactor thread (so that the
+  // reactor's remaining CPU can be reported as RPC work).
+  std::atomic<std::int64_t> cpu_decode_on_reactor{0};
   std::atomic<int> peak_in_flight{0};
   // Sender instances, and those whose buffers outgrew the planner's estimate.
   std::atomic<std::int64_t> senders{0}, over_estimate{0}, max_over_bytes{0};

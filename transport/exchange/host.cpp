@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <future>
 
+#include <asio/bind_allocator.hpp>
 #include <asio/connect.hpp>
+#include <asio/post.hpp>
 #include <fmt/format.h>
 
 #include "transport/exchange/thread_cpu.h"
@@ -228,9 +230,10 @@ void Host::connect(const std::vector<asio::ip::tcp::endpoint>& peers) {
 
 void Host::call(int to, FrameType type, std::array<asio::const_buffer, 3> pieces, std::size_t count, CallSink* sink,
                 std::uint64_t cookie) {
-  reactor_.post([this, to, type, pieces, count, sink, cookie] {
-    if (!stopped_) outbound_[static_cast<std::size_t>(to)]->call(type, pieces, count, sink, cookie);
-  });
+  asio::post(reactor_.context(),
+             asio::bind_allocator(PoolAllocator<void>(&handlers_), [this, to, type, pieces, count, sink, cookie] {
+               if (!stopped_) outbound_[static_cast<std::size_t>(to)]->call(type, pieces, count, sink, cookie);
+             }));
 }
 
 void Host::respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id, const CallResult& result) {

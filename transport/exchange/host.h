@@ -25,6 +25,7 @@
 
 #include "transport/exchange/messages.h"
 #include "transport/net/connection.h"
+#include "transport/net/handler_pool.h"
 #include "transport/net/reactor.h"
 #include "transport/net/receive_delay_line.h"
 #include "transport/net/token_bucket.h"
@@ -122,6 +123,7 @@ class Host {
   void fail(const std::string& reason);
 
   Options options_;
+  HandlerPool handlers_;  // calls posted from sender threads (before reactor_: outlives its queue)
   // Before reactor_: connections use them until the reactor stops.
   std::unique_ptr<TokenBucket> nic_;     // outbound
   std::unique_ptr<TokenBucket> nic_in_;  // inbound

@@ -37,7 +37,7 @@ ReceiverSide::~ReceiverSide() {
   for (auto& i : instances_) {
     if (i->consumer.joinable()) i->consumer.join();
     // Calls still deferred when a run fails are dropped with it.
-    for (auto& q : i->queues) q.calls.undefer(INT64_MAX, [](Deferred* d, Bytes) { delete d; });
+    for (auto& q : i->queues) q.calls.undefer(INT64_MAX, [this](Deferred* d, Bytes) { give_back(d); });
   }
 }
 
@@ -61,6 +61,23 @@ RowBatch* ReceiverSide::take_batch() {
   RowBatch* b = free_batches_.back();
   free_batches_.pop_back();
   return b;
+}
+
+ReceiverSide::Deferred* ReceiverSide::take_deferred() {
+  std::lock_guard lock(pool_mutex_);
+  if (free_deferred_.empty()) {
+    deferred_.push_back(std::make_unique<Deferred>());
+    return deferred_.back().get();
+  }
+  Deferred* d = free_deferred_.back();
+  free_deferred_.pop_back();
+  return d;
+}
+
+void ReceiverSide::give_back(Deferred* deferred) {
+  deferred->from.reset();  // let the connection go; the body keeps its capacity
+  std::lock_guard lock(pool_mutex_);
+  free_deferred_.push_back(deferred);
 }
 
 void ReceiverSide::give_back(RowBatch* batch) {
@@ -135,7 +152,11 @@ void ReceiverSide::on_call(const std::shared_ptr<Connection>& from, std::uint64_
     return;
   }
   const Bytes bytes = static_cast<Bytes>(batch_header.tuple_bytes + 8ULL * batch_header.rows);
-  auto* deferred = new Deferred{from, call_id, arrived_ns, address.sender, {}};
+  Deferred* deferred = take_deferred();
+  deferred->from = from;
+  deferred->call_id = call_id;
+  deferred->arrived_ns = arrived_ns;
+  deferred->sender = address.sender;
   bool admitted;
   bool over_window = false;
   {
@@ -157,7 +178,7 @@ void ReceiverSide::on_call(const std::shared_ptr<Connection>& from, std::uint64_
     return;
   }
   stats_.add_receiver_bytes(host_.index(), bytes);
-  delete deferred;
+  give_back(deferred);
   RowBatch* batch = decode(body, header.body_length, local);
   if (!batch) return;
   {
@@ -224,7 +245,7 @@ void ReceiverSide::consume(int index) {
     }
     for (Deferred* d : undeferred) {
       answer(d->from, d->call_id, d->arrived_ns);
-      delete d;
+      give_back(d);
     }
     {
       CpuScope cpu(stats_.cpu_consume);  // the consumer reads the batch's rows

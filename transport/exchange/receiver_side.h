@@ -71,6 +71,8 @@ class ReceiverSide final : public CallTarget {
   void consume(int index);
   RowBatch* take_batch();
   void give_back(RowBatch* batch);
+  Deferred* take_deferred();
+  void give_back(Deferred* deferred);
 
   Host& host_;
   const Exchange& exchange_;
@@ -82,6 +84,8 @@ class ReceiverSide final : public CallTarget {
   std::mutex pool_mutex_;
   std::vector<std::unique_ptr<RowBatch>> batches_;
   std::vector<RowBatch*> free_batches_;
+  std::vector<std::unique_ptr<Deferred>> deferred_;  // every call's record, reused: no allocation per call
+  std::vector<Deferred*> free_deferred_;
   std::atomic<std::uint64_t> consumed_checksum_{0};  // keeps the consumers' reads from being optimized away
 };
 

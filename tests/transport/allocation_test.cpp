@@ -1,0 +1,64 @@
+// Steady state allocates nothing per batch: a run with four times the rows
+// (and RPCs) makes about as many heap allocations as the shorter one.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "tests/test_util.h"
+#include "transport/exchange/local_cluster.h"
+
+namespace {
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+// Counts every heap allocation of the test program (a counter, nothing else).
+void* operator new(std::size_t size) {
+  ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace exsim::transport {
+namespace {
+
+using namespace std::chrono_literals;
+
+long allocations_for(LocalCluster& cluster, const Scenario& s, std::int64_t* rpcs) {
+  RunStats stats(2);
+  const long before = g_allocations.load();
+  const ExchangeOutcome outcome = cluster.run_exchange(s.policies[0], 0, 0, 0, stats, 60s);
+  const long used = g_allocations.load() - before;
+  REQUIRE_MESSAGE(outcome.ok, outcome.error);
+  *rpcs = stats.rpcs;
+  return used;
+}
+
+TEST_CASE("steady state allocates nothing per batch") {
+  auto scenario = [](int rows) {
+    return test::scenario_from(R"({"name": "alloc", "cluster": {"hosts": 2, "rtt_ms": {"same_group": 0.05}},
+      "policies": {"p": {"buffer": {"flat": "16K"}, "in_flight": 2}},
+      "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": )" +
+                               std::to_string(rows) + R"(, "row": {"fixed_bytes": 64}, "lz4_ratio": 0.5,
+        "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 1}}]}]}})");
+  };
+  const Scenario small = scenario(100000), large = scenario(400000);
+  LocalCluster cluster(small, /*delay_line=*/false);
+  std::int64_t warm_rpcs = 0, small_rpcs = 0, large_rpcs = 0;
+  allocations_for(cluster, small, &warm_rpcs);  // warm-up: pools and caches grow once
+  const long small_allocations = allocations_for(cluster, small, &small_rpcs);
+  LocalCluster cluster_large(large, /*delay_line=*/false);
+  allocations_for(cluster_large, large, &warm_rpcs);
+  const long large_allocations = allocations_for(cluster_large, large, &large_rpcs);
+  MESSAGE("allocations: ", small_allocations, " for ", small_rpcs, " RPCs, ", large_allocations, " for ", large_rpcs,
+          " RPCs");
+  CHECK(large_rpcs > 3 * small_rpcs);
+  // Per extra RPC, well under one allocation.
+  CHECK(static_cast<double>(large_allocations - small_allocations) < 0.1 * static_cast<double>(large_rpcs - small_rpcs));
+}
+
+}  // namespace
+}  // namespace exsim::transport

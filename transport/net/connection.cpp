@@ -151,7 +151,9 @@ void Connection::on_write(const asio::error_code& error, std::size_t bytes) {
 }
 
 void Connection::read_next() {
-  socket_.async_read_some(asio::buffer(read_buffer_),
+  // Straight into the decoder's buffer: a whole large frame in one read, no copy.
+  const auto [where, room] = decoder_.prepare();
+  socket_.async_read_some(asio::buffer(where, room),
                           [self = shared_from_this()](const asio::error_code& error, std::size_t bytes) {
                             self->on_read(error, bytes);
                           });
@@ -163,7 +165,7 @@ void Connection::on_read(const asio::error_code& error, std::size_t bytes) {
     close(error == asio::error::eof ? "closed by the peer" : fmt::format("read failed: {}", error.message()));
     return;
   }
-  if (!decoder_.push(read_buffer_.data(), bytes)) {
+  if (!decoder_.commit(bytes)) {
     close(fmt::format("malformed frame from the peer: {}", decoder_.error()));
     return;
   }

@@ -7,8 +7,8 @@
 // each, at most 64 buffers) straight from their owners' memory and loops over
 // write_some, since Asio's composed write stops at 64 KiB per call. A frame's
 // payload must stay valid until its owner is told it was sent.
-// Inbound: a fixed read buffer feeds a FrameDecoder; each complete frame goes to
-// the handler, its body valid during the call only. A malformed frame or a
+// Inbound: reads land straight in a FrameDecoder's buffer; each complete frame
+// goes to the handler, its body valid during the call only. A malformed frame or a
 // socket error closes the connection and tells the handler why.
 #ifndef EXSIM_TRANSPORT_NET_CONNECTION_H_
 #define EXSIM_TRANSPORT_NET_CONNECTION_H_
@@ -99,8 +99,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   asio::ip::tcp::socket socket_;
   Handler& handler_;
-  FrameDecoder decoder_;
-  std::array<char, 64 * 1024> read_buffer_;
+  FrameDecoder decoder_;  // reads land in its buffer
 
   // Outbound FIFO as a growable ring of reused slots: no allocation per frame once
   // grown, and a slot never moves while a write refers to it.

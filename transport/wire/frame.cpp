@@ -1,5 +1,6 @@
 #include "transport/wire/frame.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -27,15 +28,40 @@ void FrameHeader::encode(char* out) const {
   std::memcpy(out + 24, &send_time_ns, 8);
 }
 
+void FrameDecoder::compact() {
+  // Drop what has been read, so the buffer holds at most one frame's worth plus
+  // what arrived with it.
+  if (read_ == 0) return;
+  const std::size_t left = buffered();
+  if (left > 0) std::memmove(buffer_.data(), buffer_.data() + read_, left);
+  buffer_.resize_uninitialized(left);
+  read_ = 0;
+}
+
 bool FrameDecoder::push(const char* data, std::size_t size) {
   if (failed()) return false;
-  // Drop what has been read before growing, so the buffer holds at most one
-  // frame's worth plus what arrived with it.
-  if (read_ > 0) {
-    buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(read_));
-    read_ = 0;
+  compact();
+  std::memcpy(buffer_.append(size), data, size);
+  return check_header();
+}
+
+std::pair<char*, std::size_t> FrameDecoder::prepare() {
+  compact();
+  std::size_t want = 64 * 1024;
+  if (buffered() >= FrameHeader::kSize) {
+    // The header is known (and checked): read the rest of this frame at once.
+    const std::size_t frame = FrameHeader::kSize + read_at<std::uint32_t>(buffer_.data() + 8);
+    if (frame > buffered()) want = std::max(want, frame - buffered());
   }
-  buffer_.insert(buffer_.end(), data, data + size);
+  const std::size_t at = buffer_.size();
+  buffer_.append(want);  // reserve without zeroing; commit() keeps what was read
+  buffer_.resize_uninitialized(at);
+  return {buffer_.data() + at, want};
+}
+
+bool FrameDecoder::commit(std::size_t size) {
+  if (failed()) return false;
+  buffer_.resize_uninitialized(buffer_.size() + size);
   return check_header();
 }
 
@@ -57,8 +83,7 @@ bool FrameDecoder::check_header() {
   } else {
     return true;
   }
-  buffer_.clear();
-  buffer_.shrink_to_fit();
+  buffer_ = ByteBuffer();  // release the memory: the stream is dead
   read_ = 0;
   return false;
 }

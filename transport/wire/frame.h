@@ -10,7 +10,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "transport/wire/byte_buffer.h"
 
 namespace exsim::transport {
 
@@ -48,6 +51,11 @@ class FrameDecoder {
 
   // Adds received bytes. Returns false once the stream is malformed (see error()).
   bool push(const char* data, std::size_t size);
+  // Zero-copy receive: where the next bytes may be read into (at least 1 byte;
+  // the rest of the current frame when its header is known, else up to 64 KiB),
+  // then commit() the bytes actually read. Returns false from commit() as push() does.
+  std::pair<char*, std::size_t> prepare();
+  bool commit(std::size_t size);
   // The next complete frame, if any; nullopt when more bytes are needed or after an error.
   std::optional<Frame> next();
 
@@ -59,8 +67,10 @@ class FrameDecoder {
  private:
   bool check_header();
 
+  void compact();
+
   const std::uint32_t max_body_;
-  std::vector<char> buffer_;
+  ByteBuffer buffer_;
   std::size_t read_ = 0;  // start of the unread bytes in buffer_
   std::string error_;
 };

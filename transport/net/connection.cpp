@@ -108,19 +108,22 @@ void Connection::write_next() {
       bytes += gather_[i].size();
     }
     reserved_ = bytes;
-    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now().time_since_epoch())
-                                 .count();
-    const std::int64_t start = pacer_->reserve(now, static_cast<std::int64_t>(bytes));
-    if (start > now) {
-      pace_timer_.expires_at(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(start)));
-      pace_timer_.async_wait([self = shared_from_this()](const asio::error_code& error) {
-        if (!error && self->open_) self->issue_write();
-      });
-      return;
-    }
+    if (wait_for_tokens(*pacer_, bytes, pace_timer_, &Connection::issue_write)) return;
   }
   issue_write();
+}
+
+bool Connection::wait_for_tokens(TokenBucket& bucket, std::size_t bytes, asio::steady_timer& timer,
+                                 void (Connection::*then)()) {
+  const std::int64_t now =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  const std::int64_t due = bucket.reserve(now, static_cast<std::int64_t>(bytes));
+  if (due <= now) return false;
+  timer.expires_at(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due)));
+  timer.async_wait([self = shared_from_this(), then](const asio::error_code& error) {
+    if (!error && self->open_) ((*self).*then)();
+  });
+  return true;
 }
 
 void Connection::issue_write() {
@@ -177,19 +180,7 @@ void Connection::on_read(const asio::error_code& error, std::size_t bytes) {
     close(fmt::format("malformed frame from the peer: {}", decoder_.error()));
     return;
   }
-  if (read_pacer_) {
-    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now().time_since_epoch())
-                                 .count();
-    const std::int64_t due = read_pacer_->reserve(now, static_cast<std::int64_t>(bytes));
-    if (due > now) {
-      read_timer_.expires_at(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due)));
-      read_timer_.async_wait([self = shared_from_this()](const asio::error_code& timer_error) {
-        if (!timer_error && self->open_) self->read_next();
-      });
-      return;
-    }
-  }
+  if (read_pacer_ && wait_for_tokens(*read_pacer_, bytes, read_timer_, &Connection::read_next)) return;
   read_next();
 }
 

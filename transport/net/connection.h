@@ -92,6 +92,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void enqueue(Outbound& out, FrameHeader header, std::uint64_t cookie);
   void write_next();
   void issue_write();
+  // Takes `bytes` of tokens; when they are not there yet, calls `then` once
+  // they are (on a timer) and returns true. False: go ahead now.
+  bool wait_for_tokens(TokenBucket& bucket, std::size_t bytes, asio::steady_timer& timer, void (Connection::*then)());
   void on_write(const asio::error_code& error, std::size_t bytes);
   void read_next();
   void on_read(const asio::error_code& error, std::size_t bytes);

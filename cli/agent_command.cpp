@@ -1,5 +1,4 @@
 // exsim agent --token-file F [--listen ADDRESS:PORT]
-#include <fstream>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -28,8 +27,7 @@ int agent_command(const std::vector<std::string>& args) {
   const po::variables_map& vm = *parsed;
   if (!vm.count("token-file")) throw UsageError("--token-file is required: agents refuse coordinators without the token");
   transport::AgentOptions options;
-  std::ifstream token(vm["token-file"].as<std::string>());
-  if (!(token >> options.token)) throw UsageError(fmt::format("--token-file {}: cannot read a token", vm["token-file"].as<std::string>()));
+  options.token = read_token_file(vm["token-file"].as<std::string>());
   const std::string listen = vm["listen"].as<std::string>();
   const auto colon = listen.rfind(':');
   if (colon == std::string::npos) throw UsageError(fmt::format("--listen {}: expected ADDRESS:PORT", listen));

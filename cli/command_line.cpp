@@ -1,5 +1,6 @@
 #include "cli/command_line.h"
 
+#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -41,6 +42,13 @@ std::string single_positional(const po::variables_map& vm, const char* name, con
   const auto values = vm[name].as<std::vector<std::string>>();
   if (values.size() != 1) throw UsageError(fmt::format("expected one {}, got {}", what, values.size()));
   return values[0];
+}
+
+std::string read_token_file(const std::string& path) {
+  std::ifstream in(path);
+  std::string token;
+  if (!(in >> token)) throw UsageError(fmt::format("--token-file {}: cannot read a token", path));
+  return token;
 }
 
 }  // namespace exsim::cli

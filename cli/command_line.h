@@ -21,6 +21,9 @@ std::optional<boost::program_options::variables_map> parse_command_line(
 std::string single_positional(const boost::program_options::variables_map& vm, const char* name,
                               const char* what);
 
+// The shared token in the file named by --token-file (its first word), or UsageError.
+std::string read_token_file(const std::string& path);
+
 }  // namespace exsim::cli
 
 #endif  // EXSIM_CLI_COMMAND_LINE_H_

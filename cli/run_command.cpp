@@ -1,6 +1,4 @@
 // exsim run SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--hosts FILE]
-#include <fstream>
-#include <sstream>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -40,14 +38,12 @@ int run_command(const std::vector<std::string>& args) {
   transport::RunOptions options;
   options.scenario_file = scenario_file;
   if (vm.count("set")) options.overrides = vm["set"].as<std::vector<std::string>>();
-  const Scenario scenario = load_scenario(options.scenario_file, options.overrides);
+  // Read once: the agents get the very text this coordinator validated.
+  options.scenario_text = read_scenario_file(options.scenario_file);
+  const Scenario scenario = parse_scenario(options.scenario_text, options.scenario_file, options.overrides);
   std::vector<std::string> names;
   if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
   for (const auto& p : select_policies(scenario, names)) options.policies.push_back(p.name);
-  std::ifstream in(options.scenario_file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  options.scenario_text = text.str();
   options.delay_line = !vm.count("no-delay-line");
   options.nic_cap = vm.count("nic-cap") > 0;
   options.timeout = std::chrono::seconds(vm["timeout"].as<int>());
@@ -55,8 +51,7 @@ int run_command(const std::vector<std::string>& args) {
   if (vm.count("hosts")) {
     options.hosts_file = vm["hosts"].as<std::string>();
     if (!vm.count("token-file")) throw UsageError("--hosts needs --token-file (the agents' token)");
-    std::ifstream token(vm["token-file"].as<std::string>());
-    if (!(token >> options.token)) throw UsageError(fmt::format("--token-file {}: cannot read a token", vm["token-file"].as<std::string>()));
+    options.token = read_token_file(vm["token-file"].as<std::string>());
   }
   const auto results = transport::run_on_agents(scenario, options);
   fmt::print("{} ({} hosts, mt_dop {}, measured{})\n\n", scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop,

@@ -352,8 +352,10 @@ Scenario parse_scenario(std::string_view text, const std::string& file, const st
   return read_scenario(document, file);
 }
 
+std::string read_scenario_file(const std::string& path) { return read_file(path, "the scenario file"); }
+
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  return parse_scenario(read_file(path, "the scenario file"), path, overrides);
+  return parse_scenario(read_scenario_file(path), path, overrides);
 }
 
 CostProfile load_cost_profile(const std::string& path) {

@@ -15,6 +15,9 @@ namespace exsim {
 // Reads, applies `overrides` ("KEY=VALUE", see overrides.h), validates.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// The text of a scenario file; ScenarioError naming the file when it cannot be read.
+std::string read_scenario_file(const std::string& path);
+
 // The same from text; `file` names it in messages and relative paths (costs)
 // resolve against its directory.
 Scenario parse_scenario(std::string_view text, const std::string& file,

@@ -16,7 +16,7 @@ ExchangeRun::ExchangeRun(ModelContext& context, const Exchange& exchange, std::u
   const int receivers = exchange.receivers.instances();
   const bool merging = exchange.kind == PartitionKind::kMerge;
   for (int r = 0; r < receivers; ++r) {
-    receivers_.push_back(std::make_unique<ReceiverInstance>(*this, r, exchange.receivers.host_of(r), senders, merging));
+    receivers_.push_back(std::make_unique<ReceiverInstance>(*this, exchange.receivers.host_of(r), senders, merging));
   }
   // Rows divide evenly over sender instances; the first ones take the remainder.
   for (int s = 0; s < senders; ++s) {

@@ -6,10 +6,9 @@
 
 namespace exsim::sim {
 
-ReceiverInstance::ReceiverInstance(ExchangeRun& run, int index, int host, int senders, bool merging)
+ReceiverInstance::ReceiverInstance(ExchangeRun& run, int host, int senders, bool merging)
     : run_(run),
       context_(run.context()),
-      index_(index),
       host_(host),
       merging_(merging),
       queues_(merging ? static_cast<std::size_t>(senders) : 1),

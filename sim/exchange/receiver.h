@@ -23,7 +23,7 @@ struct ModelContext;
 class ReceiverInstance final : public EventHandler {
  public:
   // `queues` is 1 (all `senders` share it) or `senders` (merge: one per sender).
-  ReceiverInstance(ExchangeRun& run, int index, int host, int senders, bool merging);
+  ReceiverInstance(ExchangeRun& run, int host, int senders, bool merging);
 
   int host() const { return host_; }
   // A call has reached this instance.
@@ -46,7 +46,6 @@ class ReceiverInstance final : public EventHandler {
 
   ExchangeRun& run_;
   ModelContext& context_;
-  const int index_;
   const int host_;
   const bool merging_;
   std::vector<Queue> queues_;

@@ -43,8 +43,6 @@ class ExchangePart {
   // Cancels everything: the run has failed elsewhere.
   void cancel(const std::string& reason);
 
-  double lz4_ratio_target() const { return exchange_.lz4_ratio; }
-
  private:
   Host& host_;
   const Scenario& scenario_;

@@ -52,37 +52,9 @@ Bytes ReceiverSide::limit(const Instance& instance) const {
                                                  : policy_.receiver_buffer;
 }
 
-RowBatch* ReceiverSide::take_batch() {
-  std::lock_guard lock(pool_mutex_);
-  if (free_batches_.empty()) {
-    batches_.push_back(std::make_unique<RowBatch>());
-    return batches_.back().get();
-  }
-  RowBatch* b = free_batches_.back();
-  free_batches_.pop_back();
-  return b;
-}
-
-ReceiverSide::Deferred* ReceiverSide::take_deferred() {
-  std::lock_guard lock(pool_mutex_);
-  if (free_deferred_.empty()) {
-    deferred_.push_back(std::make_unique<Deferred>());
-    return deferred_.back().get();
-  }
-  Deferred* d = free_deferred_.back();
-  free_deferred_.pop_back();
-  return d;
-}
-
 void ReceiverSide::give_back(Deferred* deferred) {
   deferred->from.reset();  // let the connection go; the body keeps its capacity
-  std::lock_guard lock(pool_mutex_);
-  free_deferred_.push_back(deferred);
-}
-
-void ReceiverSide::give_back(RowBatch* batch) {
-  std::lock_guard lock(pool_mutex_);
-  free_batches_.push_back(batch);
+  deferred_pool_.give_back(deferred);
 }
 
 RowBatch* ReceiverSide::decode(const char* body, std::size_t size, int instance) {
@@ -95,7 +67,7 @@ RowBatch* ReceiverSide::decode(const char* body, std::size_t size, int instance)
             RowBatchHeader::decode(wire, max_tuple_bytes_, header, error) &&
             header.wire_bytes() == wire_size;
   if (ok) {
-    RowBatch* batch = take_batch();
+    RowBatch* batch = batch_pool_.take();
     ok = decode_batch(header, wire + RowBatchHeader::kSize, wire + RowBatchHeader::kSize + 4ULL * header.rows, *batch,
                       error);
     if (ok) {
@@ -105,7 +77,7 @@ RowBatch* ReceiverSide::decode(const char* body, std::size_t size, int instance)
       if (host_.reactor().on_reactor_thread()) stats_.cpu_decode_on_reactor += spent;
       return batch;
     }
-    give_back(batch);
+    batch_pool_.give_back(batch);
   }
   if (error.empty()) error = fmt::format("batch of {} bytes does not match its header", wire_size);
   const CallAddress address = CallAddress::decode(body);
@@ -152,7 +124,7 @@ void ReceiverSide::on_call(const std::shared_ptr<Connection>& from, std::uint64_
     return;
   }
   const Bytes bytes = static_cast<Bytes>(batch_header.tuple_bytes + 8ULL * batch_header.rows);
-  Deferred* deferred = take_deferred();
+  Deferred* deferred = deferred_pool_.take();
   deferred->from = from;
   deferred->call_id = call_id;
   deferred->arrived_ns = arrived_ns;
@@ -260,7 +232,7 @@ void ReceiverSide::consume(int index) {
       next_due += std::chrono::nanoseconds(static_cast<std::int64_t>(batch->rows() / rate * 1e9));
       std::this_thread::sleep_until(next_due);
     }
-    give_back(batch);
+    batch_pool_.give_back(batch);
   }
 }
 

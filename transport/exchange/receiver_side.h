@@ -18,6 +18,7 @@
 #include "models/receiver_queue.h"
 #include "models/scenario.h"
 #include "transport/exchange/host.h"
+#include "transport/exchange/object_pool.h"
 #include "transport/exchange/run_stats.h"
 #include "transport/wire/row_batch.h"
 
@@ -69,9 +70,6 @@ class ReceiverSide final : public CallTarget {
   RowBatch* decode(const char* body, std::size_t size, int instance);
   void answer(const std::shared_ptr<Connection>& from, std::uint64_t call_id, std::int64_t arrived_ns);
   void consume(int index);
-  RowBatch* take_batch();
-  void give_back(RowBatch* batch);
-  Deferred* take_deferred();
   void give_back(Deferred* deferred);
 
   Host& host_;
@@ -81,11 +79,8 @@ class ReceiverSide final : public CallTarget {
   RunStats& stats_;
   std::vector<int> global_index_;  // instance on this host -> receiver instance of the exchange
   std::vector<std::unique_ptr<Instance>> instances_;
-  std::mutex pool_mutex_;
-  std::vector<std::unique_ptr<RowBatch>> batches_;
-  std::vector<RowBatch*> free_batches_;
-  std::vector<std::unique_ptr<Deferred>> deferred_;  // every call's record, reused: no allocation per call
-  std::vector<Deferred*> free_deferred_;
+  ObjectPool<RowBatch> batch_pool_;
+  ObjectPool<Deferred> deferred_pool_;  // every call's record, reused: no allocation per call
   std::atomic<std::uint64_t> consumed_checksum_{0};  // keeps the consumers' reads from being optimized away
 };
 

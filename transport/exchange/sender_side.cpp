@@ -62,8 +62,12 @@ bool SenderInstance::join() {
 
 void SenderInstance::run() {
   next_due_ = std::chrono::steady_clock::now();
-  ok_ = exchange_.kind == PartitionKind::kHash ? (run_hash(), !stats_.failed) : (run_whole_batches(), !stats_.failed);
-  ok_ = ok_ && finish();
+  if (exchange_.kind == PartitionKind::kHash) {
+    run_hash();
+  } else {
+    run_whole_batches();
+  }
+  ok_ = !stats_.failed && finish();
   stats_.blocked_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(blocked_).count();
   stats_.add_sender_bytes(host_.index(), -footprint_);
   ++stats_.senders;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "transport/net/steady_clock.h"
+
 namespace exsim::transport {
 
 Connection::Connection(asio::ip::tcp::socket socket, Handler& handler, std::uint32_t max_body_length)
@@ -115,8 +117,7 @@ void Connection::write_next() {
 
 bool Connection::wait_for_tokens(TokenBucket& bucket, std::size_t bytes, asio::steady_timer& timer,
                                  void (Connection::*then)()) {
-  const std::int64_t now =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  const std::int64_t now = steady_now_ns();
   const std::int64_t due = bucket.reserve(now, static_cast<std::int64_t>(bytes));
   if (due <= now) return false;
   timer.expires_at(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due)));

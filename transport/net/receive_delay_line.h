@@ -21,15 +21,10 @@
 #include <asio/steady_timer.hpp>
 
 #include "models/histogram.h"
+#include "transport/net/steady_clock.h"
 #include "transport/wire/frame.h"
 
 namespace exsim::transport {
-
-// Nanoseconds on the steady clock shared by every process of the machine.
-inline std::int64_t steady_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 class ReceiveDelayLine {
  public:

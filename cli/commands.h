@@ -16,6 +16,7 @@ inline constexpr int kExitFailure = 3;   // I/O failure or internal error
 int simulate_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int agent_command(const std::vector<std::string>& args);
+int calibrate_command(const std::vector<std::string>& args);
 
 }  // namespace exsim::cli
 

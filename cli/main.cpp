@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  simulate   predict wall-clock, RPCs, bytes, CPU and sender memory of a scenario's policies\n"
     "  run        run a scenario's policies on the real exchange (agent processes) and measure the same\n"
     "  agent      serve one host of a real run for a coordinator ('exsim run --hosts')\n"
+    "  calibrate  measure this machine's costs through the real exchange: a costs profile\n"
     "\n"
     "Run 'exsim <command> --help' for a command's options.\n";
 
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
     if (command == "simulate") return simulate_command(args);
     if (command == "run") return run_command(args);
     if (command == "agent") return agent_command(args);
+    if (command == "calibrate") return calibrate_command(args);
     fmt::print(stderr, "exsim: unknown command '{}'\n\n{}", command, kUsage);
     return kExitBadInput;
   } catch (const exsim::ScenarioError& e) {

@@ -3,6 +3,7 @@
 #ifndef EXSIM_MODELS_COSTS_H_
 #define EXSIM_MODELS_COSTS_H_
 
+#include <map>
 #include <string>
 
 #include "models/size.h"
@@ -20,6 +21,16 @@ struct CostProfile {
   int cores = 0;  // > 0: every emulated host shares this many cores (one machine)
   std::string source;  // the file it came from, or "inline"
 };
+
+// How one measured figure of a profile varied over its repetitions.
+struct FigureSpread {
+  double median = 0, min = 0, max = 0;
+};
+
+// A costs profile in the spec's format, with each figure's source and spread.
+std::string cost_profile_json(const CostProfile& profile, const std::string& description,
+                              const std::map<std::string, std::string>& sources,
+                              const std::map<std::string, FigureSpread>& spread);
 
 }  // namespace exsim
 

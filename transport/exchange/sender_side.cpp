@@ -61,7 +61,6 @@ bool SenderInstance::join() {
 }
 
 void SenderInstance::run() {
-  next_due_ = std::chrono::steady_clock::now();
   if (exchange_.kind == PartitionKind::kHash) {
     run_hash();
   } else {
@@ -86,11 +85,6 @@ void SenderInstance::run() {
   done_ = true;
 }
 
-void SenderInstance::pace(std::int64_t rows) {
-  if (exchange_.produce_rows_per_s <= 0) return;
-  next_due_ += std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(rows) / exchange_.produce_rows_per_s * 1e9));
-  std::this_thread::sleep_until(next_due_);
-}
 
 void SenderInstance::run_hash() {
   const int count = static_cast<int>(channels_.size());
@@ -118,7 +112,6 @@ void SenderInstance::run_hash() {
     const std::int64_t n = std::min<std::int64_t>(left, rows_per_input_);
     left -= n;
     RowBatch& input = next_input(n);
-    pace(n);
     // Routing and copying the batch's rows is the serialize stage. It is timed
     // per input batch (a thread CPU clock read costs about as much as a row),
     // less the LZ4 work of the batches it fills, which is timed on its own.
@@ -144,18 +137,25 @@ void SenderInstance::run_hash() {
   }
 }
 
+// The operator feeding the sender: `rows` rows at produce_rows_per_s of this
+// thread's CPU (thread_cpu.h says why CPU and not sleep), our generator's own
+// work included.
 RowBatch& SenderInstance::next_input(std::int64_t rows) {
   CpuScope cpu(stats_.cpu_produce);
+  RowBatch* batch = &input_;
   if (rows == rows_per_input_) {
     // Full input batches come from a small ring generated once: the operator
     // feeding the sender costs what produce_rows_per_s says, not our generator.
-    RowBatch& batch = ring_[ring_next_++ % ring_.size()];
-    if (batch.rows() == 0) generator_.fill(batch, rows);
-    return batch;
+    batch = &ring_[ring_next_++ % ring_.size()];
+    if (batch->rows() == 0) generator_.fill(*batch, rows);
+  } else {
+    input_.clear();
+    generator_.fill(input_, rows);
   }
-  input_.clear();
-  generator_.fill(input_, rows);
-  return input_;
+  if (exchange_.produce_rows_per_s > 0) {
+    burn_thread_cpu_until(cpu.start_ns() + static_cast<std::int64_t>(static_cast<double>(rows) / exchange_.produce_rows_per_s * 1e9));
+  }
+  return *batch;
 }
 
 void SenderInstance::run_whole_batches() {
@@ -168,7 +168,6 @@ void SenderInstance::run_whole_batches() {
     const std::int64_t n = std::min(left, per_batch);
     left -= n;
     const RowBatch& input = next_input(n);
-    pace(n);
     if (exchange_.kind == PartitionKind::kBroadcast && policy_.broadcast_serialize == BroadcastSerialize::kOnce) {
       // Serialized once; every channel sends the same bytes (section 3.1).
       Slot& slot = *shared_slots_[shared];

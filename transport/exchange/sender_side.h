@@ -83,7 +83,6 @@ class SenderInstance final : public CallSink {
   Slot* free_slot(std::vector<std::unique_ptr<Slot>>& slots);
   bool flush(int channel);
   bool finish();
-  void pace(std::int64_t rows);
   RowBatch& next_input(std::int64_t rows);
   void account_memory();
 
@@ -103,7 +102,6 @@ class SenderInstance final : public CallSink {
   std::size_t ring_next_ = 0;
   RowBatch input_;                     // the last, partial input batch
   std::chrono::steady_clock::duration blocked_{};
-  std::chrono::steady_clock::time_point next_due_;
   std::int64_t footprint_ = 0;
   std::int64_t peak_footprint_ = 0;
   std::thread thread_;

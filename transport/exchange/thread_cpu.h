@@ -14,6 +14,18 @@ inline std::int64_t thread_cpu_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// Keeps the calling thread busy until its CPU clock reads `until_ns`. The
+// operators around an exchange (the scan or join feeding a sender, the one
+// reading a receiver's rows) use CPU on their host; the model charges
+// produce_rows_per_s and consume_rows_per_s as CPU, so the real exchange burns
+// that CPU too rather than sleeping, and competes for cores as they would.
+inline void burn_thread_cpu_until(std::int64_t until_ns) {
+  volatile std::uint64_t sink = 0;
+  while (thread_cpu_ns() < until_ns) {
+    for (int i = 0; i < 256; ++i) sink = sink + static_cast<std::uint64_t>(i);  // a few hundred ns between reads
+  }
+}
+
 // Adds the thread CPU time of a scope to a stage's counter.
 class CpuScope {
  public:
@@ -21,6 +33,7 @@ class CpuScope {
   ~CpuScope() { stage_ += thread_cpu_ns() - start_; }
   CpuScope(const CpuScope&) = delete;
   CpuScope& operator=(const CpuScope&) = delete;
+  std::int64_t start_ns() const { return start_; }
 
  private:
   std::atomic<std::int64_t>& stage_;

@@ -1,0 +1,29 @@
+#include "models/costs.h"
+
+#include <nlohmann/json.hpp>
+
+namespace exsim {
+
+std::string cost_profile_json(const CostProfile& profile, const std::string& description,
+                              const std::map<std::string, std::string>& sources,
+                              const std::map<std::string, FigureSpread>& spread) {
+  nlohmann::ordered_json out;
+  out["description"] = description;
+  out["serialize_bytes_per_s"] = profile.serialize_bytes_per_s;
+  out["deserialize_bytes_per_s"] = profile.deserialize_bytes_per_s;
+  out["lz4_compress_bytes_per_s"] = profile.lz4_compress_bytes_per_s;
+  out["lz4_decompress_bytes_per_s"] = profile.lz4_decompress_bytes_per_s;
+  out["rpc_cpu_us"] = profile.rpc_cpu_us;
+  out["rpc_latency_us"] = profile.rpc_latency_us;
+  out["wire_overhead_bytes"] = profile.wire_overhead_bytes;
+  if (profile.cores > 0) out["cores"] = profile.cores;
+  if (!sources.empty()) out["sources"] = sources;
+  if (!spread.empty()) {
+    nlohmann::ordered_json figures = nlohmann::ordered_json::object();
+    for (const auto& [key, s] : spread) figures[key] = {{"median", s.median}, {"min", s.min}, {"max", s.max}};
+    out["spread"] = figures;
+  }
+  return out.dump(2) + "\n";
+}
+
+}  // namespace exsim

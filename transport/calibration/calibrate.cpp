@@ -1,0 +1,168 @@
+#include "transport/calibration/calibrate.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/scenario_loader.h"
+#include "transport/exchange/local_cluster.h"
+#include "transport/exchange/run_stats.h"
+
+namespace exsim::transport {
+namespace {
+
+// Two loopback hosts, one hash exchange of `rows` rows of 24 + ~16 bytes,
+// under `policy` (JSON). `one_pair`: one sender on h0, one receiver on h1;
+// otherwise mt_dop 1 everywhere.
+std::string benchmark_scenario(std::int64_t rows, const std::string& policy, bool one_pair, std::uint64_t seed) {
+  const std::string placement =
+      one_pair ? R"(, "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 1})"
+               : "";
+  return fmt::format(
+      R"({{"name": "calibrate", "seed": {}, "cluster": {{"hosts": 2, "rtt_ms": {{"same_group": 0.1}}}}, "mt_dop": 1,
+          "policies": {{"p": {}}},
+          "workload": {{"queries": [{{"name": "q", "exchanges": [
+            {{"id": "x", "kind": "hash", "rows": {},
+              "row": {{"fixed_bytes": 24, "varlen_bytes": {{"dist": "uniform", "mean": 16, "max": 48}}}},
+              "lz4_ratio": 0.5{}}}]}}]}}}})",
+      seed, policy, rows, placement);
+}
+
+// What one benchmark exchange measured.
+struct Sample {
+  double wall_s = 0;
+  double rpcs = 0, eos_rpcs = 0;
+  double rows = 0;
+  double tuple_bytes = 0;       // uncompressed tuple data sent
+  double bytes_wire = 0;
+  double bytes_uncompressed = 0;  // tuple data plus offsets
+  double compressed_in = 0;       // tuple bytes given to LZ4
+  double serialize_ns = 0, compress_ns = 0, decompress_ns = 0, deserialize_ns = 0, reactor_ns = 0;
+};
+
+Sample run_benchmark(const std::string& text) {
+  const Scenario scenario = parse_scenario(text, "(calibration benchmark)");
+  LocalCluster cluster(scenario, /*delay_line=*/false);
+  RunStats stats(static_cast<int>(scenario.cluster.hosts.size()));
+  std::int64_t reactor_before = 0;
+  for (int h = 0; h < 2; ++h) reactor_before += cluster.host(h).reactor_cpu_ns();
+  const ExchangeOutcome outcome = cluster.run_exchange(scenario.policies.front(), 0, 0, 0, stats, std::chrono::seconds(120));
+  if (!outcome.ok) throw std::runtime_error(fmt::format("calibration exchange failed: {}", outcome.error));
+  std::int64_t reactor_after = 0;
+  for (int h = 0; h < 2; ++h) reactor_after += cluster.host(h).reactor_cpu_ns();
+  Sample s;
+  s.wall_s = outcome.wall_s;
+  s.rpcs = static_cast<double>(stats.rpcs.load());
+  s.eos_rpcs = static_cast<double>(stats.eos_rpcs.load());
+  s.rows = static_cast<double>(stats.rows_delivered.load());
+  s.bytes_wire = static_cast<double>(stats.bytes_wire.load());
+  s.bytes_uncompressed = static_cast<double>(stats.bytes_uncompressed.load());
+  s.tuple_bytes = s.bytes_uncompressed - 4 * s.rows;
+  s.compressed_in = static_cast<double>(stats.payload_compressed_in.load());
+  s.serialize_ns = static_cast<double>(stats.cpu_serialize.load());
+  s.compress_ns = static_cast<double>(stats.cpu_compress.load());
+  s.decompress_ns = static_cast<double>(stats.cpu_decompress.load());
+  s.deserialize_ns = static_cast<double>(stats.cpu_deserialize.load());
+  s.reactor_ns = static_cast<double>(reactor_after - reactor_before - stats.cpu_decode_on_reactor.load());
+  return s;
+}
+
+FigureSpread spread_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  return {median, values.front(), values.back()};
+}
+
+}  // namespace
+
+int available_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+Calibration calibrate_costs(const CalibrationOptions& options) {
+  const int reps = std::max(1, options.repetitions);
+  const auto rows = [&](double n) { return std::max<std::int64_t>(1000, static_cast<std::int64_t>(n * options.scale)); };
+  auto say = [&](const std::string& line) {
+    if (options.progress) options.progress(line);
+  };
+  std::map<std::string, std::vector<double>> values;
+  for (int rep = 0; rep < reps; ++rep) {
+    const std::uint64_t seed = options.seed + static_cast<std::uint64_t>(rep);
+    say(fmt::format("repetition {}/{}: per-RPC costs (one-row batches, one in flight)", rep + 1, reps));
+    const Sample calls = run_benchmark(benchmark_scenario(
+        rows(4000), R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 1, "compression": "none"})",
+        /*one_pair=*/true, seed));
+    say(fmt::format("repetition {}/{}: serialization (64K batches, uncompressed)", rep + 1, reps));
+    const Sample plain = run_benchmark(
+        benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})",
+                           /*one_pair=*/false, seed));
+    say(fmt::format("repetition {}/{}: LZ4 (64K batches, compressed)", rep + 1, reps));
+    const Sample lz4 = run_benchmark(
+        benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "lz4"})",
+                           /*one_pair=*/false, seed));
+
+    // Per call, beyond its bytes: what each stage spent on one-row batches.
+    const double calls_n = calls.rpcs + calls.eos_rpcs;
+    const double serialize_per_call = calls.serialize_ns / calls.rpcs;
+    const double deserialize_per_call = calls.deserialize_ns / calls.rpcs;
+    const double rpc_cpu_ns = (calls.serialize_ns + calls.deserialize_ns + calls.reactor_ns) / calls.rpcs / 2;
+    // One sender, one call at a time: each call's round trip is its CPU on both
+    // sides plus the software latency.
+    const double latency_ns = calls.wall_s * 1e9 / calls.rpcs - 2 * rpc_cpu_ns;
+    values["rpc_cpu_us"].push_back(rpc_cpu_ns * 1e-3);
+    values["rpc_latency_us"].push_back(std::max(0.0, latency_ns) * 1e-3);
+    values["wire_overhead_bytes"].push_back((calls.bytes_wire - calls.bytes_uncompressed) / calls_n);
+
+    const double serialize_ns = plain.serialize_ns - plain.rpcs * serialize_per_call;
+    const double deserialize_ns = plain.deserialize_ns - plain.rpcs * deserialize_per_call;
+    values["serialize_bytes_per_s"].push_back(plain.tuple_bytes / std::max(1.0, serialize_ns) * 1e9);
+    values["deserialize_bytes_per_s"].push_back(plain.tuple_bytes / std::max(1.0, deserialize_ns) * 1e9);
+    values["lz4_compress_bytes_per_s"].push_back(lz4.compressed_in / std::max(1.0, lz4.compress_ns) * 1e9);
+    // A compressed batch's decode is timed whole: take out its deserialization.
+    const double deserialize_ns_per_byte = deserialize_ns / plain.tuple_bytes;
+    const double decompress_ns =
+        lz4.decompress_ns - lz4.tuple_bytes * deserialize_ns_per_byte - lz4.rpcs * deserialize_per_call;
+    values["lz4_decompress_bytes_per_s"].push_back(lz4.compressed_in / std::max(1.0, decompress_ns) * 1e9);
+  }
+
+  Calibration result;
+  for (auto& [key, list] : values) result.spread[key] = spread_of(list);
+  CostProfile& p = result.profile;
+  p.serialize_bytes_per_s = result.spread["serialize_bytes_per_s"].median;
+  p.deserialize_bytes_per_s = result.spread["deserialize_bytes_per_s"].median;
+  p.lz4_compress_bytes_per_s = result.spread["lz4_compress_bytes_per_s"].median;
+  p.lz4_decompress_bytes_per_s = result.spread["lz4_decompress_bytes_per_s"].median;
+  p.rpc_cpu_us = result.spread["rpc_cpu_us"].median;
+  p.rpc_latency_us = result.spread["rpc_latency_us"].median;
+  p.wire_overhead_bytes = static_cast<Bytes>(std::llround(result.spread["wire_overhead_bytes"].median));
+  p.cores = available_cores();
+  p.source = "exsim calibrate";
+
+  const std::string bytes_run =
+      "measured: thread CPU clocks of the serialize/deserialize stages of a hash exchange between two loopback "
+      "hosts (64K batches, delay line off), less the per-call part, per tuple byte";
+  result.sources = {
+      {"serialize_bytes_per_s", bytes_run},
+      {"deserialize_bytes_per_s", bytes_run},
+      {"lz4_compress_bytes_per_s", "measured: LZ4 compression CPU of the same exchange compressed, per uncompressed byte"},
+      {"lz4_decompress_bytes_per_s",
+       "measured: receiver decode CPU of the compressed exchange less its deserialization, per uncompressed byte"},
+      {"rpc_cpu_us",
+       "measured: CPU of every stage and both reactors per call of one-row batches, one in flight, halved per side"},
+      {"rpc_latency_us", "measured: round trip per call of the same run less the CPU of both sides (0 if negative)"},
+      {"wire_overhead_bytes", "measured: bytes on the wire per call beyond the rows' tuple data and offsets"},
+      {"cores", "CPUs this process may use (sched_getaffinity); every emulated host shares them"},
+  };
+  return result;
+}
+
+}  // namespace exsim::transport

@@ -1,0 +1,46 @@
+// `exsim calibrate`: this machine's costs, measured through the real exchange
+// (not a separate toy), as a costs profile for the simulator. Each figure is
+// the median of several repetitions, kept with its spread.
+//
+// Byte costs come from in-process exchanges between two loopback hosts with
+// the delay line off, read from the transport's own CPU clocks by stage:
+// serialize and deserialize from an uncompressed run, LZ4 from a compressed one
+// (whose receiver-side decode includes the deserialization, subtracted). Per-RPC
+// costs come from a run of one-row batches, one RPC in flight: the CPU every
+// stage spends per call beyond its bytes, and the round trip left over once that
+// CPU is taken out, which is the software latency. Wire overhead is the bytes on
+// the wire per call beyond the rows. `cores` is the CPUs this process may use:
+// on one machine every emulated host shares them.
+#ifndef EXSIM_TRANSPORT_CALIBRATION_CALIBRATE_H_
+#define EXSIM_TRANSPORT_CALIBRATION_CALIBRATE_H_
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "models/costs.h"
+
+namespace exsim::transport {
+
+struct CalibrationOptions {
+  int repetitions = 5;
+  double scale = 1.0;  // of the benchmark sizes (tests use a small scale)
+  std::uint64_t seed = 1;
+  std::function<void(const std::string&)> progress;  // a line per step, if set
+};
+
+struct Calibration {
+  CostProfile profile;                   // medians, plus cores
+  std::map<std::string, FigureSpread> spread;  // by profile key
+  std::map<std::string, std::string> sources;   // how each figure was measured
+};
+
+// Throws std::runtime_error when a benchmark exchange fails.
+Calibration calibrate_costs(const CalibrationOptions& options);
+
+// The count of CPUs this process may run on.
+int available_cores();
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_CALIBRATION_CALIBRATE_H_

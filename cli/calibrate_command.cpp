@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "cli/calibration_report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/results_table.h"

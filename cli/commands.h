@@ -10,6 +10,7 @@ namespace exsim::cli {
 
 // Exit codes shared by every subcommand.
 inline constexpr int kExitOk = 0;
+inline constexpr int kExitThresholds = 1;  // validate: an error beyond the suite's thresholds
 inline constexpr int kExitBadInput = 2;  // scenario, profile or command line
 inline constexpr int kExitFailure = 3;   // I/O failure or internal error
 
@@ -17,6 +18,7 @@ int simulate_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int agent_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
+int validate_command(const std::vector<std::string>& args);
 
 }  // namespace exsim::cli
 

@@ -20,6 +20,7 @@ constexpr const char* kUsage =
     "  run        run a scenario's policies on the real exchange (agent processes) and measure the same\n"
     "  agent      serve one host of a real run for a coordinator ('exsim run --hosts')\n"
     "  calibrate  measure this machine's costs through the real exchange: a costs profile\n"
+    "  validate   run scenarios both simulated and for real; the model's error against thresholds\n"
     "\n"
     "Run 'exsim <command> --help' for a command's options.\n";
 
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "run") return run_command(args);
     if (command == "agent") return agent_command(args);
     if (command == "calibrate") return calibrate_command(args);
+    if (command == "validate") return validate_command(args);
     fmt::print(stderr, "exsim: unknown command '{}'\n\n{}", command, kUsage);
     return kExitBadInput;
   } catch (const exsim::ScenarioError& e) {

@@ -31,4 +31,17 @@ std::string Table::render() const {
   return text;
 }
 
+std::string Table::render_markdown() const {
+  auto line = [](const std::vector<std::string>& row) {
+    std::string out = "|";
+    for (const auto& cell : row) out += " " + cell + " |";
+    return out + "\n";
+  };
+  std::string text = line(header_) + "|";
+  for (size_t i = 0; i < header_.size(); ++i) text += i == 0 ? " --- |" : " ---: |";
+  text += "\n";
+  for (const auto& row : rows_) text += line(row);
+  return text;
+}
+
 }  // namespace exsim::cli

@@ -13,6 +13,8 @@ class Table {
   void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
   // The first column is left-aligned, the others right-aligned (numbers).
   std::string render() const;
+  // A GitHub-flavoured Markdown table, numbers right-aligned.
+  std::string render_markdown() const;
 
  private:
   std::vector<std::string> header_;

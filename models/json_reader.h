@@ -21,6 +21,12 @@
 
 namespace exsim {
 
+// Parses JSON text, rejecting duplicate keys; ScenarioError at file:line:column.
+nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& file);
+
+// A whole file's text; ScenarioError "PATH: cannot open WHAT" when unreadable.
+std::string read_text_file(const std::string& path, const std::string& what);
+
 class Diagnostics {
  public:
   explicit Diagnostics(std::string file) : file_(std::move(file)) {}

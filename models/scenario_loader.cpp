@@ -87,7 +87,9 @@ class DuplicateKeyFinder {
   std::vector<std::string> duplicates_;
 };
 
-nlohmann::ordered_json parse_json(std::string_view text, const std::string& file) {
+}  // namespace
+
+nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& file) {
   try {
     DuplicateKeyFinder finder;
     auto document = nlohmann::ordered_json::parse(text, std::ref(finder));
@@ -115,13 +117,15 @@ nlohmann::ordered_json parse_json(std::string_view text, const std::string& file
   }
 }
 
-std::string read_file(const std::string& path, const std::string& what) {
+std::string read_text_file(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError({fmt::format("{}: cannot open {}", path, what)});
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
 }
+
+namespace {
 
 Placement read_placement(const JsonNode& node, const Cluster& cluster, int mt_dop, Placement fallback) {
   Placement placement = fallback;
@@ -347,19 +351,19 @@ Scenario read_scenario(const nlohmann::ordered_json& document, const std::string
 }  // namespace
 
 Scenario parse_scenario(std::string_view text, const std::string& file, const std::vector<std::string>& overrides) {
-  nlohmann::ordered_json document = parse_json(text, file);
+  nlohmann::ordered_json document = parse_json_text(text, file);
   for (const auto& assignment : overrides) apply_override(document, assignment);
   return read_scenario(document, file);
 }
 
-std::string read_scenario_file(const std::string& path) { return read_file(path, "the scenario file"); }
+std::string read_scenario_file(const std::string& path) { return read_text_file(path, "the scenario file"); }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   return parse_scenario(read_scenario_file(path), path, overrides);
 }
 
 CostProfile load_cost_profile(const std::string& path) {
-  nlohmann::ordered_json document = parse_json(read_file(path, "the costs profile"), path);
+  nlohmann::ordered_json document = parse_json_text(read_text_file(path, "the costs profile"), path);
   Diagnostics diagnostics(path);
   CostProfile costs = read_costs(JsonNode(&document, "", &diagnostics), CostProfile{});
   diagnostics.throw_if_errors();
@@ -370,7 +374,7 @@ CostProfile load_cost_profile(const std::string& path) {
 CostProfile reference_cost_profile() {
   static const CostProfile profile = [] {
     const std::string file = "profiles/reference.json (built in)";
-    nlohmann::ordered_json document = parse_json(kReferenceProfileJson, file);
+    nlohmann::ordered_json document = parse_json_text(kReferenceProfileJson, file);
     Diagnostics diagnostics(file);
     CostProfile costs = read_costs(JsonNode(&document, "", &diagnostics), CostProfile{});
     diagnostics.throw_if_errors();

@@ -1,0 +1,111 @@
+// exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT]
+#include <cstdio>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "cli/calibration_report.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/results_table.h"
+#include "cli/validate_report.h"
+#include "models/error.h"
+#include "models/scenario_loader.h"
+#include "sim/simulate.h"
+#include "transport/agent/coordinator.h"
+#include "validate/comparison.h"
+#include "validate/suite.h"
+
+namespace exsim::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+struct LoadedScenario {
+  std::string file;
+  std::string text;
+  Scenario scenario;
+};
+
+}  // namespace
+
+int validate_command(const std::vector<std::string>& args) {
+  po::options_description visible(
+      "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT]\n\n"
+      "Runs every policy of every scenario both in the simulator and on the real exchange\n"
+      "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
+      "by token buckets), with the same seed and the same costs: the profile's, or, without\n"
+      "--profile, this machine's, calibrated first. Prints predicted against measured\n"
+      "wall-clock, RPCs, bytes on the wire and largest per-host sender peak with the relative\n"
+      "error of each, then the median and largest errors, and where a row exceeds a\n"
+      "threshold, which stage differs. Thresholds come from SUITE_DIR/suite.json.\n"
+      "Exit status: 0 within the thresholds, 1 beyond them, 2 bad input, 3 a failed run.\n\noptions");
+  visible.add_options()
+      ("help,h", "print this help")
+      ("profile", po::value<std::string>(), "costs profile for the simulator (default: calibrate this machine now)")
+      ("json,o", po::value<std::string>(), "write every comparison, the thresholds and the verdict to this file")
+      ("markdown", po::value<std::string>(), "write the tables as Markdown (for CI comments) to this file")
+      ("repetitions", po::value<int>()->default_value(3), "without --profile: calibration repetitions")
+      ("timeout", po::value<int>()->default_value(300), "seconds each real exchange may take before the run fails");
+  const auto parsed = parse_command_line(args, visible, "inputs");
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
+  std::vector<std::string> inputs;
+  if (vm.count("inputs")) inputs = vm["inputs"].as<std::vector<std::string>>();
+  const validate::Suite suite = validate::load_suite(inputs);
+  if (vm.count("json")) check_writable(vm["json"].as<std::string>());
+  if (vm.count("markdown")) check_writable(vm["markdown"].as<std::string>());
+  const int repetitions = vm["repetitions"].as<int>();
+  if (repetitions < 1 || repetitions > 100) throw UsageError(fmt::format("--repetitions {}: expected 1 to 100", repetitions));
+
+  // Every scenario is read and checked before anything runs.
+  std::vector<LoadedScenario> scenarios;
+  for (const auto& file : suite.scenarios) {
+    std::string text = read_scenario_file(file);
+    Scenario scenario = parse_scenario(text, file);
+    scenarios.push_back({file, std::move(text), std::move(scenario)});
+  }
+  CostProfile profile;
+  std::string profile_source;
+  if (vm.count("profile")) {
+    profile = load_cost_profile(vm["profile"].as<std::string>());
+    profile_source = vm["profile"].as<std::string>();
+  } else {
+    const transport::Calibration calibration = calibrate_with_progress(repetitions, 1.0);
+    fmt::print("calibrated this machine ({} repetitions):\n{}\n", repetitions, render_calibration(calibration));
+    profile = calibration.profile;
+    profile_source = "calibrated now";
+  }
+
+  std::vector<validate::Comparison> comparisons;
+  for (auto& loaded : scenarios) {
+    Scenario& scenario = loaded.scenario;
+    scenario.costs = profile;  // the simulator models this machine
+    transport::RunOptions options;
+    options.scenario_file = loaded.file;
+    options.scenario_text = loaded.text;
+    for (const auto& p : scenario.policies) options.policies.push_back(p.name);
+    options.delay_line = true;
+    options.nic_cap = true;
+    options.timeout = std::chrono::seconds(vm["timeout"].as<int>());
+    options.exsim_binary = "/proc/self/exe";
+    fmt::print(stderr, "validate: {}: running {} policies on the real exchange\n", loaded.file, scenario.policies.size());
+    std::vector<RunResult> measured = transport::run_on_agents(scenario, options);
+    for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
+      RunResult predicted = simulate(scenario, scenario.policies[i]);
+      comparisons.push_back(validate::compare(loaded.file, std::move(predicted), std::move(measured.at(i))));
+    }
+  }
+  const validate::Verdict verdict = validate::judge(comparisons, suite.thresholds);
+  fmt::print("{}", render_validation(comparisons, suite, verdict, profile_source, ReportFormat::kText));
+  if (vm.count("json")) {
+    write_file_atomically(vm["json"].as<std::string>(), validate::comparisons_to_json(comparisons, suite.thresholds, verdict));
+  }
+  if (vm.count("markdown")) {
+    write_file_atomically(vm["markdown"].as<std::string>(),
+                          render_validation(comparisons, suite, verdict, profile_source, ReportFormat::kMarkdown));
+  }
+  return verdict.passed() ? kExitOk : kExitThresholds;
+}
+
+}  // namespace exsim::cli

@@ -1,0 +1,110 @@
+#include "cli/validate_report.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli/table.h"
+#include "models/size.h"
+
+namespace exsim::cli {
+namespace {
+
+using validate::Comparison;
+using validate::relative_error;
+
+std::string error_cell(double e) {
+  if (!std::isfinite(e)) return "n/a";
+  return fmt::format("{:+.1f}%", 100 * e);
+}
+
+std::string seconds(double s) { return s >= 1 ? fmt::format("{:.3f} s", s) : fmt::format("{:.1f} ms", s * 1e3); }
+
+std::string render(const Table& table, ReportFormat format) {
+  return format == ReportFormat::kMarkdown ? table.render_markdown() : table.render();
+}
+
+std::string heading(const std::string& title, ReportFormat format) {
+  return format == ReportFormat::kMarkdown ? fmt::format("\n#### {}\n\n", title) : fmt::format("\n{}\n", title);
+}
+
+// Where one (scenario, policy) differs: its exchanges, CPU by stage, RPC network time.
+std::string render_stages(const Comparison& c, ReportFormat format) {
+  std::string out = heading(fmt::format("{} / {}: where the model and the measurement differ", c.predicted.scenario,
+                                        c.predicted.policy),
+                            format);
+  Table exchanges({"exchange", "wall pred", "wall meas", "error", "RPCs pred", "RPCs meas", "blocked pred",
+                   "blocked meas", "deferred pred", "deferred meas"});
+  for (std::size_t i = 0; i < c.predicted.exchanges.size() && i < c.measured.exchanges.size(); ++i) {
+    const auto& p = c.predicted.exchanges[i];
+    const auto& m = c.measured.exchanges[i];
+    exchanges.add_row({fmt::format("{}/{}#{}", p.query, p.id, p.repetition), seconds(p.wall_s), seconds(m.wall_s),
+                       error_cell(relative_error(p.wall_s, m.wall_s)), fmt::format("{}", p.rpcs),
+                       fmt::format("{}", m.rpcs), seconds(p.sender_blocked_s), seconds(m.sender_blocked_s),
+                       fmt::format("{}", p.deferred_rpcs), fmt::format("{}", m.deferred_rpcs)});
+  }
+  out += render(exchanges, format);
+  Table cpu({"CPU by stage", "predicted", "measured", "error"});
+  const CpuByStage& p = c.predicted.cpu_s;
+  const CpuByStage& m = c.measured.cpu_s;
+  const std::pair<const char*, double CpuByStage::*> stages[] = {
+      {"produce", &CpuByStage::produce},         {"serialize", &CpuByStage::serialize},
+      {"compress", &CpuByStage::compress},       {"rpc", &CpuByStage::rpc},
+      {"decompress", &CpuByStage::decompress},   {"deserialize", &CpuByStage::deserialize},
+      {"consume", &CpuByStage::consume}};
+  for (const auto& [name, field] : stages) {
+    cpu.add_row({name, seconds(p.*field), seconds(m.*field), error_cell(relative_error(p.*field, m.*field))});
+  }
+  out += "\n" + render(cpu, format);
+  Table network({"RPC network time", "predicted", "measured", "error"});
+  network.add_row({"p50", fmt::format("{:.0f} us", c.predicted.rpc_network_p50_us),
+                   fmt::format("{:.0f} us", c.measured.rpc_network_p50_us),
+                   error_cell(relative_error(c.predicted.rpc_network_p50_us, c.measured.rpc_network_p50_us))});
+  network.add_row({"p99", fmt::format("{:.0f} us", c.predicted.rpc_network_p99_us),
+                   fmt::format("{:.0f} us", c.measured.rpc_network_p99_us),
+                   error_cell(relative_error(c.predicted.rpc_network_p99_us, c.measured.rpc_network_p99_us))});
+  out += "\n" + render(network, format);
+  return out;
+}
+
+}  // namespace
+
+std::string render_validation(const std::vector<Comparison>& comparisons, const validate::Suite& suite,
+                              const validate::Verdict& verdict, const std::string& profile_source,
+                              ReportFormat format) {
+  Table table({"scenario / policy", "wall pred", "wall meas", "error", "RPCs pred", "RPCs meas", "error",
+               "wire pred", "wire meas", "error", "peak pred", "peak meas", "error"});
+  for (const auto& c : comparisons) {
+    table.add_row({c.predicted.scenario + " / " + c.predicted.policy, seconds(c.predicted.wall_s),
+                   seconds(c.measured.wall_s), error_cell(c.wall_error), fmt::format("{}", c.predicted.rpcs),
+                   fmt::format("{}", c.measured.rpcs), error_cell(c.rpcs_error), human_bytes(c.predicted.bytes_wire),
+                   human_bytes(c.measured.bytes_wire), error_cell(c.bytes_error),
+                   human_bytes(validate::largest_sender_peak(c.predicted)),
+                   human_bytes(validate::largest_sender_peak(c.measured)), error_cell(c.sender_peak_error)});
+  }
+  std::string out;
+  if (format == ReportFormat::kMarkdown) out += "### exsim validate: the model against the real exchange\n\n";
+  out += fmt::format("costs profile: {}; thresholds: {}\n\n", profile_source, suite.thresholds_source);
+  out += render(table, format);
+  const validate::Thresholds& t = suite.thresholds;
+  Table summary({"error (absolute)", "value", "threshold"});
+  summary.add_row({"wall-clock, median", fmt::format("{:.1f}%", 100 * verdict.wall_median_error),
+                   fmt::format("{:.1f}%", 100 * t.wall_median_error)});
+  summary.add_row({"wall-clock, largest", fmt::format("{:.1f}%", 100 * verdict.wall_max_error),
+                   fmt::format("{:.1f}%", 100 * t.wall_max_error)});
+  summary.add_row({"RPCs, largest", fmt::format("{:.2f}%", 100 * verdict.rpcs_max_error),
+                   fmt::format("{:.1f}%", 100 * t.rpcs_error)});
+  summary.add_row({"bytes on the wire, largest", fmt::format("{:.2f}%", 100 * verdict.bytes_max_error),
+                   fmt::format("{:.1f}%", 100 * t.bytes_error)});
+  summary.add_row({"sender peak, largest", fmt::format("{:.1f}%", 100 * verdict.sender_peak_max_error),
+                   fmt::format("{:.1f}%", 100 * t.sender_peak_error)});
+  out += "\n" + render(summary, format);
+  out += verdict.passed() ? "\nPASS: every error within its threshold\n" : "\nFAIL:\n";
+  for (const auto& v : verdict.violations) out += (format == ReportFormat::kMarkdown ? "- " : "  ") + v + "\n";
+  for (const auto& c : comparisons) {
+    if (validate::row_exceeds(c, t)) out += render_stages(c, format);
+  }
+  return out;
+}
+
+}  // namespace exsim::cli

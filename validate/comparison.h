@@ -1,0 +1,50 @@
+// The model against the real exchange: one Comparison per (scenario, policy),
+// the relative error of each headline figure, and the suite's verdict.
+#ifndef EXSIM_VALIDATE_COMPARISON_H_
+#define EXSIM_VALIDATE_COMPARISON_H_
+
+#include <string>
+#include <vector>
+
+#include "models/results.h"
+#include "validate/suite.h"
+
+namespace exsim::validate {
+
+// Signed relative error of a prediction: (predicted - measured) / measured.
+// 0 when both are 0; +-infinity when only the measurement is 0.
+double relative_error(double predicted, double measured);
+
+// The largest per-host sender peak of a result.
+double largest_sender_peak(const RunResult& result);
+
+struct Comparison {
+  std::string scenario_file;
+  RunResult predicted;  // source "simulated"
+  RunResult measured;   // source "measured"
+  double wall_error = 0, rpcs_error = 0, bytes_error = 0, sender_peak_error = 0;  // signed
+};
+
+Comparison compare(std::string scenario_file, RunResult predicted, RunResult measured);
+
+struct Verdict {
+  double wall_median_error = 0;  // of |wall error| over rows
+  double wall_max_error = 0;
+  double rpcs_max_error = 0, bytes_max_error = 0, sender_peak_max_error = 0;
+  std::vector<std::string> violations;  // one line per threshold exceeded
+  bool passed() const { return violations.empty(); }
+};
+
+Verdict judge(const std::vector<Comparison>& comparisons, const Thresholds& thresholds);
+
+// Whether a row exceeds any per-row threshold (its stages are then worth showing).
+bool row_exceeds(const Comparison& comparison, const Thresholds& thresholds);
+
+// Every comparison (both results in full and the errors), the thresholds and
+// the verdict, as pretty JSON.
+std::string comparisons_to_json(const std::vector<Comparison>& comparisons, const Thresholds& thresholds,
+                                const Verdict& verdict);
+
+}  // namespace exsim::validate
+
+#endif  // EXSIM_VALIDATE_COMPARISON_H_

@@ -44,4 +44,10 @@ BatchSize full_input_batch(double row_bytes) {
   return batch_of(std::min(kInputBatchRows, hard_cap_rows(row_bytes)), row_bytes);
 }
 
+BatchSize typical_batch(const Policy& policy, const Exchange& exchange) {
+  const double row_bytes = static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean();
+  if (exchange.kind != PartitionKind::kHash) return full_input_batch(row_bytes);
+  return full_channel_batch(channel_capacity(policy, exchange.row, exchange.receivers.instances()), row_bytes);
+}
+
 }  // namespace exsim

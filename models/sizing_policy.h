@@ -40,6 +40,10 @@ BatchSize full_channel_batch(const BatchCapacity& capacity, double row_bytes);
 // random and merge senders send (section 1.7).
 BatchSize full_input_batch(double row_bytes);
 
+// A typical full batch of `exchange` under `policy` at mean row sizes: a
+// channel batch for hash, a whole input batch for the other kinds.
+BatchSize typical_batch(const Policy& policy, const Exchange& exchange);
+
 }  // namespace exsim
 
 #endif  // EXSIM_MODELS_SIZING_POLICY_H_

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -168,7 +169,7 @@ class Agent {
       PartSpec spec{request.at("query").get<std::size_t>(), request.at("repetition").get<int>(),
                     request.at("exchange").get<std::size_t>(), id,
                     std::chrono::steady_clock::now() + std::chrono::seconds(request.at("timeout_s").get<int>()),
-                    random_share(request.at("query").get<std::size_t>(), request.at("exchange").get<std::size_t>())};
+                    random_share(*policy, request.at("query").get<std::size_t>(), request.at("exchange").get<std::size_t>())};
       ActiveRun run;
       run.stats = std::make_unique<RunStats>(static_cast<int>(scenario_->cluster.hosts.size()));
       run.stats->host_ledger = &ledger_;
@@ -227,12 +228,12 @@ class Agent {
 
   // The generator's calibration for an exchange, computed once (it compresses
   // sample batches) and the same on every agent: it depends only on the scenario.
-  double random_share(std::size_t query, std::size_t exchange) {
-    auto it = calibrations_.find({query, exchange});
+  double random_share(const Policy& policy, std::size_t query, std::size_t exchange) {
+    const auto key = std::make_tuple(policy.name, query, exchange);
+    auto it = calibrations_.find(key);
     if (it != calibrations_.end()) return it->second;
-    const Exchange& x = scenario_->queries[query].exchanges[exchange];
-    const double share = calibrate_random_share(x.row, x.lz4_ratio, exchange_seed(*scenario_, query, 0, exchange)).random_share;
-    calibrations_[{query, exchange}] = share;
+    const double share = random_share_for(*scenario_, policy, query, exchange);
+    calibrations_[key] = share;
     return share;
   }
 
@@ -252,7 +253,7 @@ class Agent {
   RunStats::HostLedger receiver_ledger_;
   std::int64_t reactor_cpu_start_ = 0;
   std::atomic<std::int64_t> reactor_decode_ns_{0};
-  std::map<std::pair<std::size_t, std::size_t>, double> calibrations_;
+  std::map<std::tuple<std::string, std::size_t, std::size_t>, double> calibrations_;
 };
 
 }  // namespace

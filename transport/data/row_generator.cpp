@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "models/partitioning.h"
+#include "models/sizing_policy.h"
 #include "transport/wire/lz4_codec.h"
 
 namespace exsim::transport {
@@ -76,6 +78,14 @@ Calibration calibrate_random_share(const RowShape& row, double target_ratio, std
   result.random_share = 0.5 * (low + high);
   result.achieved_ratio = ratio_at(result.random_share);
   return result;
+}
+
+double random_share_for(const Scenario& scenario, const Policy& policy, std::size_t query, std::size_t exchange) {
+  const Exchange& x = scenario.queries[query].exchanges[exchange];
+  const Bytes batch = std::max<Bytes>(1024, typical_batch(policy, x).tuple_bytes);
+  return calibrate_random_share(x.row, x.lz4_ratio, exchange_seed(scenario, query, 0, exchange),
+                                static_cast<std::size_t>(batch))
+      .random_share;
 }
 
 }  // namespace exsim::transport

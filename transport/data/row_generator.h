@@ -45,6 +45,12 @@ struct Calibration {
 Calibration calibrate_random_share(const RowShape& row, double target_ratio, std::uint64_t seed,
                                    std::size_t batch_bytes = 64 * 1024);
 
+// The random share for exchange `exchange` of query `query` under `policy`:
+// calibrated on batches of the size its channels send, since LZ4 compresses
+// small batches less well than large ones. Depends only on the scenario, so
+// every host computes the same.
+double random_share_for(const Scenario& scenario, const Policy& policy, std::size_t query, std::size_t exchange);
+
 }  // namespace exsim::transport
 
 #endif  // EXSIM_TRANSPORT_DATA_ROW_GENERATOR_H_

@@ -22,8 +22,9 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
 
   void open(asio::ip::tcp::socket socket) {
     connection_ = std::make_shared<Connection>(std::move(socket), *this, host_.options_.max_frame_bytes);
-    if (host_.nic_) connection_->set_pacer(host_.nic_.get());
-    if (host_.nic_in_) connection_->set_read_pacer(host_.nic_in_.get());
+    // Calls within a host never reach its NIC (the model's rule too): only
+    // connections to other hosts are paced.
+    if (to_ != host_.options_.index) host_.pace(*connection_);
     connection_->start();
     const auto from = static_cast<std::uint32_t>(host_.options_.index);
     FrameHeader h;
@@ -106,9 +107,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
 
   void open(asio::ip::tcp::socket socket) {
     connection_ = std::make_shared<Connection>(std::move(socket), *this, host_.options_.max_frame_bytes);
-    if (host_.nic_) connection_->set_pacer(host_.nic_.get());
-    if (host_.nic_in_) connection_->set_read_pacer(host_.nic_in_.get());
-    connection_->start();
+    connection_->start();  // paced once the hello names the peer
   }
 
   void on_frame(Connection&, const FrameHeader& header, const char* body) override {
@@ -124,6 +123,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
         return;
       }
       from_ = static_cast<int>(from);
+      if (from_ != host_.options_.index) host_.pace(*connection_);
       const auto& delays = host_.options_.one_way_delay;
       const auto delay = from < delays.size() ? delays[from] : std::chrono::nanoseconds(0);
       calls_ = std::make_unique<ReceiveDelayLine>(host_.reactor_.context(), delay,
@@ -262,6 +262,11 @@ std::vector<double> Host::achieved_one_way_ms() {
   });
   if (done->get_future().wait_for(std::chrono::seconds(5)) != std::future_status::ready) return {};
   return *result;
+}
+
+void Host::pace(Connection& connection) {
+  if (nic_) connection.set_pacer(nic_.get());
+  if (nic_in_) connection.set_read_pacer(nic_in_.get());
 }
 
 std::int64_t Host::reactor_cpu_ns() {

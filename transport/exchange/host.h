@@ -120,6 +120,8 @@ class Host {
   class Inbound;
 
   void accept_next();
+  // Puts a connection to another host behind this host's NIC token buckets.
+  void pace(Connection& connection);
   void fail(const std::string& reason);
 
   Options options_;

@@ -34,8 +34,8 @@ LocalCluster::~LocalCluster() {
 ExchangeOutcome LocalCluster::run_exchange(const Policy& policy, std::size_t query, int repetition,
                                            std::size_t exchange, RunStats& stats, std::chrono::seconds timeout) {
   const Exchange& x = scenario_.queries[query].exchanges[exchange];
-  const double share = calibrate_random_share(x.row, x.lz4_ratio, exchange_seed(scenario_, query, 0, exchange)).random_share;
-  PartSpec spec{query, repetition, exchange, next_run_++, std::chrono::steady_clock::now() + timeout, share};
+  PartSpec spec{query, repetition, exchange, next_run_++, std::chrono::steady_clock::now() + timeout,
+                random_share_for(scenario_, policy, query, exchange)};
   for (auto& h : hosts_) h->set_failure_handler([&stats](const std::string& reason) { stats.fail(reason); });
   std::vector<std::unique_ptr<ExchangePart>> parts;
   for (auto& h : hosts_) parts.push_back(std::make_unique<ExchangePart>(*h, scenario_, policy, spec, stats));

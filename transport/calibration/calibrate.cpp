@@ -24,7 +24,7 @@ std::string benchmark_scenario(std::int64_t rows, const std::string& policy, boo
       one_pair ? R"(, "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 1})"
                : "";
   return fmt::format(
-      R"({{"name": "calibrate", "seed": {}, "cluster": {{"hosts": 2, "rtt_ms": {{"same_group": 0.1}}}}, "mt_dop": 1,
+      R"({{"name": "calibrate", "seed": {}, "cluster": {{"hosts": 2, "rtt_ms": {{"same_group": 0.001}}}}, "mt_dop": 1,
           "policies": {{"p": {}}},
           "workload": {{"queries": [{{"name": "q", "exchanges": [
             {{"id": "x", "kind": "hash", "rows": {},
@@ -47,7 +47,7 @@ struct Sample {
 
 Sample run_benchmark(const std::string& text) {
   const Scenario scenario = parse_scenario(text, "(calibration benchmark)");
-  LocalCluster cluster(scenario, /*delay_line=*/false);
+  LocalCluster cluster(scenario, /*delay_line=*/true, /*nic_cap=*/true);
   RunStats stats(static_cast<int>(scenario.cluster.hosts.size()));
   std::int64_t reactor_before = 0;
   for (int h = 0; h < 2; ++h) reactor_before += cluster.host(h).reactor_cpu_ns();

@@ -55,7 +55,8 @@ std::string render_stages(const Comparison& c, ReportFormat format) {
   for (const auto& [name, field] : stages) {
     cpu.add_row({name, seconds(p.*field), seconds(m.*field), error_cell(relative_error(p.*field, m.*field))});
   }
-  out += "\n" + render(cpu, format);
+  out += "\n";
+  out += render(cpu, format);
   Table network({"RPC network time", "predicted", "measured", "error"});
   network.add_row({"p50", fmt::format("{:.0f} us", c.predicted.rpc_network_p50_us),
                    fmt::format("{:.0f} us", c.measured.rpc_network_p50_us),
@@ -63,7 +64,8 @@ std::string render_stages(const Comparison& c, ReportFormat format) {
   network.add_row({"p99", fmt::format("{:.0f} us", c.predicted.rpc_network_p99_us),
                    fmt::format("{:.0f} us", c.measured.rpc_network_p99_us),
                    error_cell(relative_error(c.predicted.rpc_network_p99_us, c.measured.rpc_network_p99_us))});
-  out += "\n" + render(network, format);
+  out += "\n";
+  out += render(network, format);
   return out;
 }
 
@@ -98,7 +100,8 @@ std::string render_validation(const std::vector<Comparison>& comparisons, const 
                    fmt::format("{:.1f}%", 100 * t.bytes_error)});
   summary.add_row({"sender peak, largest", fmt::format("{:.1f}%", 100 * verdict.sender_peak_max_error),
                    fmt::format("{:.1f}%", 100 * t.sender_peak_error)});
-  out += "\n" + render(summary, format);
+  out += "\n";
+  out += render(summary, format);
   out += verdict.passed() ? "\nPASS: every error within its threshold\n" : "\nFAIL:\n";
   for (const auto& v : verdict.violations) out += (format == ReportFormat::kMarkdown ? "- " : "  ") + v + "\n";
   for (const auto& c : comparisons) {

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# exsim calibrate and exsim validate as a user meets them: a profile written
+# in the spec's format, a small suite compared both ways with its JSON and
+# Markdown, exit 1 when a threshold is exceeded, exit 2 on bad input.
+# Usage: validate_test.sh EXSIM SOURCE_DIR
+set -u
+exsim=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+check() {
+  local name=$1
+  shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
+}
+has() { grep -qF -- "$1" "$2"; }
+json_get() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
+
+# 1. Calibrate: a profile the scenario loader accepts, every figure positive.
+timeout 120 "$exsim" calibrate -r 2 --scale 0.3 -o "$work/profile.json" >"$work/cal.out" 2>"$work/cal.err"
+check "calibrate exits 0" test $? -eq 0
+check "calibrate prints each figure's spread" has "rpc_cpu_us" "$work/cal.out"
+for key in serialize_bytes_per_s deserialize_bytes_per_s lz4_compress_bytes_per_s lz4_decompress_bytes_per_s rpc_cpu_us; do
+  check "profile $key > 0" test "$(json_get "$work/profile.json" "d['$key'] > 0")" = True
+done
+check "profile says the cores" test "$(json_get "$work/profile.json" "d['cores'] >= 1")" = True
+check "profile keeps the spread" test "$(json_get "$work/profile.json" "d['spread']['rpc_cpu_us']['min'] <= d['spread']['rpc_cpu_us']['max']")" = True
+"$exsim" simulate "$src/tests/data/validate/small.json" --set "costs=\"$work/profile.json\"" >/dev/null 2>"$work/sim.err"
+check "the profile loads as a scenario's costs" test $? -eq 0
+
+# 2. Validate a small suite with that profile: both halves, errors, JSON and Markdown.
+timeout 180 "$exsim" validate "$src/tests/data/validate/small.json" --profile "$work/profile.json" \
+  --json "$work/val.json" --markdown "$work/val.md" >"$work/val.out" 2>"$work/val.err"
+code=$?
+check "validate exits 0 or 1 (a verdict, not a failure)" test "$code" -le 1
+check "one row per policy" test "$(json_get "$work/val.json" "len(d['comparisons'])")" = 2
+check "predicted side is simulated" test "$(json_get "$work/val.json" "d['comparisons'][0]['predicted']['source']")" = simulated
+check "measured side is measured" test "$(json_get "$work/val.json" "d['comparisons'][0]['measured']['source']")" = measured
+check "RPC counts agree within 5% (a few partial batches)" test "$(json_get "$work/val.json" "abs(d['comparisons'][0]['error']['rpcs']) < 0.05")" = True
+check "exit status follows the verdict" test "$(json_get "$work/val.json" "d['summary']['passed']")" = "$([ "$code" -eq 0 ] && echo True || echo False)"
+check "table shows the median error" has "wall-clock, median" "$work/val.out"
+check "markdown table" has "| --- |" "$work/val.md"
+
+# 3. Thresholds nobody meets: exit 1, each violation named, and the stages shown.
+timeout 180 "$exsim" validate "$src/tests/data/validate/strict" --profile "$work/profile.json" >"$work/strict.out" 2>&1
+check "beyond the thresholds exits 1" test $? -eq 1
+check "says which threshold" has "exceeds the threshold of 0.0%" "$work/strict.out"
+check "shows where they differ: CPU by stage" has "CPU by stage" "$work/strict.out"
+check "shows where they differ: network time" has "RPC network time" "$work/strict.out"
+
+# 4. Bad input: exit 2 with a clear message, nothing run.
+"$exsim" validate "$work/nothing-here" >/dev/null 2>"$work/bad1"
+check "missing input exits 2" test $? -eq 2
+check "names the missing input" has "nothing-here" "$work/bad1"
+echo '{"wall_max": 1}' >"$work/suite.json" && cp "$src/tests/data/validate/small.json" "$work/"
+"$exsim" validate "$work" --profile "$work/profile.json" >/dev/null 2>"$work/bad2"
+check "bad suite.json exits 2" test $? -eq 2
+check "names the file and key" has "suite.json:/wall_max" "$work/bad2"
+"$exsim" validate "$src/tests/data/validate/small.json" --profile "$work/missing-profile.json" >/dev/null 2>"$work/bad3"
+check "missing profile exits 2" test $? -eq 2
+"$exsim" calibrate --repetitions 0 >/dev/null 2>"$work/bad4"
+check "bad --repetitions exits 2" test $? -eq 2
+"$exsim" calibrate --help >"$work/help" 2>&1
+check "calibrate --help" has "usage: exsim calibrate" "$work/help"
+"$exsim" validate --help >"$work/help" 2>&1
+check "validate --help" has "usage: exsim validate" "$work/help"
+
+echo "validate_test: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

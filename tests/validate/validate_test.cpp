@@ -1,0 +1,131 @@
+// validate/: suite thresholds as the issue defines them (defaults, overrides,
+// bad files rejected with the file and JSON pointer), relative errors, the
+// verdict against each threshold, and the JSON of a comparison.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "models/error.h"
+#include "validate/comparison.h"
+#include "validate/suite.h"
+
+namespace exsim::validate {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_thresholds(text, "suite.json");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+RunResult result(double wall, std::int64_t rpcs, double bytes, Bytes peak, std::string source) {
+  RunResult r;
+  r.scenario = std::string("s");
+  r.policy = std::string("p");
+  r.source = std::move(source);
+  r.wall_s = wall;
+  r.rpcs = rpcs;
+  r.bytes_wire = bytes;
+  r.hosts.push_back({"h0", peak / 2, 0, 0, 0, -1});
+  r.hosts.push_back({"h1", peak, 0, 0, 0, -1});
+  return r;
+}
+
+TEST_CASE("thresholds: the issue's defaults, each key optional") {
+  const Thresholds d = parse_thresholds("{}", "suite.json");
+  CHECK(d.wall_median_error == 0.10);
+  CHECK(d.wall_max_error == 0.25);
+  CHECK(d.rpcs_error == 0.01);
+  CHECK(d.bytes_error == 0.02);
+  CHECK(d.sender_peak_error == 0.15);
+  const Thresholds t = parse_thresholds(R"({"wall_max_error": 0.2, "rpcs_error": 0})", "suite.json");
+  CHECK(t.wall_max_error == 0.2);
+  CHECK(t.rpcs_error == 0);
+  CHECK(t.wall_median_error == 0.10);
+}
+
+TEST_CASE("thresholds: bad suite files name the file, the key and what was expected") {
+  CHECK(error_of(R"({"wall_max": 0.2})").find("suite.json:/wall_max") != std::string::npos);
+  CHECK(error_of(R"({"wall_max": 0.2})").find("wall_max_error") != std::string::npos);  // did you mean
+  CHECK(error_of(R"({"rpcs_error": -0.1})").find("/rpcs_error") != std::string::npos);
+  CHECK(error_of(R"({"rpcs_error": "1%"})").find("/rpcs_error") != std::string::npos);
+  CHECK(error_of(R"({"bytes_error": 0.02,})").find("suite.json:1:") != std::string::npos);
+  CHECK(error_of("[]").find("suite.json") != std::string::npos);
+}
+
+TEST_CASE("a suite directory: its scenarios sorted, suite.json not among them, its thresholds applied") {
+  const auto dir = std::filesystem::temp_directory_path() / "exsim-suite-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "b.json") << "{}";
+  std::ofstream(dir / "a.json") << "{}";
+  std::ofstream(dir / "notes.txt") << "not a scenario";
+  std::ofstream(dir / "suite.json") << R"({"wall_median_error": 0.05})";
+  const Suite suite = load_suite({dir.string()});
+  REQUIRE(suite.scenarios.size() == 2);
+  CHECK(std::filesystem::path(suite.scenarios[0]).filename() == "a.json");
+  CHECK(std::filesystem::path(suite.scenarios[1]).filename() == "b.json");
+  CHECK(suite.thresholds.wall_median_error == 0.05);
+  CHECK(suite.thresholds_source == (dir / "suite.json").string());
+  CHECK_THROWS_AS(load_suite({(dir / "missing.json").string()}), UsageError);
+  CHECK_THROWS_AS(load_suite({}), UsageError);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("relative errors are signed fractions of the measurement") {
+  CHECK(relative_error(110, 100) == doctest::Approx(0.10));
+  CHECK(relative_error(90, 100) == doctest::Approx(-0.10));
+  CHECK(relative_error(0, 0) == 0);
+  CHECK(std::isinf(relative_error(1, 0)));
+  const Comparison c = compare("s.json", result(1.2, 100, 1000, 400, "simulated"), result(1.0, 101, 1000, 500, "measured"));
+  CHECK(c.wall_error == doctest::Approx(0.2));
+  CHECK(c.rpcs_error == doctest::Approx(-1.0 / 101));
+  CHECK(c.bytes_error == 0);
+  CHECK(c.sender_peak_error == doctest::Approx(-0.2));  // largest host: 400 against 500
+}
+
+TEST_CASE("the verdict: median and largest wall error, and each figure against its threshold") {
+  std::vector<Comparison> rows;
+  rows.push_back(compare("s", result(1.05, 100, 1000, 100, "simulated"), result(1.0, 100, 1000, 100, "measured")));
+  rows.push_back(compare("s", result(0.90, 100, 1000, 100, "simulated"), result(1.0, 100, 1000, 100, "measured")));
+  rows.push_back(compare("s", result(1.20, 100, 1000, 100, "simulated"), result(1.0, 100, 1000, 100, "measured")));
+  Thresholds t;
+  Verdict v = judge(rows, t);
+  CHECK(v.wall_median_error == doctest::Approx(0.10));
+  CHECK(v.wall_max_error == doctest::Approx(0.20));
+  CHECK(v.passed());
+  t.wall_median_error = 0.09;
+  v = judge(rows, t);
+  REQUIRE(v.violations.size() == 1);
+  CHECK(v.violations[0].find("median wall-clock") != std::string::npos);
+  CHECK_FALSE(row_exceeds(rows[0], t));
+
+  rows.push_back(compare("s", result(1.0, 102, 1030, 130, "simulated"), result(1.0, 100, 1000, 100, "measured")));
+  v = judge(rows, Thresholds{});
+  CHECK(v.violations.size() == 3);  // RPCs 2% > 1%, bytes 3% > 2%, sender peak 30% > 15%
+  CHECK(row_exceeds(rows.back(), Thresholds{}));
+  CHECK_FALSE(judge({}, Thresholds{}).passed());  // nothing compared is no pass
+}
+
+TEST_CASE("the comparison JSON holds both results, the errors, the thresholds and the verdict") {
+  std::vector<Comparison> rows{compare("s.json", result(1.05, 100, 1000, 100, "simulated"),
+                                       result(1.0, 100, 1000, 100, "measured"))};
+  const Verdict v = judge(rows, Thresholds{});
+  const auto j = nlohmann::json::parse(comparisons_to_json(rows, Thresholds{}, v));
+  CHECK(j["thresholds"]["wall_max_error"] == 0.25);
+  CHECK(j["summary"]["passed"] == true);
+  REQUIRE(j["comparisons"].size() == 1);
+  CHECK(j["comparisons"][0]["predicted"]["source"] == "simulated");
+  CHECK(j["comparisons"][0]["measured"]["source"] == "measured");
+  CHECK(j["comparisons"][0]["error"]["wall_s"].get<double>() == doctest::Approx(0.05));
+}
+
+}  // namespace
+}  // namespace exsim::validate

@@ -33,7 +33,6 @@ LocalCluster::~LocalCluster() {
 
 ExchangeOutcome LocalCluster::run_exchange(const Policy& policy, std::size_t query, int repetition,
                                            std::size_t exchange, RunStats& stats, std::chrono::seconds timeout) {
-  const Exchange& x = scenario_.queries[query].exchanges[exchange];
   PartSpec spec{query, repetition, exchange, next_run_++, std::chrono::steady_clock::now() + timeout,
                 random_share_for(scenario_, policy, query, exchange)};
   for (auto& h : hosts_) h->set_failure_handler([&stats](const std::string& reason) { stats.fail(reason); });

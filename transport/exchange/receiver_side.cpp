@@ -68,12 +68,13 @@ RowBatch* ReceiverSide::decode(const char* body, std::size_t size, int instance)
             header.wire_bytes() == wire_size;
   if (ok) {
     RowBatch* batch = batch_pool_.take();
+    std::int64_t lz4_ns = 0;
     ok = decode_batch(header, wire + RowBatchHeader::kSize, wire + RowBatchHeader::kSize + 4ULL * header.rows, *batch,
-                      error);
+                      error, &thread_cpu_ns, &lz4_ns);
     if (ok) {
-      auto& cpu = header.compression == Compression::kLz4 ? stats_.cpu_decompress : stats_.cpu_deserialize;
       const std::int64_t spent = thread_cpu_ns() - cpu_start;
-      cpu += spent;
+      stats_.cpu_decompress += lz4_ns;
+      stats_.cpu_deserialize += spent - lz4_ns;
       if (host_.reactor().on_reactor_thread()) stats_.cpu_decode_on_reactor += spent;
       return batch;
     }

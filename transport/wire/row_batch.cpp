@@ -96,7 +96,7 @@ void encode_batch(const RowBatch& batch, bool compress, Lz4Codec& codec, std::ve
 }
 
 bool decode_batch(const RowBatchHeader& header, const char* offsets, const char* payload, RowBatch& out,
-                  std::string& error) {
+                  std::string& error, std::int64_t (*cpu_clock)(), std::int64_t* lz4_ns) {
   out.clear();
   auto& off = out.mutable_offsets();
   off.resize(header.rows);
@@ -111,7 +111,10 @@ bool decode_batch(const RowBatchHeader& header, const char* offsets, const char*
   auto& data = out.mutable_data();
   data.resize_uninitialized(header.tuple_bytes);
   if (header.compression == Compression::kLz4) {
-    if (!Lz4Codec::decompress(payload, header.payload_bytes, data.data(), header.tuple_bytes)) {
+    const std::int64_t start = cpu_clock ? cpu_clock() : 0;
+    const bool decompressed = Lz4Codec::decompress(payload, header.payload_bytes, data.data(), header.tuple_bytes);
+    if (cpu_clock && lz4_ns) *lz4_ns += cpu_clock() - start;
+    if (!decompressed) {
       error = "LZ4 payload does not decompress to the announced size";
       return false;
     }

@@ -79,9 +79,11 @@ void encode_batch(const RowBatch& batch, bool compress, Lz4Codec& codec, std::ve
                   EncodedBatch& out);
 
 // Rebuilds a batch from its wire pieces, checking offsets, sizes and checksum.
-// `offsets` holds 4 x header.rows bytes, `payload` header.payload_bytes.
+// `offsets` holds 4 x header.rows bytes, `payload` header.payload_bytes. With
+// `cpu_clock` and `lz4_ns`, the LZ4 step's CPU is added to *lz4_ns, so callers
+// can tell decompression from deserialization.
 bool decode_batch(const RowBatchHeader& header, const char* offsets, const char* payload, RowBatch& out,
-                  std::string& error);
+                  std::string& error, std::int64_t (*cpu_clock)() = nullptr, std::int64_t* lz4_ns = nullptr);
 
 }  // namespace exsim::transport
 

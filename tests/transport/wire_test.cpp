@@ -59,10 +59,11 @@ TEST_CASE("LZ4 round trip; incompressible data is reported as not worth it") {
 
 TEST_CASE("a row batch survives its wire form, compressed or not") {
   Lz4Codec codec;
-  std::vector<char> scratch;
+  ByteBuffer scratch;
   for (bool compress : {false, true}) {
     CAPTURE(compress);
-    RowBatch batch = sample_batch(777, 0.3);
+    const RowBatch original = sample_batch(777, 0.3);
+    RowBatch batch = original;
     EncodedBatch encoded;
     encode_batch(batch, compress, codec, scratch, encoded);
     CHECK(encoded.fields.rows == 777);
@@ -72,15 +73,18 @@ TEST_CASE("a row batch survives its wire form, compressed or not") {
     REQUIRE(RowBatchHeader::decode(encoded.header, 1 << 30, header, error));
     RowBatch received;
     REQUIRE(decode_batch(header, encoded.offsets, encoded.payload, received, error));
-    CHECK(received.offsets() == batch.offsets());
-    CHECK(received.data() == batch.data());
+    CHECK(received.offsets() == original.offsets());
+    CHECK(received.data() == original.data());
+    // Compressing swaps the payload into the batch and its old buffer into the scratch.
+    CHECK(batch.tuple_bytes() == (compress ? header.payload_bytes : original.tuple_bytes()));
+    if (compress) CHECK(scratch.capacity() >= original.tuple_bytes());
     CHECK(header.wire_bytes() == RowBatchHeader::kSize + 4 * 777 + header.payload_bytes);
   }
 }
 
 TEST_CASE("a corrupted row batch is refused with a reason") {
   Lz4Codec codec;
-  std::vector<char> scratch;
+  ByteBuffer scratch;
   RowBatch batch = sample_batch(100, 1.0);
   EncodedBatch encoded;
   encode_batch(batch, false, codec, scratch, encoded);

@@ -190,7 +190,14 @@ void SenderInstance::run_whole_batches() {
       Slot* slot = free_slot(channels_[static_cast<std::size_t>(c)].slots);
       {
         CpuScope cpu(stats_.cpu_serialize);
-        slot->batch = input;  // per_channel broadcast copies (serializes) once per channel
+        if (exchange_.kind == PartitionKind::kBroadcast) {
+          slot->batch = input;  // per_channel broadcast copies (serializes) once per channel
+        } else {
+          // Random and merge serialize into the sender's serialization batch and
+          // swap it into the channel's outbound buffer (sections 2.5, 3.3).
+          serialization_ = input;
+          std::swap(serialization_, slot->batch);
+        }
       }
       if (!send(c, *slot, /*shared=*/false)) return;
     }
@@ -219,14 +226,14 @@ bool SenderInstance::send(int c, Slot& slot, bool shared) {
   if (!shared || !slot.encoded_for_all) {  // a shared batch is encoded once, for its first channel
     slot.encoded_for_all = shared;
     const std::int64_t cpu_start = thread_cpu_ns();
-    encode_batch(slot.batch, ch.compress, codec_, slot.scratch, slot.encoded);
+    encode_batch(slot.batch, ch.compress, codec_, scratch_, slot.encoded);
     // Encoding is LZ4 plus the checksum: the compress stage when compressing,
     // else part of serialization, as the model counts them.
     const std::int64_t spent = thread_cpu_ns() - cpu_start;
     (ch.compress ? stats_.cpu_compress : stats_.cpu_serialize) += spent;
     encode_ns_ += spent;
     if (ch.compress) {
-      stats_.payload_compressed_in += static_cast<std::int64_t>(slot.batch.tuple_bytes());
+      stats_.payload_compressed_in += static_cast<std::int64_t>(slot.encoded.fields.tuple_bytes);
       stats_.payload_compressed_out += static_cast<std::int64_t>(slot.encoded.fields.payload_bytes);
     }
   }
@@ -245,7 +252,7 @@ bool SenderInstance::send(int c, Slot& slot, bool shared) {
   const std::size_t offsets = 4ULL * slot.encoded.fields.rows;
   ++stats_.rpcs;
   stats_.bytes_wire += static_cast<std::int64_t>(FrameHeader::kSize + sizeof slot.prefix + offsets + slot.encoded.fields.payload_bytes);
-  stats_.bytes_uncompressed += static_cast<std::int64_t>(slot.batch.tuple_bytes() + offsets);
+  stats_.bytes_uncompressed += static_cast<std::int64_t>(slot.encoded.fields.tuple_bytes + offsets);
   host_.call(ch.host, FrameType::kTransmitData,
              {asio::buffer(prefix, sizeof slot.prefix), asio::buffer(slot.encoded.offsets, offsets),
               asio::buffer(slot.encoded.payload, slot.encoded.fields.payload_bytes)},
@@ -294,9 +301,10 @@ void SenderInstance::account_memory() {
   std::int64_t total = 0;
   for (const auto& ch : channels_) {
     total += static_cast<std::int64_t>(ch.collector.footprint());
-    for (const auto& s : ch.slots) total += static_cast<std::int64_t>(s->batch.footprint() + s->scratch.capacity());
+    for (const auto& s : ch.slots) total += static_cast<std::int64_t>(s->batch.footprint());
   }
-  for (const auto& s : shared_slots_) total += static_cast<std::int64_t>(s->batch.footprint() + s->scratch.capacity());
+  for (const auto& s : shared_slots_) total += static_cast<std::int64_t>(s->batch.footprint());
+  total += static_cast<std::int64_t>(scratch_.capacity() + serialization_.footprint());
   // Input batches belong to the operator feeding the sender, as in Impala, whose
   // sender tracks only its serialization buffers: they are not counted.
   if (total != footprint_) {

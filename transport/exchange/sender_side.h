@@ -54,10 +54,10 @@ class SenderInstance final : public CallSink {
   void on_call_done(std::uint64_t cookie, const CallResult& result, std::int64_t network_ns) override;
 
  private:
-  // An outbound buffer: a batch being sent, its encoded pieces and LZ4 scratch.
+  // An outbound buffer: a batch being sent (its payload compressed in place
+  // when LZ4 is kept) and its encoded pieces.
   struct Slot {
     RowBatch batch;
-    std::vector<char> scratch;
     EncodedBatch encoded;
     char prefix[CallAddress::kSize + RowBatchHeader::kSize];
     std::atomic<int> users{0};  // calls in flight that send from it
@@ -96,6 +96,8 @@ class SenderInstance final : public CallSink {
   std::vector<std::unique_ptr<Slot>> shared_slots_;  // broadcast `once`
   ChannelWindow window_;
   Lz4Codec codec_;
+  ByteBuffer scratch_;     // the sender's one LZ4 scratch, swapped with the batch it compresses
+  RowBatch serialization_;  // random and merge: serialized into, then swapped into a channel's slot
   RowGenerator generator_;
   const std::int64_t rows_per_input_;  // a whole operator batch (1024 rows, within 8 MiB)
   std::array<RowBatch, 8> ring_;       // full input batches, generated once, reused in turn

@@ -72,26 +72,26 @@ bool RowBatchHeader::decode(const char* in, std::uint64_t max_tuple_bytes, RowBa
   return false;
 }
 
-void encode_batch(const RowBatch& batch, bool compress, Lz4Codec& codec, std::vector<char>& scratch,
-                  EncodedBatch& out) {
+void encode_batch(RowBatch& batch, bool compress, Lz4Codec& codec, ByteBuffer& scratch, EncodedBatch& out) {
   RowBatchHeader& h = out.fields;
   h.rows = batch.rows();
   h.tuple_bytes = batch.tuple_bytes();
   h.checksum = batch.checksum();
   h.compression = Compression::kNone;
   h.payload_bytes = h.tuple_bytes;
-  out.offsets = reinterpret_cast<const char*>(batch.offsets().data());
-  out.payload = batch.data().data();
   if (compress && batch.tuple_bytes() > 0) {
     const std::size_t bound = Lz4Codec::bound(batch.tuple_bytes());
-    if (scratch.size() < bound) scratch.resize(bound);
-    const std::size_t size = codec.compress(batch.data().data(), batch.tuple_bytes(), scratch.data(), scratch.size());
+    scratch.resize_uninitialized(bound);
+    const std::size_t size = codec.compress(batch.data().data(), batch.tuple_bytes(), scratch.data(), bound);
     if (size > 0) {
       h.compression = Compression::kLz4;
       h.payload_bytes = size;
-      out.payload = scratch.data();
+      scratch.resize_uninitialized(size);  // shrinking keeps the allocation
+      std::swap(batch.mutable_data(), scratch);
     }
   }
+  out.offsets = reinterpret_cast<const char*>(batch.offsets().data());
+  out.payload = batch.data().data();
   h.encode(out.header);
 }
 

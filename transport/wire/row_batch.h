@@ -65,7 +65,7 @@ struct RowBatchHeader {
 };
 
 // A batch ready to send: the three pieces of a gather write, pointing into the
-// batch and the scratch, which must outlive the write.
+// batch, which must outlive the write.
 struct EncodedBatch {
   char header[RowBatchHeader::kSize];
   RowBatchHeader fields;
@@ -73,10 +73,13 @@ struct EncodedBatch {
   const char* payload = nullptr;
 };
 
-// Encodes `batch`; with `compress`, LZ4 into `scratch` (grown to the bound once)
-// and kept only if smaller.
-void encode_batch(const RowBatch& batch, bool compress, Lz4Codec& codec, std::vector<char>& scratch,
-                  EncodedBatch& out);
+// Encodes `batch`; with `compress`, LZ4 into `scratch` (grown to the bound when
+// needed), kept only if smaller. A kept result is swapped into the batch, as
+// Impala's OutboundRowBatch swaps its tuple data with the shared compression
+// scratch (outbound-row-batch.cc:76-81): the batch then holds the compressed
+// payload (out.fields keeps the uncompressed size) and the scratch the old
+// buffer, so one scratch serves every channel of a sender.
+void encode_batch(RowBatch& batch, bool compress, Lz4Codec& codec, ByteBuffer& scratch, EncodedBatch& out);
 
 // Rebuilds a batch from its wire pieces, checking offsets, sizes and checksum.
 // `offsets` holds 4 x header.rows bytes, `payload` header.payload_bytes. With

@@ -6,14 +6,6 @@
 namespace exsim {
 namespace {
 
-// One OutboundRowBatch: tuple data plus 4 B offsets per tuple. Compression swaps
-// the tuple data with the scratch, so a compressed buffer ends up with the
-// scratch's LZ4 bound as its capacity (outbound-row-batch.cc:76-81).
-Bytes outbound_bytes(BatchSize b, bool compressed) {
-  Bytes data = compressed ? std::max(b.tuple_bytes, lz4_bound(b.tuple_bytes)) : b.tuple_bytes;
-  return data + 4 * b.rows;
-}
-
 bool whole_batch_kind(PartitionKind kind) { return kind != PartitionKind::kHash; }
 
 }  // namespace
@@ -36,30 +28,50 @@ int outbound_buffers_per_channel(const Policy& policy) {
   return policy.sender_layout == SenderLayout::kHead ? policy.in_flight : std::max(2, policy.in_flight + 1);
 }
 
-Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BatchSize largest, bool compressed,
+Bytes grown_capacity(Bytes capacity, Bytes needed) {
+  return needed > capacity ? std::max(needed, 2 * capacity) : capacity;
+}
+
+Bytes appended_capacity(Bytes bytes, Bytes start) {
+  if (bytes <= 0) return 0;
+  Bytes capacity = start;
+  while (capacity < bytes) capacity *= 2;
+  return capacity;
+}
+
+BufferRoom room_after(BufferRoom before, BatchSize batch, bool compressed, bool appended) {
+  if (batch.rows == 0) return before;
+  const Bytes data = compressed ? lz4_bound(batch.tuple_bytes) : batch.tuple_bytes;
+  if (appended) {
+    return {std::max(before.data, appended_capacity(data)), std::max(before.rows, appended_capacity(batch.rows, 1))};
+  }
+  // A whole-batch copy: tuple data grows as above; offsets are a vector assignment,
+  // which allocates exactly the rows when it needs more.
+  return {grown_capacity(before.data, data), std::max(before.rows, batch.rows)};
+}
+
+Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom room, bool compressed,
                            int outbound_used) {
-  if (largest.rows == 0) return 0;
-  const bool head = policy.sender_layout == SenderLayout::kHead;
+  if (room.rows == 0) return 0;
   if (kind == PartitionKind::kBroadcast && policy.broadcast_serialize == BroadcastSerialize::kOnce) return 0;
-  if (head) {
-    // Hash: the collector being filled plus the outbound buffers (section 2.4).
-    Bytes filling = whole_batch_kind(kind) ? 0 : largest.tuple_bytes + 4 * largest.rows;
-    return filling + outbound_used * outbound_bytes(largest, compressed);
+  if (policy.sender_layout == SenderLayout::kHead) {
+    // Hash: the collector being filled plus the outbound buffers (section 2.4),
+    // which trade places on every send, so all have the same room.
+    const Bytes filling = whole_batch_kind(kind) ? 0 : room.bytes();
+    return filling + outbound_used * room.bytes();
   }
   // v4.3 (section 2.5): outbound batches with their own scratch; hash adds a RowBatch
   // (tuple data plus an 8 B pointer per tuple) deep-copied at AddRow.
-  Bytes row_batch = whole_batch_kind(kind) ? 0 : largest.tuple_bytes + 8 * largest.rows;
-  Bytes scratch = compressed ? lz4_bound(largest.tuple_bytes) : 0;
-  return row_batch + outbound_used * (largest.tuple_bytes + 4 * largest.rows + scratch);
+  const Bytes row_batch = whole_batch_kind(kind) ? 0 : room.data + 8 * room.rows;
+  const Bytes scratch = compressed ? room.data : 0;
+  return row_batch + outbound_used * (room.bytes() + scratch);
 }
 
-Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BatchSize largest, bool compressed) {
-  if (largest.rows == 0) return 0;
-  const Bytes scratch = compressed ? lz4_bound(largest.tuple_bytes) : 0;
+Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom serialization, Bytes scratch) {
   if (policy.sender_layout == SenderLayout::kV43) {
     // v4.3 broadcast serialized into 2 sender-level batches, each with its scratch.
     if (kind == PartitionKind::kBroadcast && policy.broadcast_serialize == BroadcastSerialize::kOnce) {
-      return outbound_buffers_per_channel(policy) * (largest.tuple_bytes + 4 * largest.rows + scratch);
+      return outbound_buffers_per_channel(policy) * (serialization.bytes() + scratch);
     }
     return 0;
   }
@@ -69,13 +81,13 @@ Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BatchSize la
     case PartitionKind::kBroadcast:
       if (policy.broadcast_serialize == BroadcastSerialize::kOnce) {
         // serialization_batch_ plus one in-flight batch per RPC in flight, shared by all channels.
-        return (1 + policy.in_flight) * outbound_bytes(largest, compressed) + scratch;
+        return (1 + policy.in_flight) * serialization.bytes() + scratch;
       }
       return scratch;
     case PartitionKind::kRandom:
     case PartitionKind::kMerge:
       // serialization_batch_, swapped into the channel's outbound buffer on send.
-      return outbound_bytes(largest, compressed) + scratch;
+      return serialization.bytes() + scratch;
   }
   return 0;
 }
@@ -88,13 +100,20 @@ Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int ch
   const bool compress_remote = channel_compresses(policy, exchange.kind, channels, /*local=*/false);
   const bool compress_local = channel_compresses(policy, exchange.kind, channels, /*local=*/true);
   const int outbound = outbound_buffers_per_channel(policy);
+  const bool appended = !whole_batch_kind(exchange.kind);
   Bytes total = 0;
   total += static_cast<Bytes>(channels - local_channels) *
-           channel_buffer_bytes(policy, exchange.kind, batch, compress_remote, outbound);
+           channel_buffer_bytes(policy, exchange.kind, room_after({}, batch, compress_remote, appended),
+                                compress_remote, outbound);
   total += static_cast<Bytes>(local_channels) *
-           channel_buffer_bytes(policy, exchange.kind, batch, compress_local, outbound);
+           channel_buffer_bytes(policy, exchange.kind, room_after({}, batch, compress_local, appended),
+                                compress_local, outbound);
   const bool any_compressed = (compress_remote && channels > local_channels) || (compress_local && local_channels > 0);
-  total += shared_buffer_bytes(policy, exchange.kind, batch, any_compressed);
+  // Broadcast `once` compresses the shared batches themselves; random and merge
+  // swap theirs into the channels before compressing.
+  const bool shared_compressed = exchange.kind == PartitionKind::kBroadcast && any_compressed;
+  const Bytes scratch = any_compressed ? room_after({}, batch, true, appended).data : 0;
+  total += shared_buffer_bytes(policy, exchange.kind, room_after({}, batch, shared_compressed, false), scratch);
   return total;
 }
 

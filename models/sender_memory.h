@@ -3,12 +3,13 @@
 // channel has actually held, and the static expected/worst-case figures, which
 // apply them to full batches of mean or largest rows.
 //
-// Buffers keep their capacity after Reset (outbound-row-batch.cc:98-103), so a
-// buffer's footprint is the largest batch it ever held; allocator rounding is
-// not modelled.
+// Buffers keep their capacity after Reset (outbound-row-batch.cc:98-103) and grow
+// by doubling, so a buffer's footprint follows the batches it has held;
+// allocator rounding is not modelled.
 #ifndef EXSIM_MODELS_SENDER_MEMORY_H_
 #define EXSIM_MODELS_SENDER_MEMORY_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "models/scenario.h"
@@ -29,15 +30,38 @@ bool channel_compresses(const Policy& policy, PartitionKind kind, int channels, 
 // (or one more than the RPCs in flight, when that is larger).
 int outbound_buffers_per_channel(const Policy& policy);
 
-// Bytes held by one channel whose largest batch was `largest`, with
-// `outbound_used` outbound buffers allocated so far (at most
-// outbound_buffers_per_channel). Broadcast `once` keeps no per-channel buffer.
-Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BatchSize largest, bool compressed,
+// How buffers grow (reference section 1.6): asked to hold more than their
+// capacity, std::string, std::vector and the real exchange's ByteBuffer take
+// max(needed, 2 x capacity), and they keep it (section 2.6). A buffer filled row
+// by row from empty so ends at the first power of two at or above its largest
+// content; one assigned whole batches ends at the first batch's size, doubled
+// whenever a larger one comes.
+Bytes grown_capacity(Bytes capacity, Bytes needed);
+Bytes appended_capacity(Bytes bytes, Bytes start = 256);
+
+// Room of one batch buffer: tuple data and row offsets (4 B each).
+struct BufferRoom {
+  Bytes data = 0;
+  std::int64_t rows = 0;
+  Bytes bytes() const { return data + 4 * rows; }
+};
+
+// The room of a buffer after it held `batch`: built row by row (`appended`,
+// the hash collector and the outbound buffers it is swapped with) or assigned
+// whole (serialized input batches). A compressed batch's buffer takes the LZ4
+// scratch's room, LZ4_compressBound of its data, since compression swaps the
+// two (outbound-row-batch.cc:76-81).
+BufferRoom room_after(BufferRoom before, BatchSize batch, bool compressed, bool appended);
+
+// Bytes held by one channel whose buffers have `room` each, with `outbound_used`
+// outbound buffers allocated so far (at most outbound_buffers_per_channel).
+// Broadcast `once` keeps no per-channel buffer.
+Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom room, bool compressed,
                            int outbound_used);
 
-// Bytes the sender shares across its channels: serialization batches and the
-// compression scratch. `largest` is the largest batch serialized by the sender.
-Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BatchSize largest, bool compressed);
+// Bytes the sender shares across its channels: serialization batches of room
+// `serialization` and the compression scratch of `scratch` bytes.
+Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom serialization, Bytes scratch);
 
 // Static model of one sender instance with every buffer of every channel full
 // of rows of `row_bytes` each. `local_channels` of `channels` go to the sender's

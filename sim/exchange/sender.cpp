@@ -159,7 +159,7 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   };
   if (context_.policy.broadcast_serialize == BroadcastSerialize::kOnce) {
     // Serialized (and compressed) once; every channel sends the same payload (section 3.1).
-    note_serialized(batch);
+    note_shared(batch, /*serialized=*/true, channels_[order_[0]].compress);
     steps_.push_back(Step::cpu(work + serialize() + send_cpu(channels_[order_[0]], tuple_bytes)));
     for (std::size_t i = 0; i < order_.size(); ++i) {
       if (i > 0) steps_.push_back(Step::cpu(send_cpu(Channel{}, 0)));  // each RPC's own CPU
@@ -169,7 +169,6 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   }
   // per_channel: the IMPALA-6041 regression serializes once per destination.
   steps_.push_back(Step::cpu(work));
-  note_serialized(batch);
   for (int c : order_) {
     note_batch(channels_[c], batch);
     steps_.push_back(Step::cpu(serialize() + send_cpu(channels_[c], tuple_bytes)));
@@ -182,7 +181,7 @@ void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
   const BatchSize batch{rows, tuple_bytes};
   const int c = next_channel_;
   next_channel_ = (next_channel_ + 1) % static_cast<int>(channels_.size());
-  note_serialized(batch);
+  note_shared(batch, /*serialized=*/true, /*compressed=*/false);
   note_batch(channels_[c], batch);
   SimTime work = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1) + send_cpu(channels_[c], tuple_bytes);
   steps_.push_back(Step::cpu(work));
@@ -330,32 +329,39 @@ void SenderInstance::finish() {
   run_.sender_finished(*this);
 }
 
-// Memory: a channel's buffers grow to the largest batch they hold and keep it;
-// its outbound buffers are allocated as RPCs first go in flight together.
+// Memory: a channel's buffers grow with the batches they hold and keep their
+// room (models/sender_memory.h); its outbound buffers are allocated as RPCs
+// first go in flight together.
 void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
-  const bool grew = batch.tuple_bytes > ch.largest.tuple_bytes || batch.rows > ch.largest.rows;
-  const int outbound = std::max(ch.outbound_used, run_.exchange().kind == PartitionKind::kHash ? 0 : 1);
+  const bool hash = run_.exchange().kind == PartitionKind::kHash;
+  const BufferRoom room = room_after(ch.room, batch, ch.compress, /*appended=*/hash);
+  const int outbound = std::max(ch.outbound_used, hash ? 0 : 1);
+  const bool grew = room.data != ch.room.data || room.rows != ch.room.rows;
   if (!grew && ch.footprint != 0 && outbound == ch.outbound_counted) return;
-  ch.largest = {std::max(ch.largest.rows, batch.rows), std::max(ch.largest.tuple_bytes, batch.tuple_bytes)};
+  ch.room = room;
   ch.outbound_counted = outbound;
-  const Bytes now = channel_buffer_bytes(context_.policy, run_.exchange().kind, ch.largest, ch.compress, outbound);
+  const Bytes now = channel_buffer_bytes(context_.policy, run_.exchange().kind, ch.room, ch.compress, outbound);
   add_footprint(now - ch.footprint);
   ch.footprint = now;
-  if (ch.compress && !any_compressed_) {
-    any_compressed_ = true;
-    note_serialized(batch, /*force=*/true);
-  } else if (run_.exchange().kind == PartitionKind::kHash) {
-    note_serialized(batch);  // the shared compression scratch follows the largest batch
-  }
+  if (ch.compress) note_shared(batch, /*serialized=*/false, /*compressed=*/true);
 }
 
-void SenderInstance::note_serialized(BatchSize batch, bool force) {
-  if (!force && batch.tuple_bytes <= largest_serialized_.tuple_bytes && batch.rows <= largest_serialized_.rows) {
-    return;
+// The sender's shared buffers: the serialization batch (whole-batch kinds) and
+// the LZ4 scratch, which the compressed batches pass through.
+void SenderInstance::note_shared(BatchSize batch, bool serialized, bool compressed) {
+  const PartitionKind kind = run_.exchange().kind;
+  if (serialized) {
+    // Broadcast `once` compresses the shared batches themselves (swapping in the
+    // scratch); random and merge swap theirs into a channel first.
+    const bool shared_compressed = kind == PartitionKind::kBroadcast && compressed;
+    serialization_room_ = room_after(serialization_room_, batch, shared_compressed, /*appended=*/false);
   }
-  largest_serialized_ = {std::max(largest_serialized_.rows, batch.rows),
-                         std::max(largest_serialized_.tuple_bytes, batch.tuple_bytes)};
-  const Bytes now = shared_buffer_bytes(context_.policy, run_.exchange().kind, largest_serialized_, any_compressed_);
+  if (compressed) {
+    const Bytes bound = lz4_bound(batch.tuple_bytes);
+    scratch_bytes_ = kind == PartitionKind::kHash ? std::max(scratch_bytes_, appended_capacity(bound))
+                                                  : grown_capacity(scratch_bytes_, bound);
+  }
+  const Bytes now = shared_buffer_bytes(context_.policy, kind, serialization_room_, scratch_bytes_);
   add_footprint(now - shared_footprint_);
   shared_footprint_ = now;
 }

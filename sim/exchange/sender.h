@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "models/random.h"
+#include "models/sender_memory.h"
 #include "models/sizing_policy.h"
 #include "sim/exchange/rpc.h"
 
@@ -51,7 +52,7 @@ class SenderInstance final : public EventHandler {
     int outbound_counted = 0;  // outbound buffers included in `footprint`
     int sends = 0;             // batches sent so far (capped)
     BatchSize filling;      // hash: rows waiting in the collector
-    BatchSize largest;      // largest batch this channel's buffers held
+    BufferRoom room;        // of each of this channel's buffers
     Bytes footprint = 0;    // bytes of its buffers now
   };
   struct Step {
@@ -85,7 +86,7 @@ class SenderInstance final : public EventHandler {
   void issue_batch(int channel, BatchSize batch);
   void issue_eos_all();
   void note_batch(Channel& channel, BatchSize batch);
-  void note_serialized(BatchSize batch, bool force = false);
+  void note_shared(BatchSize batch, bool serialized, bool compressed);
   void add_footprint(Bytes delta);
 
   ExchangeRun& run_;
@@ -98,8 +99,8 @@ class SenderInstance final : public EventHandler {
   std::vector<Channel> channels_;
   std::vector<int> order_;  // broadcast channel order, shuffled once per sender (sender.cc:837-841)
   int next_channel_ = 0;    // random / merge round-robin cursor
-  bool any_compressed_ = false;
-  BatchSize largest_serialized_;  // for the shared serialization buffers and scratch
+  BufferRoom serialization_room_;  // the shared serialization batch (whole-batch kinds)
+  Bytes scratch_bytes_ = 0;        // the shared LZ4 scratch
   Bytes shared_footprint_ = 0;
   Bytes footprint_ = 0;
   Bytes peak_bytes_ = 0;

@@ -135,9 +135,11 @@ TEST_CASE("fixed_len capacity ignores var-len bytes, so batches overshoot") {
   CHECK(full_input_batch(16 * 1024).rows == 512);
 }
 
-TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula") {
+TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula, with growth by doubling") {
   // HEAD, 16K, 100-byte rows, 4 channels (none local), LZ4 on: each channel holds a
-  // collector B + 4K and one outbound max(B, bound(B)) + 4K; plus one shared scratch.
+  // collector and one outbound buffer, each with room for LZ4bound(B) = 16379 B grown
+  // by doubling (16384) and 163 offsets grown by doubling (256 x 4 B); plus one
+  // shared scratch of the same 16384 B (sections 1.6, 2.6).
   const auto scenario = test::scenario_from(R"({
     "name": "m", "cluster": {"hosts": 5, "rtt_ms": {"same_group": 0.1}},
     "policies": {"p": {"compression": "lz4"}},
@@ -145,8 +147,8 @@ TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula"
       {"id": "x", "kind": "hash", "rows": 1000, "row": {"fixed_bytes": 100}, "lz4_ratio": 0.5,
        "senders": {"hosts": ["h0"]}, "receivers": {"hosts": ["h1", "h2", "h3", "h4"]}}]}]}})");
   const Exchange& x = scenario.queries[0].exchanges[0];
-  const Bytes rows = 16384 / 100, b = rows * 100, bound = b + b / 255 + 16;
-  const Bytes per_channel = (b + 4 * rows) + (bound + 4 * rows);
+  const Bytes bound = 16384;
+  const Bytes per_channel = 2 * (16384 + 4 * 256);
   CHECK(sender_static_bytes(scenario.policies[0], x, 4, 0, 100) == 4 * per_channel + bound);
   auto per_host = static_sender_bytes_per_host(scenario, scenario.policies[0], false);
   CHECK(per_host[0] == 4 * per_channel + bound);
@@ -164,10 +166,29 @@ TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula"
 TEST_CASE("v4.3 layout keeps a RowBatch and two outbound batches with scratch per channel") {
   Policy policy;
   policy.sender_layout = SenderLayout::kV43;
-  const BatchSize b{163, 16300};
-  const Bytes bound = 16300 + 16300 / 255 + 16;
-  CHECK(channel_buffer_bytes(policy, PartitionKind::kHash, b, true, outbound_buffers_per_channel(policy)) ==
-        (16300 + 8 * 163) + 2 * (16300 + 4 * 163 + bound));
+  const BufferRoom room = room_after({}, BatchSize{163, 16300}, /*compressed=*/true, /*appended=*/true);
+  CHECK(room.data == 16384);
+  CHECK(room.rows == 256);
+  CHECK(channel_buffer_bytes(policy, PartitionKind::kHash, room, true, outbound_buffers_per_channel(policy)) ==
+        (16384 + 8 * 256) + 2 * (16384 + 4 * 256 + 16384));
+}
+
+TEST_CASE("buffers grow as strings and vectors do: max(needed, 2 x capacity), never shrinking") {
+  CHECK(grown_capacity(0, 1000) == 1000);       // a first assignment takes what it needs
+  CHECK(grown_capacity(1000, 1200) == 2000);    // a little more doubles
+  CHECK(grown_capacity(1000, 5000) == 5000);    // much more takes what it needs
+  CHECK(grown_capacity(2000, 1500) == 2000);    // less keeps the room
+  CHECK(appended_capacity(1) == 256);
+  CHECK(appended_capacity(16300) == 16384);
+  CHECK(appended_capacity(16385) == 32768);
+  CHECK(appended_capacity(163, 1) == 256);
+  CHECK(appended_capacity(0) == 0);
+  // Whole batches assigned: data grows by the rule, offsets exactly.
+  BufferRoom room = room_after({}, BatchSize{1024, 40000}, false, false);
+  CHECK(room.data == 40000);
+  room = room_after(room, BatchSize{1000, 41000}, false, false);
+  CHECK(room.data == 80000);
+  CHECK(room.rows == 1024);
 }
 
 TEST_CASE("compression decisions follow IMPALA-12430") {

@@ -136,12 +136,21 @@ std::string memory_case(const std::string& flat) {
 }
 
 TEST_CASE("sender memory of a known configuration equals the formula") {
-  // HEAD, in_flight 1: per channel a collector of B + 4K and an outbound buffer of
-  // LZ4bound(B) + 4K; one shared scratch LZ4bound(B). 16K: K = 163, B = 16300.
+  // HEAD, in_flight 1, LZ4 on: per channel a collector and an outbound buffer,
+  // which trade places on every send and pass through the shared LZ4 scratch, so
+  // each ends with the room of LZ4bound(B) grown by doubling from 256 B, and
+  // offsets for K rows grown by doubling from 1; plus the scratch itself.
+  // 16K: K = 163, B = 16300, bound 16379 -> 16384 B of data, 256 offsets.
   auto formula = [](long rows) {
-    const long b = rows * 100, bound = b + b / 255 + 16;
-    return 4 * ((b + 4 * rows) + (bound + 4 * rows)) + bound;
+    auto pow2 = [](long n, long from) {
+      long c = from;
+      while (c < n) c *= 2;
+      return c;
+    };
+    const long b = rows * 100, data = pow2(b + b / 255 + 16, 256), offsets = 4 * pow2(rows, 1);
+    return 4 * 2 * (data + offsets) + data;
   };
+  CHECK(formula(163) == 4 * 2 * (16384 + 1024) + 16384);
   const RunResult r = run(memory_case("16K"));
   CHECK(r.hosts[0].sender_peak_bytes == formula(163));
   CHECK(r.hosts[0].sender_expected_bytes == formula(163));
@@ -150,7 +159,9 @@ TEST_CASE("sender memory of a known configuration equals the formula") {
   // The planner's estimate, 4 x 2 x 2 x 1024 x 104 = 1703936, covers 16K but not 256K.
   CHECK(r.planner.senders == 1);
   CHECK(r.planner.over_estimate == 0);
+  // 256K: K = 2621, B = 262100 fits 256 KiB, but its LZ4 bound does not: 512 KiB.
   const RunResult big = run(memory_case("256K"));
+  CHECK(formula(2621) == 4 * 2 * (524288 + 4 * 4096) + 524288);
   CHECK(big.hosts[0].sender_peak_bytes == formula(2621));
   CHECK(big.planner.over_estimate == 1);
   CHECK(big.planner.max_over_bytes == formula(2621) - 1703936);

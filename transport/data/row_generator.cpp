@@ -46,7 +46,8 @@ void RowGenerator::fill(RowBatch& batch, std::int64_t rows) {
 }
 
 Calibration calibrate_random_share(const RowShape& row, double target_ratio, std::uint64_t seed,
-                                   std::size_t batch_bytes) {
+                                   std::size_t batch_bytes, std::uint64_t key_range) {
+  const auto key_bytes = static_cast<std::size_t>(std::min<Bytes>(8, row.fixed_bytes));
   Lz4Codec codec;
   RowBatch batch;
   std::vector<char> out;
@@ -54,10 +55,17 @@ Calibration calibrate_random_share(const RowShape& row, double target_ratio, std
   const auto rows_per_batch = static_cast<std::int64_t>(std::max(1.0, static_cast<double>(batch_bytes) / row_bytes));
   auto ratio_at = [&](double share) {
     RowGenerator generator(row, share, seed);
+    Random keys(seed ^ 0x6b657973ULL);
     std::size_t in = 0, compressed = 0;
     while (in < 256 * 1024) {
       batch.clear();
       generator.fill(batch, rows_per_batch);
+      if (key_range > 0) {
+        for (std::uint32_t r = 0; r < batch.rows(); ++r) {
+          const std::uint64_t key = 1 + keys.below(key_range);
+          std::memcpy(batch.mutable_data().data() + batch.offsets()[r], &key, key_bytes);
+        }
+      }
       out.resize(Lz4Codec::bound(batch.tuple_bytes()));
       std::size_t size = codec.compress(batch.data().data(), batch.tuple_bytes(), out.data(), out.size());
       in += batch.tuple_bytes();
@@ -83,8 +91,12 @@ Calibration calibrate_random_share(const RowShape& row, double target_ratio, std
 double random_share_for(const Scenario& scenario, const Policy& policy, std::size_t query, std::size_t exchange) {
   const Exchange& x = scenario.queries[query].exchanges[exchange];
   const Bytes batch = std::max<Bytes>(1024, typical_batch(policy, x).tuple_bytes);
+  // A hash sender's keys come from pools of 8 per receiver instance, found by
+  // counting up from 1 (sender_side.cpp): small numbers.
+  const std::uint64_t key_range =
+      x.kind == PartitionKind::kHash ? 16 * static_cast<std::uint64_t>(x.receivers.instances()) : 0;
   return calibrate_random_share(x.row, x.lz4_ratio, exchange_seed(scenario, query, 0, exchange),
-                                static_cast<std::size_t>(batch))
+                                static_cast<std::size_t>(batch), key_range)
       .random_share;
 }
 

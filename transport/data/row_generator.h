@@ -41,9 +41,11 @@ struct Calibration {
 
 // Finds the random share that makes LZ4 compress sample batches of `row` to
 // `target_ratio` (bisection on 256 KiB samples, in batches of `batch_bytes`).
-// Ratios at or above 1 give all-random data.
+// Ratios at or above 1 give all-random data. With `key_range` > 0 each sample
+// row's first (up to 8) bytes are overwritten by a key below `key_range`, as a
+// hash sender writes its routing keys, which breaks some of LZ4's matches.
 Calibration calibrate_random_share(const RowShape& row, double target_ratio, std::uint64_t seed,
-                                   std::size_t batch_bytes = 64 * 1024);
+                                   std::size_t batch_bytes = 64 * 1024, std::uint64_t key_range = 0);
 
 // The random share for exchange `exchange` of query `query` under `policy`:
 // calibrated on batches of the size its channels send, since LZ4 compresses

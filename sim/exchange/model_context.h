@@ -24,6 +24,7 @@ struct CostRates {
   double compress_ns_per_byte;
   double decompress_ns_per_byte;
   SimTime rpc_cpu;
+  double transfer_ns_per_byte;  // each side, per byte on the wire
   SimTime rpc_latency;
   Bytes wire_overhead;
 };

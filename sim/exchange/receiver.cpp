@@ -44,8 +44,10 @@ void ReceiverInstance::start_work(Rpc* rpc) {
   const double deserialize = tuple * context_.rates.deserialize_ns_per_byte;
   context_.cpu.decompress += decompress * 1e-9;
   context_.cpu.deserialize += deserialize * 1e-9;
-  context_.cpu.rpc += static_cast<double>(context_.rates.rpc_cpu) * 1e-9;
-  context_.transport->start_receiver_work(rpc, to_ns(decompress + deserialize) + context_.rates.rpc_cpu);
+  const double rpc_work = static_cast<double>(context_.rates.rpc_cpu) +
+                         static_cast<double>(rpc->wire_bytes) * context_.rates.transfer_ns_per_byte;
+  context_.cpu.rpc += rpc_work * 1e-9;
+  context_.transport->start_receiver_work(rpc, to_ns(decompress + deserialize + rpc_work));
 }
 
 void ReceiverInstance::on_work_done(Rpc* rpc) {

@@ -88,9 +88,18 @@ static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t 
 
 SimTime SenderInstance::send_cpu(const Channel& channel, Bytes tuple_bytes) {
   double compress = channel.compress ? static_cast<double>(tuple_bytes) * context_.rates.compress_ns_per_byte : 0;
+  const double rpc = static_cast<double>(context_.rates.rpc_cpu) +
+                     static_cast<double>(payload_bytes(channel, tuple_bytes)) * context_.rates.transfer_ns_per_byte;
   context_.cpu.compress += compress * 1e-9;
-  context_.cpu.rpc += static_cast<double>(context_.rates.rpc_cpu) * 1e-9;
-  return to_ns(compress) + context_.rates.rpc_cpu;
+  context_.cpu.rpc += rpc * 1e-9;
+  return to_ns(compress + rpc);
+}
+
+// LZ4 output is kept only if smaller (outbound-row-batch.cc:76-82).
+Bytes SenderInstance::payload_bytes(const Channel& channel, Bytes tuple_bytes) const {
+  const double ratio = run_.exchange().lz4_ratio;
+  return channel.compress && ratio < 1.0 ? static_cast<Bytes>(std::ceil(ratio * static_cast<double>(tuple_bytes)))
+                                         : tuple_bytes;
 }
 
 std::int64_t SenderInstance::rows_to_fill(const Channel& channel, double row_bytes) const {
@@ -269,10 +278,8 @@ void SenderInstance::on_response(const Rpc& rpc) {
 void SenderInstance::issue_batch(int channel, BatchSize batch) {
   Channel& ch = channels_[channel];
   const Exchange& x = run_.exchange();
-  // LZ4 output is kept only if smaller (outbound-row-batch.cc:76-82).
   const bool compressed = ch.compress && x.lz4_ratio < 1.0;
-  const Bytes data = compressed ? static_cast<Bytes>(std::ceil(x.lz4_ratio * static_cast<double>(batch.tuple_bytes)))
-                                : batch.tuple_bytes;
+  const Bytes data = payload_bytes(ch, batch.tuple_bytes);
   Rpc* rpc = context_.transport->new_rpc();
   rpc->sender = this;
   rpc->receiver = &run_.receiver(ch.receiver);

@@ -122,6 +122,10 @@ Calibration calibrate_costs(const CalibrationOptions& options) {
     values["rpc_latency_us"].push_back(std::max(0.0, latency_ns) * 1e-3);
     values["wire_overhead_bytes"].push_back((calls.bytes_wire - calls.bytes_uncompressed) / calls_n);
 
+    // The reactors' CPU beyond the per-call part moves the bytes (socket copies).
+    const double reactor_per_call = calls.reactor_ns / calls.rpcs;
+    const double transfer_ns = plain.reactor_ns - plain.rpcs * reactor_per_call;
+    values["transfer_bytes_per_s"].push_back(plain.bytes_wire / std::max(1.0, transfer_ns / 2) * 1e9);
     const double serialize_ns = plain.serialize_ns - plain.rpcs * serialize_per_call;
     const double deserialize_ns = plain.deserialize_ns - plain.rpcs * deserialize_per_call;
     values["serialize_bytes_per_s"].push_back(plain.tuple_bytes / std::max(1.0, serialize_ns) * 1e9);
@@ -139,6 +143,7 @@ Calibration calibrate_costs(const CalibrationOptions& options) {
   p.lz4_decompress_bytes_per_s = result.spread["lz4_decompress_bytes_per_s"].median;
   p.rpc_cpu_us = result.spread["rpc_cpu_us"].median;
   p.rpc_latency_us = result.spread["rpc_latency_us"].median;
+  p.transfer_bytes_per_s = result.spread["transfer_bytes_per_s"].median;
   p.wire_overhead_bytes = static_cast<Bytes>(std::llround(result.spread["wire_overhead_bytes"].median));
   p.cores = available_cores();
   p.source = "exsim calibrate";
@@ -155,6 +160,8 @@ Calibration calibrate_costs(const CalibrationOptions& options) {
       {"rpc_cpu_us",
        "measured: CPU of every stage and both reactors per call of one-row batches, one in flight, halved per side"},
       {"rpc_latency_us", "measured: round trip per call of the same run less the CPU of both sides (0 if negative)"},
+      {"transfer_bytes_per_s",
+       "measured: the reactors' CPU in the 64K exchange beyond the per-call part, per byte on the wire, per side"},
       {"wire_overhead_bytes", "measured: bytes on the wire per call beyond the rows' tuple data and offsets"},
       {"cores", "CPUs this process may use (sched_getaffinity); every emulated host shares them"},
   };

@@ -18,6 +18,7 @@ struct CostProfile {
   double rpc_cpu_us = 0;                  // CPU per RPC on each side, beyond the byte costs
   double rpc_latency_us = 0;              // software latency per RPC, beyond the RTT
   double transfer_bytes_per_s = 0;        // CPU per byte on the wire, each side (socket copies); 0: free
+  double partition_rows_per_s = 0;        // hash senders: rows hashed to their channel per CPU second; 0: free
   Bytes wire_overhead_bytes = 0;          // framing and headers per RPC
   int cores = 0;  // > 0: every emulated host shares this many cores (one machine)
   std::string source;  // the file it came from, or "inline"

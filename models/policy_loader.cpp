@@ -61,7 +61,7 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   if (!node.expect_object()) return costs;
   node.reject_unknown_keys({"serialize_bytes_per_s", "deserialize_bytes_per_s", "lz4_compress_bytes_per_s",
                             "lz4_decompress_bytes_per_s", "rpc_cpu_us", "rpc_latency_us", "transfer_bytes_per_s",
-                            "wire_overhead_bytes",
+                            "partition_rows_per_s", "wire_overhead_bytes",
                             "cores", "description", "sources", "spread"});
   auto rate = [&](const char* key, double fallback) {
     JsonNode value = node.member(key);
@@ -77,6 +77,7 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   costs.rpc_latency_us = node.member("rpc_latency_us").number(base.rpc_latency_us, 0, false, kMaxUs);
   // Optional (0: moving bytes through the RPC stack costs no CPU).
   costs.transfer_bytes_per_s = node.member("transfer_bytes_per_s").number(base.transfer_bytes_per_s, 0);
+  costs.partition_rows_per_s = node.member("partition_rows_per_s").number(base.partition_rows_per_s, 0);
   costs.wire_overhead_bytes = node.member("wire_overhead_bytes").size(base.wire_overhead_bytes, 0, kMiB);
   JsonNode cores = node.member("cores");
   costs.cores = cores.present() && !cores.json().is_null() ? static_cast<int>(cores.integer(0, 1, 4096)) : 0;

@@ -28,10 +28,6 @@ int outbound_buffers_per_channel(const Policy& policy) {
   return policy.sender_layout == SenderLayout::kHead ? policy.in_flight : std::max(2, policy.in_flight + 1);
 }
 
-Bytes grown_capacity(Bytes capacity, Bytes needed) {
-  return needed > capacity ? std::max(needed, 2 * capacity) : capacity;
-}
-
 Bytes appended_capacity(Bytes bytes, Bytes start) {
   if (bytes <= 0) return 0;
   Bytes capacity = start;
@@ -39,15 +35,10 @@ Bytes appended_capacity(Bytes bytes, Bytes start) {
   return capacity;
 }
 
-BufferRoom room_after(BufferRoom before, BatchSize batch, bool compressed, bool appended) {
+BufferRoom room_after(BufferRoom before, BatchSize batch, bool compressed) {
   if (batch.rows == 0) return before;
   const Bytes data = compressed ? lz4_bound(batch.tuple_bytes) : batch.tuple_bytes;
-  if (appended) {
-    return {std::max(before.data, appended_capacity(data)), std::max(before.rows, appended_capacity(batch.rows, 1))};
-  }
-  // A whole-batch copy: tuple data grows as above; offsets are a vector assignment,
-  // which allocates exactly the rows when it needs more.
-  return {grown_capacity(before.data, data), std::max(before.rows, batch.rows)};
+  return {std::max(before.data, appended_capacity(data)), std::max(before.rows, appended_capacity(batch.rows, 1))};
 }
 
 Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom room, bool compressed,
@@ -100,20 +91,19 @@ Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int ch
   const bool compress_remote = channel_compresses(policy, exchange.kind, channels, /*local=*/false);
   const bool compress_local = channel_compresses(policy, exchange.kind, channels, /*local=*/true);
   const int outbound = outbound_buffers_per_channel(policy);
-  const bool appended = !whole_batch_kind(exchange.kind);
   Bytes total = 0;
   total += static_cast<Bytes>(channels - local_channels) *
-           channel_buffer_bytes(policy, exchange.kind, room_after({}, batch, compress_remote, appended),
+           channel_buffer_bytes(policy, exchange.kind, room_after({}, batch, compress_remote),
                                 compress_remote, outbound);
   total += static_cast<Bytes>(local_channels) *
-           channel_buffer_bytes(policy, exchange.kind, room_after({}, batch, compress_local, appended),
+           channel_buffer_bytes(policy, exchange.kind, room_after({}, batch, compress_local),
                                 compress_local, outbound);
   const bool any_compressed = (compress_remote && channels > local_channels) || (compress_local && local_channels > 0);
   // Broadcast `once` compresses the shared batches themselves; random and merge
   // swap theirs into the channels before compressing.
   const bool shared_compressed = exchange.kind == PartitionKind::kBroadcast && any_compressed;
-  const Bytes scratch = any_compressed ? room_after({}, batch, true, appended).data : 0;
-  total += shared_buffer_bytes(policy, exchange.kind, room_after({}, batch, shared_compressed, false), scratch);
+  const Bytes scratch = any_compressed ? room_after({}, batch, true).data : 0;
+  total += shared_buffer_bytes(policy, exchange.kind, room_after({}, batch, shared_compressed), scratch);
   return total;
 }
 

@@ -32,11 +32,10 @@ int outbound_buffers_per_channel(const Policy& policy);
 
 // How buffers grow (reference section 1.6): asked to hold more than their
 // capacity, std::string, std::vector and the real exchange's ByteBuffer take
-// max(needed, 2 x capacity), and they keep it (section 2.6). A buffer filled row
-// by row from empty so ends at the first power of two at or above its largest
-// content; one assigned whole batches ends at the first batch's size, doubled
-// whenever a larger one comes.
-Bytes grown_capacity(Bytes capacity, Bytes needed);
+// max(needed, 2 x capacity), and they keep it (section 2.6). Filled row by row
+// from empty, as every sender buffer is (rows appended by the hash collector,
+// tuples deep-copied by Serialize), a buffer so ends at the first power of two
+// at or above its largest content: from 256 B for tuple data, 1 for offsets.
 Bytes appended_capacity(Bytes bytes, Bytes start = 256);
 
 // Room of one batch buffer: tuple data and row offsets (4 B each).
@@ -46,12 +45,10 @@ struct BufferRoom {
   Bytes bytes() const { return data + 4 * rows; }
 };
 
-// The room of a buffer after it held `batch`: built row by row (`appended`,
-// the hash collector and the outbound buffers it is swapped with) or assigned
-// whole (serialized input batches). A compressed batch's buffer takes the LZ4
-// scratch's room, LZ4_compressBound of its data, since compression swaps the
-// two (outbound-row-batch.cc:76-81).
-BufferRoom room_after(BufferRoom before, BatchSize batch, bool compressed, bool appended);
+// The room of a buffer after it held `batch`. A compressed batch's buffer takes
+// the LZ4 scratch's room, LZ4_compressBound of its data, since compression swaps
+// the two (outbound-row-batch.cc:76-81) and buffers pass through the scratch.
+BufferRoom room_after(BufferRoom before, BatchSize batch, bool compressed);
 
 // Bytes held by one channel whose buffers have `room` each, with `outbound_used`
 // outbound buffers allocated so far (at most outbound_buffers_per_channel).

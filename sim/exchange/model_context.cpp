@@ -11,6 +11,7 @@ CostRates::CostRates(const CostProfile& costs)
       decompress_ns_per_byte(1e9 / costs.lz4_decompress_bytes_per_s),
       rpc_cpu(to_ns(costs.rpc_cpu_us * 1e3)),
       transfer_ns_per_byte(costs.transfer_bytes_per_s > 0 ? 1e9 / costs.transfer_bytes_per_s : 0),
+      partition_ns_per_row(costs.partition_rows_per_s > 0 ? 1e9 / costs.partition_rows_per_s : 0),
       rpc_latency(to_ns(costs.rpc_latency_us * 1e3)),
       wire_overhead(costs.wire_overhead_bytes) {}
 

@@ -25,6 +25,7 @@ struct CostRates {
   double decompress_ns_per_byte;
   SimTime rpc_cpu;
   double transfer_ns_per_byte;  // each side, per byte on the wire
+  double partition_ns_per_row;  // hash senders, per row routed
   SimTime rpc_latency;
   Bytes wire_overhead;
 };

@@ -75,12 +75,14 @@ void SenderInstance::plan_next() {
   steps_.push_back(Step::of(Step::Kind::kNextBatch));
 }
 
-// Work of producing input rows and copying its rows into outbound batches.
-// v4.3 copies every hash row twice: into a RowBatch, then serialized (section 2.5).
+// Work of producing input rows and copying its rows into outbound batches; a
+// hash sender also hashes each row to its channel (section 3.2). v4.3 copies
+// every hash row twice: into a RowBatch, then serialized (section 2.5).
 static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t rows, Bytes tuple_bytes,
                          int copies) {
   double produce = x.produce_rows_per_s > 0 ? static_cast<double>(rows) / x.produce_rows_per_s * 1e9 : 0;
   double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte;
+  if (x.kind == PartitionKind::kHash) serialize += static_cast<double>(rows) * context.rates.partition_ns_per_row;
   context.cpu.produce += produce * 1e-9;
   context.cpu.serialize += serialize * 1e-9;
   return to_ns(produce + serialize);
@@ -341,7 +343,7 @@ void SenderInstance::finish() {
 // first go in flight together.
 void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
   const bool hash = run_.exchange().kind == PartitionKind::kHash;
-  const BufferRoom room = room_after(ch.room, batch, ch.compress, /*appended=*/hash);
+  const BufferRoom room = room_after(ch.room, batch, ch.compress);
   const int outbound = std::max(ch.outbound_used, hash ? 0 : 1);
   const bool grew = room.data != ch.room.data || room.rows != ch.room.rows;
   if (!grew && ch.footprint != 0 && outbound == ch.outbound_counted) return;
@@ -361,12 +363,11 @@ void SenderInstance::note_shared(BatchSize batch, bool serialized, bool compress
     // Broadcast `once` compresses the shared batches themselves (swapping in the
     // scratch); random and merge swap theirs into a channel first.
     const bool shared_compressed = kind == PartitionKind::kBroadcast && compressed;
-    serialization_room_ = room_after(serialization_room_, batch, shared_compressed, /*appended=*/false);
+    serialization_room_ = room_after(serialization_room_, batch, shared_compressed);
   }
   if (compressed) {
     const Bytes bound = lz4_bound(batch.tuple_bytes);
-    scratch_bytes_ = kind == PartitionKind::kHash ? std::max(scratch_bytes_, appended_capacity(bound))
-                                                  : grown_capacity(scratch_bytes_, bound);
+    scratch_bytes_ = std::max(scratch_bytes_, appended_capacity(bound));
   }
   const Bytes now = shared_buffer_bytes(context_.policy, kind, serialization_room_, scratch_bytes_);
   add_footprint(now - shared_footprint_);

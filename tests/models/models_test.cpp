@@ -166,29 +166,27 @@ TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula,
 TEST_CASE("v4.3 layout keeps a RowBatch and two outbound batches with scratch per channel") {
   Policy policy;
   policy.sender_layout = SenderLayout::kV43;
-  const BufferRoom room = room_after({}, BatchSize{163, 16300}, /*compressed=*/true, /*appended=*/true);
+  const BufferRoom room = room_after({}, BatchSize{163, 16300}, /*compressed=*/true);
   CHECK(room.data == 16384);
   CHECK(room.rows == 256);
   CHECK(channel_buffer_bytes(policy, PartitionKind::kHash, room, true, outbound_buffers_per_channel(policy)) ==
         (16384 + 8 * 256) + 2 * (16384 + 4 * 256 + 16384));
 }
 
-TEST_CASE("buffers grow as strings and vectors do: max(needed, 2 x capacity), never shrinking") {
-  CHECK(grown_capacity(0, 1000) == 1000);       // a first assignment takes what it needs
-  CHECK(grown_capacity(1000, 1200) == 2000);    // a little more doubles
-  CHECK(grown_capacity(1000, 5000) == 5000);    // much more takes what it needs
-  CHECK(grown_capacity(2000, 1500) == 2000);    // less keeps the room
+TEST_CASE("buffers filled row by row grow by doubling and never shrink") {
   CHECK(appended_capacity(1) == 256);
   CHECK(appended_capacity(16300) == 16384);
   CHECK(appended_capacity(16385) == 32768);
   CHECK(appended_capacity(163, 1) == 256);
   CHECK(appended_capacity(0) == 0);
-  // Whole batches assigned: data grows by the rule, offsets exactly.
-  BufferRoom room = room_after({}, BatchSize{1024, 40000}, false, false);
-  CHECK(room.data == 40000);
-  room = room_after(room, BatchSize{1000, 41000}, false, false);
-  CHECK(room.data == 80000);
+  BufferRoom room = room_after({}, BatchSize{1024, 40000}, false);
+  CHECK(room.data == 65536);
   CHECK(room.rows == 1024);
+  room = room_after(room, BatchSize{10, 1000}, false);  // a smaller batch keeps the room
+  CHECK(room.data == 65536);
+  CHECK(room.rows == 1024);
+  // Compressed: the LZ4 bound of 65536 B (65808) no longer fits 64 KiB.
+  CHECK(room_after({}, BatchSize{1024, 65536}, true).data == 131072);
 }
 
 TEST_CASE("compression decisions follow IMPALA-12430") {

@@ -174,7 +174,7 @@ void SenderInstance::run_whole_batches() {
       shared = (shared + 1) % shared_slots_.size();
       {
         CpuScope cpu(stats_.cpu_serialize);
-        slot.batch = input;
+        slot.batch.copy_rows_from(input);
       }
       slot.encoded_for_all = false;
       for (int c = 0; c < count; ++c) {
@@ -191,11 +191,11 @@ void SenderInstance::run_whole_batches() {
       {
         CpuScope cpu(stats_.cpu_serialize);
         if (exchange_.kind == PartitionKind::kBroadcast) {
-          slot->batch = input;  // per_channel broadcast copies (serializes) once per channel
+          slot->batch.copy_rows_from(input);  // per_channel broadcast serializes once per channel
         } else {
           // Random and merge serialize into the sender's serialization batch and
           // swap it into the channel's outbound buffer (sections 2.5, 3.3).
-          serialization_ = input;
+          serialization_.copy_rows_from(input);
           std::swap(serialization_, slot->batch);
         }
       }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,19 @@ class RowBatch {
   const ByteBuffer& data() const { return data_; }
   std::vector<std::uint32_t>& mutable_offsets() { return offsets_; }
   ByteBuffer& mutable_data() { return data_; }
+  // Replaces the rows with a deep copy of `from`'s, row by row, as Impala's
+  // RowBatch::Serialize copies tuples (row-batch-ir.cc): the serialization work
+  // of whole-batch senders.
+  void copy_rows_from(const RowBatch& from) {
+    clear();
+    const std::uint32_t n = from.rows();
+    for (std::uint32_t r = 0; r < n; ++r) {
+      const std::uint32_t start = from.offsets_[r];
+      const std::uint32_t end = r + 1 < n ? from.offsets_[r + 1] : static_cast<std::uint32_t>(from.data_.size());
+      std::memcpy(append_row(end - start), from.data_.data() + start, end - start);
+    }
+  }
+
   // Bytes of memory the batch holds (capacities), for buffer accounting.
   std::size_t footprint() const { return offsets_.capacity() * 4 + data_.capacity(); }
   // Checksum of the offsets and the uncompressed tuple data.

@@ -27,12 +27,16 @@ std::string render_calibration(const transport::Calibration& calibration) {
   return table.render();
 }
 
-transport::Calibration calibrate_with_progress(int repetitions, double scale) {
+transport::CalibrationSamples measure_with_progress(int repetitions, double scale) {
   transport::CalibrationOptions options;
   options.repetitions = repetitions;
   options.scale = scale;
   options.progress = [](const std::string& line) { fmt::print(stderr, "calibrate: {}\n", line); };
-  return transport::calibrate_costs(options);
+  return transport::measure_costs(options);
+}
+
+transport::Calibration calibrate_with_progress(int repetitions, double scale) {
+  return transport::summarize_costs(measure_with_progress(repetitions, scale));
 }
 
 std::string calibration_profile_json(const transport::Calibration& calibration) {

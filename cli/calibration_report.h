@@ -9,6 +9,8 @@
 
 namespace exsim::cli {
 
+// Runs the benchmarks, a progress line per step on stderr.
+transport::CalibrationSamples measure_with_progress(int repetitions, double scale);
 transport::Calibration calibrate_with_progress(int repetitions, double scale);
 std::string render_calibration(const transport::Calibration& calibration);
 std::string calibration_profile_json(const transport::Calibration& calibration);

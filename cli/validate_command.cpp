@@ -35,17 +35,19 @@ int validate_command(const std::vector<std::string>& args) {
       "Runs every policy of every scenario both in the simulator and on the real exchange\n"
       "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
       "by token buckets), with the same seed and the same costs: the profile's, or, without\n"
-      "--profile, this machine's, calibrated first. Prints predicted against measured\n"
-      "wall-clock, RPCs, bytes on the wire and largest per-host sender peak with the relative\n"
-      "error of each, then the median and largest errors, and where a row exceeds a\n"
-      "threshold, which stage differs. Thresholds come from SUITE_DIR/suite.json.\n"
+      "--profile, this machine's, measured before and again after the real runs. Prints\n"
+      "predicted against measured wall-clock, RPCs, bytes on the wire and largest\n"
+      "per-host sender peak with the relative error of each, then the median and largest\n"
+      "errors, and where a row exceeds a threshold, which stage differs. Thresholds come\n"
+      "from SUITE_DIR/suite.json.\n"
       "Exit status: 0 within the thresholds, 1 beyond them, 2 bad input, 3 a failed run.\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
-      ("profile", po::value<std::string>(), "costs profile for the simulator (default: calibrate this machine now)")
+      ("profile", po::value<std::string>(), "costs profile for the simulator (default: calibrate this machine around the runs)")
       ("json,o", po::value<std::string>(), "write every comparison, the thresholds and the verdict to this file")
       ("markdown", po::value<std::string>(), "write the tables as Markdown (for CI comments) to this file")
-      ("repetitions", po::value<int>()->default_value(3), "without --profile: calibration repetitions")
+      ("repetitions", po::value<int>()->default_value(3),
+       "without --profile: calibration repetitions before the real runs, and as many after")
       ("timeout", po::value<int>()->default_value(300), "seconds each real exchange may take before the run fails");
   const auto parsed = parse_command_line(args, visible, "inputs");
   if (!parsed) return kExitOk;
@@ -65,22 +67,23 @@ int validate_command(const std::vector<std::string>& args) {
     Scenario scenario = parse_scenario(text, file);
     scenarios.push_back({file, std::move(text), std::move(scenario)});
   }
+  // Without a profile, this machine's costs are measured before and again after
+  // the real runs, so that they cover the same stretch of time on a machine
+  // whose speed drifts; never from the runs themselves.
+  transport::CalibrationSamples samples;
+  const bool calibrate = !vm.count("profile");
   CostProfile profile;
   std::string profile_source;
-  if (vm.count("profile")) {
-    profile = load_cost_profile(vm["profile"].as<std::string>());
-    profile_source = vm["profile"].as<std::string>();
+  if (calibrate) {
+    samples = measure_with_progress(repetitions, 1.0);
   } else {
-    const transport::Calibration calibration = calibrate_with_progress(repetitions, 1.0);
-    fmt::print("calibrated this machine ({} repetitions):\n{}\n", repetitions, render_calibration(calibration));
-    profile = calibration.profile;
-    profile_source = "calibrated now";
+    profile = load_cost_profile(vm["profile"].as<std::string>());  // a bad profile stops us before any run
+    profile_source = vm["profile"].as<std::string>();
   }
 
-  std::vector<validate::Comparison> comparisons;
+  std::vector<std::vector<RunResult>> measured;
   for (auto& loaded : scenarios) {
-    Scenario& scenario = loaded.scenario;
-    scenario.costs = profile;  // the simulator models this machine
+    const Scenario& scenario = loaded.scenario;
     transport::RunOptions options;
     options.scenario_file = loaded.file;
     options.scenario_text = loaded.text;
@@ -90,10 +93,27 @@ int validate_command(const std::vector<std::string>& args) {
     options.timeout = std::chrono::seconds(vm["timeout"].as<int>());
     options.exsim_binary = "/proc/self/exe";
     fmt::print(stderr, "validate: {}: running {} policies on the real exchange\n", loaded.file, scenario.policies.size());
-    std::vector<RunResult> measured = transport::run_on_agents(scenario, options);
+    measured.push_back(transport::run_on_agents(scenario, options));
+  }
+
+  if (calibrate) {
+    for (auto& [key, values] : measure_with_progress(repetitions, 1.0)) {
+      samples[key].insert(samples[key].end(), values.begin(), values.end());
+    }
+    const transport::Calibration calibration = transport::summarize_costs(samples);
+    fmt::print("calibrated this machine ({} repetitions before the real runs and {} after):\n{}\n", repetitions,
+               repetitions, render_calibration(calibration));
+    profile = calibration.profile;
+    profile_source = "calibrated around the runs";
+  }
+
+  std::vector<validate::Comparison> comparisons;
+  for (std::size_t s = 0; s < scenarios.size(); ++s) {
+    Scenario& scenario = scenarios[s].scenario;
+    scenario.costs = profile;  // the simulator models this machine
     for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
       RunResult predicted = simulate(scenario, scenario.policies[i]);
-      comparisons.push_back(validate::compare(loaded.file, std::move(predicted), std::move(measured.at(i))));
+      comparisons.push_back(validate::compare(scenarios[s].file, std::move(predicted), std::move(measured[s].at(i))));
     }
   }
   const validate::Verdict verdict = validate::judge(comparisons, suite.thresholds);

@@ -89,13 +89,13 @@ int available_cores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-Calibration calibrate_costs(const CalibrationOptions& options) {
+CalibrationSamples measure_costs(const CalibrationOptions& options) {
   const int reps = std::max(1, options.repetitions);
   const auto rows = [&](double n) { return std::max<std::int64_t>(1000, static_cast<std::int64_t>(n * options.scale)); };
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };
-  std::map<std::string, std::vector<double>> values;
+  CalibrationSamples values;
   for (int rep = 0; rep < reps; ++rep) {
     const std::uint64_t seed = options.seed + static_cast<std::uint64_t>(rep);
     say(fmt::format("repetition {}/{}: per-RPC costs (one-row batches, one in flight)", rep + 1, reps));
@@ -144,8 +144,12 @@ Calibration calibrate_costs(const CalibrationOptions& options) {
     values["lz4_decompress_bytes_per_s"].push_back(lz4.compressed_in / std::max(1.0, lz4.decompress_ns) * 1e9);
   }
 
+  return values;
+}
+
+Calibration summarize_costs(const CalibrationSamples& values) {
   Calibration result;
-  for (auto& [key, list] : values) result.spread[key] = spread_of(list);
+  for (const auto& [key, list] : values) result.spread[key] = spread_of(list);
   CostProfile& p = result.profile;
   p.serialize_bytes_per_s = result.spread["serialize_bytes_per_s"].median;
   p.deserialize_bytes_per_s = result.spread["deserialize_bytes_per_s"].median;
@@ -180,5 +184,7 @@ Calibration calibrate_costs(const CalibrationOptions& options) {
   };
   return result;
 }
+
+Calibration calibrate_costs(const CalibrationOptions& options) { return summarize_costs(measure_costs(options)); }
 
 }  // namespace exsim::transport

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "models/costs.h"
 
@@ -35,7 +36,15 @@ struct Calibration {
   std::map<std::string, std::string> sources;   // how each figure was measured
 };
 
-// Throws std::runtime_error when a benchmark exchange fails.
+// Each figure of each repetition, by profile key.
+using CalibrationSamples = std::map<std::string, std::vector<double>>;
+
+// Runs the benchmarks. Throws std::runtime_error when a benchmark exchange fails.
+CalibrationSamples measure_costs(const CalibrationOptions& options);
+// Medians and spreads of samples (which may come from several measure_costs
+// calls, e.g. before and after an experiment), the sources and the cores.
+Calibration summarize_costs(const CalibrationSamples& samples);
+// measure_costs, then summarize_costs.
 Calibration calibrate_costs(const CalibrationOptions& options);
 
 // The count of CPUs this process may run on.

@@ -183,8 +183,13 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
 
 Host::Host(Options options)
     : options_(std::move(options)),
-      nic_(options_.nic_bytes_per_s > 0 ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s, 256 * 1024) : nullptr),
-      nic_in_(options_.nic_bytes_per_s > 0 ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s, 256 * 1024) : nullptr),
+      // Outbound, no burst: a write of n bytes goes out only once a NIC of this
+      // rate would have sent them, so an idle link cannot catch up faster than
+      // line rate. Inbound, a burst of one write: bytes already paced by their
+      // sender pass, while several senders into one host are held to the rate.
+      nic_(options_.nic_bytes_per_s > 0 ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s, 0) : nullptr),
+      nic_in_(options_.nic_bytes_per_s > 0 ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s, 64 * 1024)
+                                           : nullptr),
       acceptor_(reactor_.context(), {asio::ip::make_address(options_.listen_address), 0}) {
   endpoint_ = acceptor_.local_endpoint();
   reactor_.post([this] { accept_next(); });

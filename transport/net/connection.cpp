@@ -110,7 +110,14 @@ void Connection::write_next() {
       bytes += gather_[i].size();
     }
     reserved_ = bytes;
-    if (wait_for_tokens(*pacer_, bytes, pace_timer_, &Connection::issue_write)) return;
+    // A write of at most one packet (a response, an end-of-stream) takes its
+    // tokens but does not queue behind a chunk of another connection's data: on
+    // a real NIC it would interleave with that data packet by packet.
+    if (bytes <= kPacketBytes) {
+      pacer_->reserve(steady_now_ns(), static_cast<std::int64_t>(bytes));
+    } else if (wait_for_tokens(*pacer_, bytes, pace_timer_, &Connection::issue_write)) {
+      return;
+    }
   }
   issue_write();
 }
@@ -181,7 +188,14 @@ void Connection::on_read(const asio::error_code& error, std::size_t bytes) {
     close(fmt::format("malformed frame from the peer: {}", decoder_.error()));
     return;
   }
-  if (read_pacer_ && wait_for_tokens(*read_pacer_, bytes, read_timer_, &Connection::read_next)) return;
+  if (read_pacer_) {
+    // As for writes: a read of at most one packet takes its tokens without waiting.
+    if (bytes <= kPacketBytes) {
+      read_pacer_->reserve(steady_now_ns(), static_cast<std::int64_t>(bytes));
+    } else if (wait_for_tokens(*read_pacer_, bytes, read_timer_, &Connection::read_next)) {
+      return;
+    }
+  }
   read_next();
 }
 

@@ -31,6 +31,7 @@ namespace exsim::transport {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
+  static constexpr std::size_t kPacketBytes = 1500;  // an Ethernet MTU
   class Handler {
    public:
     virtual void on_frame(Connection& connection, const FrameHeader& header, const char* body) = 0;

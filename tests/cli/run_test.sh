@@ -36,6 +36,16 @@ check "merge rows" test "$(grep -c '"rows": 10000' "$work/run.json")" -eq 2
 check "agents' RSS reported" has '"rss_peak_bytes"' "$work/run.json"
 check "achieved LZ4 ratio reported" has '"lz4_ratio"' "$work/run.json"
 check "achieved RTT reported beside the nominal one" has '"achieved"' "$work/run.json"
+# Delay lines never release a frame early: every round trip measured is at least
+# its nominal RTT, and every host pair with calls both ways has one.
+check "achieved RTTs measured, none below nominal" python3 -c "
+import json
+for r in json.load(open('$work/run.json')):
+    nom, ach = r['rtt_ms']['nominal'], r['rtt_ms']['achieved']
+    measured = [(a, n) for ra, rn in zip(ach, nom) for a, n in zip(ra, rn) if a >= 0]
+    assert len(measured) >= 6, measured
+    assert all(a >= 0.99 * n for a, n in measured), measured
+"
 check "RPC CPU measured" test "$(grep -c '"rpc": 0.0,' "$work/run.json")" -eq 0
 check "no agent left behind" test -z "$(pgrep -f "exsim agent --listen 127.0.0.1:0 --token-file /tmp/exsim-token" || true)"
 

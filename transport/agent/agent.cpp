@@ -95,7 +95,8 @@ class Agent {
         if (op == "shutdown") {
           channel_->send(json{{"op", "bye"},
                               {"rss_peak_bytes", rss_peak_bytes()},
-                              {"achieved_one_way_ms", host_ ? host_->achieved_one_way_ms() : std::vector<double>{}}}
+                              {"achieved_one_way_ms", host_ ? host_->achieved_one_way_ms() : std::vector<double>{}},
+                              {"achieved_response_ms", host_ ? host_->achieved_response_ms() : std::vector<double>{}}}
                              .dump());
           break;
         }

@@ -115,19 +115,23 @@ class Coordinator {
       results.push_back(run_policy(policy));
     }
     const std::size_t n = channels_.size();
-    std::vector<std::vector<double>> one_way(n, std::vector<double>(n, -1)), nominal(n, std::vector<double>(n)),
-        achieved(n, std::vector<double>(n, -1));
+    // calls[a][b]: one-way delay of a's calls to b, measured by b; responses[a][b]:
+    // of b's responses to them, measured by a.
+    std::vector<std::vector<double>> calls(n, std::vector<double>(n, -1)), responses(n, std::vector<double>(n, -1)),
+        nominal(n, std::vector<double>(n)), achieved(n, std::vector<double>(n, -1));
     for (std::size_t i = 0; i < n; ++i) {
       channels_[i]->send(json{{"op", "shutdown"}}.dump());
       const json bye = expect(i, "bye", Clock::now() + std::chrono::seconds(10));
       for (auto& r : results) r.hosts[i].rss_peak_bytes = bye.at("rss_peak_bytes").get<std::int64_t>();
       const auto delays = bye.at("achieved_one_way_ms").get<std::vector<double>>();
-      for (std::size_t from = 0; from < delays.size() && from < n; ++from) one_way[from][i] = delays[from];
+      for (std::size_t from = 0; from < delays.size() && from < n; ++from) calls[from][i] = delays[from];
+      const auto back = bye.at("achieved_response_ms").get<std::vector<double>>();
+      for (std::size_t to = 0; to < back.size() && to < n; ++to) responses[i][to] = back[to];
     }
     for (std::size_t a = 0; a < n; ++a) {
       for (std::size_t b = 0; b < n; ++b) {
         nominal[a][b] = scenario_.cluster.rtt.rtt_ms(static_cast<int>(a), static_cast<int>(b));
-        if (one_way[a][b] >= 0 && one_way[b][a] >= 0) achieved[a][b] = one_way[a][b] + one_way[b][a];
+        if (calls[a][b] >= 0 && responses[a][b] >= 0) achieved[a][b] = calls[a][b] + responses[a][b];
       }
     }
     for (auto& r : results) {

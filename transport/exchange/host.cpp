@@ -33,6 +33,10 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
     connection_->send_copy(h, &from, sizeof from, 0);
   }
 
+  int to() const { return to_; }
+  // Delays achieved by responses from `to` (send stamp to release).
+  const LogHistogram& responses_achieved() const { return responses_.achieved_ns(); }
+
   void call(FrameType type, std::array<asio::const_buffer, 3> pieces, std::size_t count, CallSink* sink,
             std::uint64_t cookie) {
     // Calls awaiting a response live in a reused slot table: a call id is its
@@ -251,6 +255,21 @@ void Host::respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id,
     result.encode(body);
     on->send_copy(h, body, sizeof body, 0);
   });
+}
+
+std::vector<double> Host::achieved_response_ms() {
+  auto result = std::make_shared<std::vector<double>>(static_cast<std::size_t>(options_.hosts), -1.0);
+  auto done = std::make_shared<std::promise<void>>();
+  reactor_.post([this, result, done] {
+    for (const auto& out : outbound_) {
+      if (!out || out->responses_achieved().count() == 0) continue;
+      const auto h = static_cast<std::size_t>(out->to());
+      if (h < result->size()) (*result)[h] = out->responses_achieved().quantile(0.5) * 1e-6;
+    }
+    done->set_value();
+  });
+  if (done->get_future().wait_for(std::chrono::seconds(5)) != std::future_status::ready) return {};
+  return *result;
 }
 
 std::vector<double> Host::achieved_one_way_ms() {

@@ -74,10 +74,11 @@ Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom s
         // serialization_batch_ plus one in-flight batch per RPC in flight, shared by all channels.
         return (1 + policy.in_flight) * serialization.bytes() + scratch;
       }
-      return scratch;
+      // per_channel: serialized for each channel into serialization_batch_, as random.
+      return serialization.bytes() + scratch;
     case PartitionKind::kRandom:
     case PartitionKind::kMerge:
-      // serialization_batch_, swapped into the channel's outbound buffer on send.
+      // serialization_batch_, compressed, then swapped into the channel's outbound buffer.
       return serialization.bytes() + scratch;
   }
   return 0;
@@ -99,11 +100,8 @@ Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int ch
            channel_buffer_bytes(policy, exchange.kind, room_after({}, batch, compress_local),
                                 compress_local, outbound);
   const bool any_compressed = (compress_remote && channels > local_channels) || (compress_local && local_channels > 0);
-  // Broadcast `once` compresses the shared batches themselves; random and merge
-  // swap theirs into the channels before compressing.
-  const bool shared_compressed = exchange.kind == PartitionKind::kBroadcast && any_compressed;
   const Bytes scratch = any_compressed ? room_after({}, batch, true).data : 0;
-  total += shared_buffer_bytes(policy, exchange.kind, room_after({}, batch, shared_compressed), scratch);
+  total += shared_buffer_bytes(policy, exchange.kind, room_after({}, batch, any_compressed), scratch);
   return total;
 }
 

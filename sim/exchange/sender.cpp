@@ -177,6 +177,7 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   // per_channel: the IMPALA-6041 regression serializes once per destination.
   steps_.push_back(Step::cpu(work));
   for (int c : order_) {
+    note_shared(batch, /*serialized=*/true, channels_[c].compress);
     note_batch(channels_[c], batch);
     steps_.push_back(Step::cpu(serialize() + send_cpu(channels_[c], tuple_bytes)));
     steps_.push_back(Step::send(c, batch));
@@ -188,7 +189,7 @@ void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
   const BatchSize batch{rows, tuple_bytes};
   const int c = next_channel_;
   next_channel_ = (next_channel_ + 1) % static_cast<int>(channels_.size());
-  note_shared(batch, /*serialized=*/true, /*compressed=*/false);
+  note_shared(batch, /*serialized=*/true, channels_[c].compress);
   note_batch(channels_[c], batch);
   SimTime work = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1) + send_cpu(channels_[c], tuple_bytes);
   steps_.push_back(Step::cpu(work));
@@ -353,10 +354,9 @@ void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
 void SenderInstance::note_shared(BatchSize batch, bool serialized, bool compressed) {
   const PartitionKind kind = run_.exchange().kind;
   if (serialized) {
-    // Broadcast `once` compresses the shared batches themselves (swapping in the
-    // scratch); random and merge swap theirs into a channel first.
-    const bool shared_compressed = kind == PartitionKind::kBroadcast && compressed;
-    serialization_room_ = room_after(serialization_room_, batch, shared_compressed);
+    // Batches are compressed in the serialization batch (swapping in the
+    // scratch) before they go to a channel or, for broadcast `once`, to all.
+    serialization_room_ = room_after(serialization_room_, batch, compressed);
   }
   if (compressed) {
     const Bytes bound = lz4_bound(batch.tuple_bytes);

@@ -168,6 +168,9 @@ void SenderInstance::run_whole_batches() {
     const std::int64_t n = std::min(left, per_batch);
     left -= n;
     const RowBatch& input = next_input(n);
+    // As in Impala, a batch is serialized and compressed before the sender
+    // waits for its channel (SerializeBatch, then TransmitData's wait, section
+    // 2.1, 2.4): the LZ4 work is not on the channel's round trip.
     if (exchange_.kind == PartitionKind::kBroadcast && policy_.broadcast_serialize == BroadcastSerialize::kOnce) {
       // Serialized once; every channel sends the same bytes (section 3.1).
       Slot& slot = *shared_slots_[shared];
@@ -176,29 +179,31 @@ void SenderInstance::run_whole_batches() {
         CpuScope cpu(stats_.cpu_serialize);
         slot.batch.copy_rows_from(input);
       }
-      slot.encoded_for_all = false;
+      encode(slot.batch, channels_.front().compress, slot.encoded);
       for (int c = 0; c < count; ++c) {
         if (!window_.acquire(c, setup_.deadline, blocked_) || !send(c, slot, /*shared=*/true)) return;
       }
       continue;
     }
+    // Random and merge send each batch to one channel; a per_channel broadcast
+    // serializes it again for every channel (IMPALA-6041). Either way it is
+    // serialized into the sender's serialization batch, which is then swapped
+    // into the channel's outbound buffer (section 2.4).
     const int first = exchange_.kind == PartitionKind::kBroadcast ? 0 : next;
     const int last = exchange_.kind == PartitionKind::kBroadcast ? count : next + 1;
     next = (next + 1) % count;
     for (int c = first; c < last; ++c) {
-      if (!window_.acquire(c, setup_.deadline, blocked_)) return;
-      Slot* slot = free_slot(channels_[static_cast<std::size_t>(c)].slots);
+      Channel& ch = channels_[static_cast<std::size_t>(c)];
       {
         CpuScope cpu(stats_.cpu_serialize);
-        if (exchange_.kind == PartitionKind::kBroadcast) {
-          slot->batch.copy_rows_from(input);  // per_channel broadcast serializes once per channel
-        } else {
-          // Random and merge serialize into the sender's serialization batch and
-          // swap it into the channel's outbound buffer (sections 2.5, 3.3).
-          serialization_.copy_rows_from(input);
-          std::swap(serialization_, slot->batch);
-        }
+        serialization_.copy_rows_from(input);
       }
+      EncodedBatch encoded;
+      encode(serialization_, ch.compress, encoded);
+      if (!window_.acquire(c, setup_.deadline, blocked_)) return;
+      Slot* slot = free_slot(ch.slots);
+      std::swap(serialization_, slot->batch);  // moves the buffers `encoded` points into
+      slot->encoded = encoded;
       if (!send(c, *slot, /*shared=*/false)) return;
     }
   }
@@ -212,31 +217,36 @@ SenderInstance::Slot* SenderInstance::free_slot(std::vector<std::unique_ptr<Slot
   return slots.front().get();
 }
 
+// A full collector: compressed in place, then, once the channel is free,
+// swapped into its outbound buffer and sent (SendCurrentBatch, section 2.4).
 bool SenderInstance::flush(int c) {
   Channel& ch = channels_[static_cast<std::size_t>(c)];
+  EncodedBatch encoded;
+  encode(ch.collector, ch.compress, encoded);
   if (!window_.acquire(c, setup_.deadline, blocked_)) return false;
   Slot* slot = free_slot(ch.slots);
-  std::swap(slot->batch, ch.collector);
+  std::swap(slot->batch, ch.collector);  // moves the buffers `encoded` points into
+  slot->encoded = encoded;
   ch.collector.clear();
   return send(c, *slot, /*shared=*/false);
 }
 
+void SenderInstance::encode(RowBatch& batch, bool compress, EncodedBatch& out) {
+  const std::int64_t cpu_start = thread_cpu_ns();
+  encode_batch(batch, compress, codec_, scratch_, out);
+  // Encoding is LZ4 plus the checksum: the compress stage when compressing,
+  // else part of serialization, as the model counts them.
+  const std::int64_t spent = thread_cpu_ns() - cpu_start;
+  (compress ? stats_.cpu_compress : stats_.cpu_serialize) += spent;
+  encode_ns_ += spent;
+  if (compress) {
+    stats_.payload_compressed_in += static_cast<std::int64_t>(out.fields.tuple_bytes);
+    stats_.payload_compressed_out += static_cast<std::int64_t>(out.fields.payload_bytes);
+  }
+}
+
 bool SenderInstance::send(int c, Slot& slot, bool shared) {
   Channel& ch = channels_[static_cast<std::size_t>(c)];
-  if (!shared || !slot.encoded_for_all) {  // a shared batch is encoded once, for its first channel
-    slot.encoded_for_all = shared;
-    const std::int64_t cpu_start = thread_cpu_ns();
-    encode_batch(slot.batch, ch.compress, codec_, scratch_, slot.encoded);
-    // Encoding is LZ4 plus the checksum: the compress stage when compressing,
-    // else part of serialization, as the model counts them.
-    const std::int64_t spent = thread_cpu_ns() - cpu_start;
-    (ch.compress ? stats_.cpu_compress : stats_.cpu_serialize) += spent;
-    encode_ns_ += spent;
-    if (ch.compress) {
-      stats_.payload_compressed_in += static_cast<std::int64_t>(slot.encoded.fields.tuple_bytes);
-      stats_.payload_compressed_out += static_cast<std::int64_t>(slot.encoded.fields.payload_bytes);
-    }
-  }
   std::size_t index = 0;
   auto& slots = shared ? shared_slots_ : ch.slots;
   while (slots[index].get() != &slot) ++index;

@@ -61,7 +61,6 @@ class SenderInstance final : public CallSink {
     EncodedBatch encoded;
     char prefix[CallAddress::kSize + RowBatchHeader::kSize];
     std::atomic<int> users{0};  // calls in flight that send from it
-    bool encoded_for_all = false;  // shared slot: encoded for this fill already
   };
   struct Channel {
     int receiver = 0;
@@ -77,8 +76,9 @@ class SenderInstance final : public CallSink {
   void run();
   void run_hash();
   void run_whole_batches();
-  // Encodes the slot's batch (once, for a shared slot) and sends it on `channel`,
-  // whose window slot the caller holds.
+  // Encodes `batch` (LZ4 when `compress`), timing it by stage.
+  void encode(RowBatch& batch, bool compress, EncodedBatch& out);
+  // Sends the slot's encoded batch on `channel`, whose window slot the caller holds.
   bool send(int channel, Slot& slot, bool shared);
   Slot* free_slot(std::vector<std::unique_ptr<Slot>>& slots);
   bool flush(int channel);

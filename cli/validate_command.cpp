@@ -1,4 +1,5 @@
-// exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT]
+// exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT] [--repeat N]
+#include <algorithm>
 #include <cstdio>
 
 #include <boost/program_options.hpp>
@@ -31,7 +32,7 @@ struct LoadedScenario {
 
 int validate_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT]\n\n"
+      "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT] [--repeat N]\n\n"
       "Runs every policy of every scenario both in the simulator and on the real exchange\n"
       "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
       "by token buckets), with the same seed and the same costs: the profile's, or, without\n"
@@ -48,6 +49,8 @@ int validate_command(const std::vector<std::string>& args) {
       ("markdown", po::value<std::string>(), "write the tables as Markdown (for CI comments) to this file")
       ("repetitions", po::value<int>()->default_value(3),
        "without --profile: calibration repetitions before the real runs, and as many after")
+      ("repeat", po::value<int>()->default_value(1),
+       "run each scenario this many times on the real exchange and keep, per policy, the run of median wall-clock")
       ("timeout", po::value<int>()->default_value(300), "seconds each real exchange may take before the run fails");
   const auto parsed = parse_command_line(args, visible, "inputs");
   if (!parsed) return kExitOk;
@@ -58,6 +61,8 @@ int validate_command(const std::vector<std::string>& args) {
   if (vm.count("json")) check_writable(vm["json"].as<std::string>());
   if (vm.count("markdown")) check_writable(vm["markdown"].as<std::string>());
   const int repetitions = vm["repetitions"].as<int>();
+  const int repeat = vm["repeat"].as<int>();
+  if (repeat < 1 || repeat > 99) throw UsageError(fmt::format("--repeat {}: expected 1 to 99", repeat));
   if (repetitions < 1 || repetitions > 100) throw UsageError(fmt::format("--repetitions {}: expected 1 to 100", repetitions));
 
   // Every scenario is read and checked before anything runs.
@@ -92,8 +97,22 @@ int validate_command(const std::vector<std::string>& args) {
     options.nic_cap = true;
     options.timeout = std::chrono::seconds(vm["timeout"].as<int>());
     options.exsim_binary = "/proc/self/exe";
-    fmt::print(stderr, "validate: {}: running {} policies on the real exchange\n", loaded.file, scenario.policies.size());
-    measured.push_back(transport::run_on_agents(scenario, options));
+    // Each policy runs `repeat` times; the run of median wall-clock stands for
+    // it, so that one run disturbed by the machine's other work does not.
+    std::vector<std::vector<RunResult>> runs(scenario.policies.size());
+    for (int r = 0; r < repeat; ++r) {
+      fmt::print(stderr, "validate: {}: running {} policies on the real exchange ({}/{})\n", loaded.file,
+                 scenario.policies.size(), r + 1, repeat);
+      std::vector<RunResult> results = transport::run_on_agents(scenario, options);
+      for (std::size_t i = 0; i < results.size(); ++i) runs[i].push_back(std::move(results[i]));
+    }
+    std::vector<RunResult> medians;
+    for (auto& of_policy : runs) {
+      std::sort(of_policy.begin(), of_policy.end(),
+                [](const RunResult& a, const RunResult& b) { return a.wall_s < b.wall_s; });
+      medians.push_back(std::move(of_policy[of_policy.size() / 2]));
+    }
+    measured.push_back(std::move(medians));
   }
 
   if (calibrate) {

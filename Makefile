@@ -5,7 +5,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 SCENARIO ?= scenarios/default.json
 T ?=
 
-.PHONY: all deps configure build run test debug tsan bench clean
+.PHONY: all deps configure build run test validate debug tsan bench clean
 
 all: build
 
@@ -28,6 +28,12 @@ ifeq ($(T),)
 else
 	./$(BUILD_DIR)/exsim_tests --test-case='$(T)'
 endif
+
+# The model against the real exchange on this machine (scenarios/validation,
+# calibrating around the runs); exits 1 when an error exceeds suite.json's thresholds.
+validate: build
+	./$(BUILD_DIR)/exsim validate scenarios/validation --repeat 3 \
+	  --json $(BUILD_DIR)/validation.json --markdown $(BUILD_DIR)/validation.md
 
 debug: deps
 	@test -f $(BUILD_DIR)/debug/CMakeCache.txt || cmake -S . -B $(BUILD_DIR)/debug $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DEXSIM_SANITIZE=ON

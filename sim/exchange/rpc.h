@@ -16,12 +16,10 @@ class SenderInstance;
 class ReceiverInstance;
 
 struct Rpc {
-  // Where the call is in its life (reference section 8.5): the sender host's
-  // reactor writes it, the wire, the receiver, the response back, the sender
-  // host's reactor runs its callback.
-  enum class Stage : std::uint8_t { kTransmitting, kOnWire, kArriving, kReceiverWork, kResponding, kCompleting };
+  // Where the call is in its life: sender -> wire -> receiver -> response.
+  enum class Stage : std::uint8_t { kOnWire, kArriving, kReceiverWork, kResponding };
 
-  Stage stage = Stage::kTransmitting;
+  Stage stage = Stage::kOnWire;
   bool eos = false;
   bool compressed = false;
   SenderInstance* sender = nullptr;

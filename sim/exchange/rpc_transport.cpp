@@ -22,11 +22,13 @@ RpcTransport::RpcTransport(ModelContext& context)
 
 void RpcTransport::issue(Rpc* rpc) {
   rpc->issued = context_.simulator.now();
-  rpc->stage = Rpc::Stage::kTransmitting;
-  const double work = static_cast<double>(context_.rates.rpc_cpu) / 2 +
-                      static_cast<double>(rpc->wire_bytes) * context_.rates.transfer_ns_per_byte;
-  context_.cpu.rpc += work * 1e-9;
-  context_.cpu_pool(rpc->from_host).start(to_ns(work), this, tag_of(rpc));
+  rpc->stage = Rpc::Stage::kOnWire;
+  if (rpc->from_host == rpc->to_host) {
+    // Same process: through the host's own RPC port, never through the NIC.
+    on_event(tag_of(rpc));
+    return;
+  }
+  context_.network.send(rpc->from_host, rpc->to_host, static_cast<double>(rpc->wire_bytes), this, tag_of(rpc));
 }
 
 void RpcTransport::start_receiver_work(Rpc* rpc, SimTime work) {
@@ -48,15 +50,6 @@ void RpcTransport::respond(Rpc* rpc) {
 void RpcTransport::on_event(std::uint64_t tag) {
   Rpc* rpc = reinterpret_cast<Rpc*>(tag);
   switch (rpc->stage) {
-    case Rpc::Stage::kTransmitting:
-      rpc->stage = Rpc::Stage::kOnWire;
-      if (rpc->from_host == rpc->to_host) {
-        // Same process: through the host's own RPC port, never through the NIC.
-        on_event(tag);
-        return;
-      }
-      context_.network.send(rpc->from_host, rpc->to_host, static_cast<double>(rpc->wire_bytes), this, tag);
-      break;
     case Rpc::Stage::kOnWire:
       // The last byte has left: half the RTT plus the software latency to arrive.
       rpc->stage = Rpc::Stage::kArriving;
@@ -69,15 +62,7 @@ void RpcTransport::on_event(std::uint64_t tag) {
     case Rpc::Stage::kReceiverWork:
       rpc->receiver->on_work_done(rpc);
       break;
-    case Rpc::Stage::kResponding: {
-      // The completion callback on the sender host's reactor.
-      rpc->stage = Rpc::Stage::kCompleting;
-      const SimTime work = context_.rates.rpc_cpu - context_.rates.rpc_cpu / 2;
-      context_.cpu.rpc += static_cast<double>(work) * 1e-9;
-      context_.cpu_pool(rpc->from_host).start(work, this, tag);
-      break;
-    }
-    case Rpc::Stage::kCompleting:
+    case Rpc::Stage::kResponding:
       rpc->sender->on_response(*rpc);
       pool_.release(rpc);
       break;

@@ -1,12 +1,8 @@
-// Moves RPCs between sender and receiver instances (reference sections 2.2 and
-// 8.5): the sender host's reactor writes the call (half the per-call CPU plus
-// the bytes through the RPC stack), the sender's NIC and the wire, half the RTT
-// plus the software latency to arrive, receiver work on the receiver host's
-// cores, half the RTT back with the response, and the sender host's reactor
-// running the completion callback (the other half of the per-call CPU). Reactor
-// work competes for the host's cores like any thread's. Records each call's
-// network time, which is, as in Impala (section 5.9), the whole call minus the
-// time the receiver held it.
+// Moves RPCs between sender and receiver instances: the sender's NIC and the
+// wire, half the RTT plus the software latency to arrive, receiver work on the
+// receiver host's cores, half the RTT back with the response (reference
+// sections 2.2 and 8.5). Records each call's network time, which is, as in
+// Impala (section 5.9), the whole call minus the time the receiver held it.
 #ifndef EXSIM_SIM_EXCHANGE_RPC_TRANSPORT_H_
 #define EXSIM_SIM_EXCHANGE_RPC_TRANSPORT_H_
 
@@ -25,8 +21,7 @@ class RpcTransport final : public EventHandler {
   explicit RpcTransport(ModelContext& context);
 
   Rpc* new_rpc() { return pool_.acquire(); }
-  // Sends a filled-in call: the reactor's work, then the wire. Cross-host calls
-  // queue on the host pair's connection.
+  // Sends a filled-in call. Cross-host calls queue on the host pair's connection.
   void issue(Rpc* rpc);
   // Receiver-side CPU for the call (service or deserialization thread).
   void start_receiver_work(Rpc* rpc, SimTime work);

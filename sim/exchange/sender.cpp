@@ -88,12 +88,13 @@ static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t 
   return to_ns(produce + serialize);
 }
 
-// The sender thread's own work of sending a batch: LZ4, if the channel
-// compresses. The call's RPC work runs on the host's reactor (rpc_transport.h).
 SimTime SenderInstance::send_cpu(const Channel& channel, Bytes tuple_bytes) {
   double compress = channel.compress ? static_cast<double>(tuple_bytes) * context_.rates.compress_ns_per_byte : 0;
+  const double rpc = static_cast<double>(context_.rates.rpc_cpu) +
+                     static_cast<double>(payload_bytes(channel, tuple_bytes)) * context_.rates.transfer_ns_per_byte;
   context_.cpu.compress += compress * 1e-9;
-  return to_ns(compress);
+  context_.cpu.rpc += rpc * 1e-9;
+  return to_ns(compress + rpc);
 }
 
 // LZ4 output is kept only if smaller (outbound-row-batch.cc:76-82).
@@ -171,7 +172,10 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
     // Serialized (and compressed) once; every channel sends the same payload (section 3.1).
     note_shared(batch, /*serialized=*/true, channels_[order_[0]].compress);
     steps_.push_back(Step::cpu(work + serialize() + send_cpu(channels_[order_[0]], tuple_bytes)));
-    for (int c : order_) steps_.push_back(Step::send(c, batch));
+    for (std::size_t i = 0; i < order_.size(); ++i) {
+      if (i > 0) steps_.push_back(Step::cpu(send_cpu(Channel{}, 0)));  // each RPC's own CPU
+      steps_.push_back(Step::send(order_[i], batch));
+    }
     return;
   }
   // per_channel: the IMPALA-6041 regression serializes once per destination.
@@ -207,6 +211,9 @@ void SenderInstance::plan_final() {
     ch.filling = {};
   }
   steps_.push_back(Step::of(Step::Kind::kWaitAll));
+  SimTime eos_cpu = 0;
+  for (std::size_t c = 0; c < channels_.size(); ++c) eos_cpu += send_cpu(Channel{}, 0);
+  steps_.push_back(Step::cpu(eos_cpu));
   steps_.push_back(Step::of(Step::Kind::kEos));
   steps_.push_back(Step::of(Step::Kind::kWaitAll));
   steps_.push_back(Step::of(Step::Kind::kDone));

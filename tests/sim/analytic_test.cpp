@@ -32,17 +32,15 @@ RunResult run(const std::string& json) {
 
 TEST_CASE("one channel, one RPC in flight: wall-clock follows the closed form") {
   // fixed_len 16K: K = 16384 / 100 = 163 rows. 100000 rows = 613 full batches + 81 rows.
-  // Sender thread work per batch S = 163 x 100 B x 1 ns = 16.3 us, less than a round
+  // Sender work per batch S = 163 x 100 B x 1 ns + 10 us = 26.3 us, less than a round
   // trip, so the channel is latency-bound and the sender always waits for it.
-  // Round trip of a k-row batch (section 8.5): the sender host's reactor writes it
-  // (half the 10 us RPC CPU), wire (100k + 4k + 100 B at 1 B/ns), RTT 500 us, latency
-  // 20 us, receiver RPC CPU 10 us + deserialize 100k x 0.5 ns, and the completion
-  // callback on the sender host's reactor (the other 5 us).
-  auto round_trip = [](double k) { return 5e3 + (104 * k + 100) + 500e3 + 20e3 + 10e3 + 50 * k + 5e3; };
-  const double full = round_trip(163), partial = round_trip(81), eos = 5e3 + 100 + 500e3 + 20e3 + 10e3 + 5e3;
+  // Round trip of a k-row batch: wire (100k + 4k + 100 B at 1 B/ns) + RTT 500 us
+  //   + latency 20 us + receiver RPC CPU 10 us + deserialize 100k x 0.5 ns.
+  auto round_trip = [](double k) { return (104 * k + 100) + 500e3 + 20e3 + 10e3 + 50 * k; };
+  const double full = round_trip(163), partial = round_trip(81), eos = 100 + 500e3 + 20e3 + 10e3;
   // Batch j is sent at S + (j-1) x full; the partial batch when the last full one
-  // returns; then EOS; the run ends when its response has been handled.
-  const double expected_ns = 16.3e3 + 613 * full + partial + eos;
+  // returns; then EOS after 10 us of RPC CPU; the run ends when its response arrives.
+  const double expected_ns = 26.3e3 + 613 * full + partial + 10e3 + eos;
   const RunResult r = run(one_channel(R"({"buffer": {"flat": "16K"}, "compression": "none"})"));
   CHECK(r.rpcs == 614);
   CHECK(r.wall_s * 1e9 == doctest::Approx(expected_ns).epsilon(0.01));
@@ -50,8 +48,8 @@ TEST_CASE("one channel, one RPC in flight: wall-clock follows the closed form") 
   REQUIRE(r.exchanges.size() == 1);
   CHECK(r.exchanges[0].rows == 100000);
   CHECK(r.exchanges[0].eos_rpcs == 1);
-  // Network time per RPC: reactor write + wire + RTT + latency, about 542 us.
-  CHECK(r.rpc_network_p50_us == doctest::Approx((5e3 + 104 * 163 + 100 + 520e3) / 1e3).epsilon(0.03));
+  // Network time per RPC: wire + RTT + latency, about 537 us.
+  CHECK(r.rpc_network_p50_us == doctest::Approx((104 * 163 + 100 + 520e3) / 1e3).epsilon(0.03));
 }
 
 TEST_CASE("RPC counts are exact for fixed_len and bytes capacity") {

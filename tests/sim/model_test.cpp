@@ -120,9 +120,7 @@ TEST_CASE("a latency-bound exchange gets faster with bigger buffers and more RPC
   for (const auto& p : s.policies) r[p.name] = simulate(s, p);
   CHECK(r["64K"].wall_s < 0.9 * r["16K"].wall_s);
   CHECK(r["64K"].rpcs < r["16K"].rpcs / 3);
-  // Past 64K the exchange is bound by the NICs, not round trips: 128K is no faster,
-  // and no slower beyond the longer tail of its larger last batches.
-  CHECK(r["128K"].wall_s <= 1.01 * r["64K"].wall_s);
+  CHECK(r["128K"].wall_s <= r["64K"].wall_s);
   Policy two = s.policies[0];
   two.in_flight = 2;
   CHECK(simulate(s, two).wall_s < 0.9 * r["16K"].wall_s);

@@ -57,6 +57,13 @@ struct Exchange {
   double produce_rows_per_s = 0;    // per sender instance; 0 = not a bottleneck
   double consume_rows_per_s = 0;    // per receiver instance; 0 = not a bottleneck
   std::vector<int> after;           // indices of exchanges of the same query
+
+  // How its senders send: a hash sender with a single channel takes the
+  // whole-batch path of random (reference section 1.7), so it sends, batches and
+  // buffers as one; only the planner still sees a hash partition.
+  PartitionKind send_path() const {
+    return kind == PartitionKind::kHash && receivers.instances() == 1 ? PartitionKind::kRandom : kind;
+  }
 };
 
 struct Query {

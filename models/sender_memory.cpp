@@ -86,7 +86,8 @@ Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom s
 
 Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int channels, int local_channels,
                           double row_bytes) {
-  const bool hash = exchange.kind == PartitionKind::kHash;
+  const PartitionKind path = exchange.send_path();
+  const bool hash = path == PartitionKind::kHash;
   BatchSize batch = hash ? full_channel_batch(channel_capacity(policy, exchange.row, channels), row_bytes)
                          : full_input_batch(row_bytes);
   const bool compress_remote = channel_compresses(policy, exchange.kind, channels, /*local=*/false);
@@ -94,14 +95,14 @@ Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int ch
   const int outbound = outbound_buffers_per_channel(policy);
   Bytes total = 0;
   total += static_cast<Bytes>(channels - local_channels) *
-           channel_buffer_bytes(policy, exchange.kind, room_after({}, batch, compress_remote),
+           channel_buffer_bytes(policy, path, room_after({}, batch, compress_remote),
                                 compress_remote, outbound);
   total += static_cast<Bytes>(local_channels) *
-           channel_buffer_bytes(policy, exchange.kind, room_after({}, batch, compress_local),
+           channel_buffer_bytes(policy, path, room_after({}, batch, compress_local),
                                 compress_local, outbound);
   const bool any_compressed = (compress_remote && channels > local_channels) || (compress_local && local_channels > 0);
   const Bytes scratch = any_compressed ? room_after({}, batch, true).data : 0;
-  total += shared_buffer_bytes(policy, exchange.kind, room_after({}, batch, any_compressed), scratch);
+  total += shared_buffer_bytes(policy, path, room_after({}, batch, any_compressed), scratch);
   return total;
 }
 

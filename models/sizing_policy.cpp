@@ -46,7 +46,7 @@ BatchSize full_input_batch(double row_bytes) {
 
 BatchSize typical_batch(const Policy& policy, const Exchange& exchange) {
   const double row_bytes = static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean();
-  if (exchange.kind != PartitionKind::kHash) return full_input_batch(row_bytes);
+  if (exchange.send_path() != PartitionKind::kHash) return full_input_batch(row_bytes);
   return full_channel_batch(channel_capacity(policy, exchange.row, exchange.receivers.instances()), row_bytes);
 }
 

@@ -28,7 +28,8 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   for (int i = count - 1; i > 0; --i) std::swap(order_[i], order_[random_.below(static_cast<std::uint64_t>(i) + 1)]);
   next_channel_ = index % count;  // spread round-robin senders over channels from the start
 
-  // Broadcast, random and merge send each input batch whole. A hash sender's
+  // Broadcast, random and merge send each input batch whole, and so does a hash
+  // sender with one channel (Exchange::send_path). Otherwise a hash sender's
   // input batches are routed in groups: a group is split over the channels by
   // one multinomial draw (the sum of the batches' multinomials has exactly that
   // distribution) and its var-len bytes by one draw of their sum, with a channel's
@@ -36,7 +37,7 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   // batch per channel, so each draw serves about one RPC.
   const double mean_row = static_cast<double>(x.row.fixed_bytes) + x.row.varlen.mean();
   rows_per_step_ = full_input_batch(mean_row).rows;
-  if (x.kind == PartitionKind::kHash) {
+  if (x.send_path() == PartitionKind::kHash) {
     const BatchSize full = full_channel_batch(run.capacity(), mean_row);
     const auto group = static_cast<std::int64_t>(static_cast<double>(full.rows) * count / 2.0 /
                                                  static_cast<double>(rows_per_step_));
@@ -60,7 +61,7 @@ void SenderInstance::plan_next() {
   const std::int64_t rows = std::min(rows_left_, rows_per_step_);
   rows_left_ -= rows;
   const Bytes tuple_bytes = rows * x.row.fixed_bytes + x.row.varlen.sample_sum(rows, random_);
-  switch (x.kind) {
+  switch (x.send_path()) {
     case PartitionKind::kHash:
       plan_hash(rows, tuple_bytes);
       break;
@@ -82,7 +83,7 @@ static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t 
                          int copies) {
   double produce = x.produce_rows_per_s > 0 ? static_cast<double>(rows) / x.produce_rows_per_s * 1e9 : 0;
   double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte;
-  if (x.kind == PartitionKind::kHash) serialize += static_cast<double>(rows) * context.rates.partition_ns_per_row;
+  if (x.send_path() == PartitionKind::kHash) serialize += static_cast<double>(rows) * context.rates.partition_ns_per_row;
   context.cpu.produce += produce * 1e-9;
   context.cpu.serialize += serialize * 1e-9;
   return to_ns(produce + serialize);
@@ -343,14 +344,14 @@ void SenderInstance::finish() {
 // room (models/sender_memory.h); its outbound buffers are allocated as RPCs
 // first go in flight together.
 void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
-  const bool hash = run_.exchange().kind == PartitionKind::kHash;
+  const bool hash = run_.exchange().send_path() == PartitionKind::kHash;
   const BufferRoom room = room_after(ch.room, batch, ch.compress);
   const int outbound = std::max(ch.outbound_used, hash ? 0 : 1);
   const bool grew = room.data != ch.room.data || room.rows != ch.room.rows;
   if (!grew && ch.footprint != 0 && outbound == ch.outbound_counted) return;
   ch.room = room;
   ch.outbound_counted = outbound;
-  const Bytes now = channel_buffer_bytes(context_.policy, run_.exchange().kind, ch.room, ch.compress, outbound);
+  const Bytes now = channel_buffer_bytes(context_.policy, run_.exchange().send_path(), ch.room, ch.compress, outbound);
   add_footprint(now - ch.footprint);
   ch.footprint = now;
   if (ch.compress) note_shared(batch, /*serialized=*/false, /*compressed=*/true);
@@ -359,7 +360,7 @@ void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
 // The sender's shared buffers: the serialization batch (whole-batch kinds) and
 // the LZ4 scratch, which the compressed batches pass through.
 void SenderInstance::note_shared(BatchSize batch, bool serialized, bool compressed) {
-  const PartitionKind kind = run_.exchange().kind;
+  const PartitionKind kind = run_.exchange().send_path();
   if (serialized) {
     // Batches are compressed in the serialization batch (swapping in the
     // scratch) before they go to a channel or, for broadcast `once`, to all.

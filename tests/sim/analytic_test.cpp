@@ -31,33 +31,51 @@ RunResult run(const std::string& json) {
 }
 
 TEST_CASE("one channel, one RPC in flight: wall-clock follows the closed form") {
-  // fixed_len 16K: K = 16384 / 100 = 163 rows. 100000 rows = 613 full batches + 81 rows.
-  // Sender work per batch S = 163 x 100 B x 1 ns + 10 us = 26.3 us, less than a round
-  // trip, so the channel is latency-bound and the sender always waits for it.
+  // A hash sender with one channel sends whole input batches (section 1.7):
+  // 1024 rows of 100 B = 102400 B. 100000 rows = 97 full batches + 672 rows.
+  // Sender work per batch S = 102400 B x 1 ns + 10 us RPC CPU = 112.4 us, less than a
+  // round trip, so the channel is latency-bound and the sender always waits for it.
   // Round trip of a k-row batch: wire (100k + 4k + 100 B at 1 B/ns) + RTT 500 us
   //   + latency 20 us + receiver RPC CPU 10 us + deserialize 100k x 0.5 ns.
   auto round_trip = [](double k) { return (104 * k + 100) + 500e3 + 20e3 + 10e3 + 50 * k; };
-  const double full = round_trip(163), partial = round_trip(81), eos = 100 + 500e3 + 20e3 + 10e3;
+  const double full = round_trip(1024), partial = round_trip(672), eos = 100 + 500e3 + 20e3 + 10e3;
   // Batch j is sent at S + (j-1) x full; the partial batch when the last full one
   // returns; then EOS after 10 us of RPC CPU; the run ends when its response arrives.
-  const double expected_ns = 26.3e3 + 613 * full + partial + 10e3 + eos;
+  const double expected_ns = 112.4e3 + 97 * full + partial + 10e3 + eos;
   const RunResult r = run(one_channel(R"({"buffer": {"flat": "16K"}, "compression": "none"})"));
-  CHECK(r.rpcs == 614);
+  CHECK(r.rpcs == 98);
   CHECK(r.wall_s * 1e9 == doctest::Approx(expected_ns).epsilon(0.01));
   CHECK(r.wall_s * 1e9 == doctest::Approx(expected_ns).epsilon(0.0001));  // in fact, to the nanosecond scale
   REQUIRE(r.exchanges.size() == 1);
   CHECK(r.exchanges[0].rows == 100000);
   CHECK(r.exchanges[0].eos_rpcs == 1);
-  // Network time per RPC: wire + RTT + latency, about 537 us.
-  CHECK(r.rpc_network_p50_us == doctest::Approx((104 * 163 + 100 + 520e3) / 1e3).epsilon(0.03));
+  // Network time per RPC: wire + RTT + latency, about 627 us.
+  CHECK(r.rpc_network_p50_us == doctest::Approx((104 * 1024 + 100 + 520e3) / 1e3).epsilon(0.03));
+}
+
+// Two channels: one sender on s, two receiver instances on r.
+std::string two_channels(const std::string& policy, std::int64_t rows) {
+  std::string json = one_channel(policy, rows);
+  const std::string one = R"("receivers": {"hosts": ["r"], "per_host": 1})";
+  json.replace(json.find(one), one.size(), R"("receivers": {"hosts": ["r"], "per_host": 2})");
+  return json;
 }
 
 TEST_CASE("RPC counts are exact for fixed_len and bytes capacity") {
-  // fixed_len: 163 rows per batch; bytes: ceil(16384 / 100) = 164 rows per batch.
-  CHECK(run(one_channel(R"({"buffer": {"flat": "16K"}})", 100000)).rpcs == (100000 + 162) / 163);
-  CHECK(run(one_channel(R"({"buffer": {"flat": "16K"}, "capacity": "bytes"})", 100000)).rpcs == (100000 + 163) / 164);
-  CHECK(run(one_channel(R"({"buffer": {"flat": "64K"}})", 1000000)).rpcs == (1000000 + 654) / 655);
-  CHECK(run(one_channel(R"({"buffer": {"flat": "1M"}, "capacity": "bytes"})", 1000000)).rpcs == (1000000 + 10485) / 10486);
+  // One channel: whole input batches of 1024 rows whatever the buffer (section 1.7).
+  CHECK(run(one_channel(R"({"buffer": {"flat": "16K"}})", 100000)).rpcs == (100000 + 1023) / 1024);
+  CHECK(run(one_channel(R"({"buffer": {"flat": "1M"}, "capacity": "bytes"})", 100000)).rpcs == (100000 + 1023) / 1024);
+  // Two channels of n1 + n2 = N rows, K rows a batch: each sends its full batches and
+  // one partial one, so the count is ceil(N / K) or one more (both channels partial).
+  auto within = [](std::int64_t rpcs, std::int64_t rows, std::int64_t k) {
+    const std::int64_t least = (rows + k - 1) / k;
+    return rpcs == least || rpcs == least + 1;
+  };
+  // fixed_len: 16384 / 100 = 163 rows a batch; bytes: ceil(16384 / 100) = 164.
+  CHECK(within(run(two_channels(R"({"buffer": {"flat": "16K"}})", 100000)).rpcs, 100000, 163));
+  CHECK(within(run(two_channels(R"({"buffer": {"flat": "16K"}, "capacity": "bytes"})", 100000)).rpcs, 100000, 164));
+  CHECK(within(run(two_channels(R"({"buffer": {"flat": "64K"}})", 1000000)).rpcs, 1000000, 655));
+  CHECK(within(run(two_channels(R"({"buffer": {"flat": "1M"}, "capacity": "bytes"})", 1000000)).rpcs, 1000000, 10486));
 }
 
 TEST_CASE("two RPCs in flight halve a latency-bound channel's time") {
@@ -125,7 +143,7 @@ TEST_CASE("a slow consumer defers RPCs and bounds the receiver queue") {
   CHECK(r.exchanges[0].sender_blocked_s > 1.0);
   // Queue: at most the 1 MiB limit plus one batch over it (soft limit), plus the
   // deferred payloads, at most one per sender channel (3 senders, 1 in flight each).
-  const double batch = 409 * 48.0;  // 16384 / 40 = 409 rows, deserialized 40 + 8 B each
+  const double batch = 1024 * 48.0;  // one channel: whole input batches, deserialized 40 + 8 B a row
   CHECK(static_cast<double>(r.hosts[0].receiver_peak_bytes) <= 1048576 + batch + 3 * batch);
   CHECK(r.hosts[0].receiver_peak_bytes >= 1048576 * 0.9);
 }

@@ -37,15 +37,18 @@ long allocations_for(LocalCluster& cluster, const Scenario& s, std::int64_t* rpc
   return used;
 }
 
-TEST_CASE("steady state allocates nothing per batch") {
-  auto scenario = [](int rows) {
-    return test::scenario_from(R"({"name": "alloc", "cluster": {"hosts": 2, "rtt_ms": {"same_group": 0.05}},
+// Runs `kind` with `rows` and four times the rows; checks the longer run makes
+// well under one more allocation per extra RPC.
+void check_steady_state(const std::string& kind, const char* receivers, int rows) {
+  CAPTURE(kind);
+  auto scenario = [&](int count) {
+    return test::scenario_from(std::string(R"({"name": "alloc", "cluster": {"hosts": 2, "rtt_ms": {"same_group": 0.05}},
       "policies": {"p": {"buffer": {"flat": "16K"}, "in_flight": 2}},
-      "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": )" +
-                               std::to_string(rows) + R"(, "row": {"fixed_bytes": 64}, "lz4_ratio": 0.5,
-        "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 1}}]}]}})");
+      "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": ")") + kind + R"(", "rows": )" +
+                               std::to_string(count) + R"(, "row": {"fixed_bytes": 64}, "lz4_ratio": 0.5,
+        "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": )" + receivers + R"(}]}]}})");
   };
-  const Scenario small = scenario(100000), large = scenario(400000);
+  const Scenario small = scenario(rows), large = scenario(4 * rows);
   LocalCluster cluster(small, /*delay_line=*/false);
   std::int64_t warm_rpcs = 0, small_rpcs = 0, large_rpcs = 0;
   allocations_for(cluster, small, &warm_rpcs);  // warm-up: pools and caches grow once
@@ -53,11 +56,16 @@ TEST_CASE("steady state allocates nothing per batch") {
   LocalCluster cluster_large(large, /*delay_line=*/false);
   allocations_for(cluster_large, large, &warm_rpcs);
   const long large_allocations = allocations_for(cluster_large, large, &large_rpcs);
-  MESSAGE("allocations: ", small_allocations, " for ", small_rpcs, " RPCs, ", large_allocations, " for ", large_rpcs,
-          " RPCs");
+  MESSAGE(kind, ": allocations: ", small_allocations, " for ", small_rpcs, " RPCs, ", large_allocations, " for ",
+          large_rpcs, " RPCs");
   CHECK(large_rpcs > 3 * small_rpcs);
   // Per extra RPC, well under one allocation.
   CHECK(static_cast<double>(large_allocations - small_allocations) < 0.1 * static_cast<double>(large_rpcs - small_rpcs));
+}
+
+TEST_CASE("steady state allocates nothing per batch") {
+  check_steady_state("hash", R"({"hosts": ["h1"], "per_host": 2})", 100000);  // two channels: rows routed one by one
+  check_steady_state("random", R"({"hosts": ["h1"], "per_host": 1})", 400000);  // whole batches
 }
 
 }  // namespace

@@ -94,7 +94,7 @@ double random_share_for(const Scenario& scenario, const Policy& policy, std::siz
   // A hash sender's keys come from pools of 8 per receiver instance, found by
   // counting up from 1 (sender_side.cpp): small numbers.
   const std::uint64_t key_range =
-      x.kind == PartitionKind::kHash ? 16 * static_cast<std::uint64_t>(x.receivers.instances()) : 0;
+      x.send_path() == PartitionKind::kHash ? 16 * static_cast<std::uint64_t>(x.receivers.instances()) : 0;
   return calibrate_random_share(x.row, x.lz4_ratio, exchange_seed(scenario, query, 0, exchange),
                                 static_cast<std::size_t>(batch), key_range)
       .random_share;

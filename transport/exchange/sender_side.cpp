@@ -61,7 +61,7 @@ bool SenderInstance::join() {
 }
 
 void SenderInstance::run() {
-  if (exchange_.kind == PartitionKind::kHash) {
+  if (exchange_.send_path() == PartitionKind::kHash) {
     run_hash();
   } else {
     run_whole_batches();
@@ -272,7 +272,7 @@ bool SenderInstance::send(int c, Slot& slot, bool shared) {
 }
 
 bool SenderInstance::finish() {
-  if (exchange_.kind == PartitionKind::kHash) {
+  if (exchange_.send_path() == PartitionKind::kHash) {
     for (int c = 0; c < static_cast<int>(channels_.size()); ++c) {
       if (channels_[static_cast<std::size_t>(c)].collector.rows() > 0 && !flush(c)) return false;
     }

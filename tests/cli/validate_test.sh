@@ -26,6 +26,12 @@ for key in serialize_bytes_per_s deserialize_bytes_per_s lz4_compress_bytes_per_
   check "profile $key > 0" test "$(json_get "$work/profile.json" "d['$key'] > 0")" = True
 done
 check "profile says the cores" test "$(json_get "$work/profile.json" "d['cores'] >= 1")" = True
+# Physically plausible on any machine: a call costs microseconds, not a millisecond;
+# bytes move through the stack at GB/s, not faster than memory; framing is tens of bytes.
+check "RPC CPU per side between 1 us and 1 ms" test "$(json_get "$work/profile.json" "1 <= d['rpc_cpu_us'] <= 1000")" = True
+check "RPC latency under 1 ms" test "$(json_get "$work/profile.json" "d['rpc_latency_us'] < 1000")" = True
+check "transfer between 100 MB/s and 1 TB/s" test "$(json_get "$work/profile.json" "1e8 <= d['transfer_bytes_per_s'] <= 1e12")" = True
+check "wire overhead tens of bytes" test "$(json_get "$work/profile.json" "40 <= d['wire_overhead_bytes'] <= 200")" = True
 check "profile keeps the spread" test "$(json_get "$work/profile.json" "d['spread']['rpc_cpu_us']['min'] <= d['spread']['rpc_cpu_us']['max']")" = True
 "$exsim" simulate "$src/tests/data/validate/small.json" --set "costs=\"$work/profile.json\"" >/dev/null 2>"$work/sim.err"
 check "the profile loads as a scenario's costs" test $? -eq 0

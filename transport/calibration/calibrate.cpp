@@ -17,13 +17,16 @@ namespace exsim::transport {
 namespace {
 
 // Two loopback hosts, one hash exchange of `rows` rows of 24 + ~16 bytes,
-// under `policy` (JSON). `one_pair`: one sender on h0, one receiver on h1;
-// otherwise mt_dop 1 everywhere.
+// under `policy` (JSON). `one_pair`: one sender on h0 whose rows all go to one
+// receiver instance on h1 (two instances there, so that the sender routes row by
+// row, as hash senders with more than one channel do, section 1.7; a Zipf skew
+// of 30 leaves the second a share of 1e-9); otherwise mt_dop 1 everywhere.
 std::string benchmark_scenario(std::int64_t rows, const std::string& policy, bool one_pair, std::uint64_t seed,
                                const char* kind = "hash") {
   const std::string placement =
-      one_pair ? R"(, "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 1})"
-               : "";
+      one_pair
+          ? R"(, "skew": 30, "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 2})"
+          : "";
   return fmt::format(
       R"({{"name": "calibrate", "seed": {}, "cluster": {{"hosts": 2, "rtt_ms": {{"same_group": 0.001}}}}, "mt_dop": 1,
           "policies": {{"p": {}}},

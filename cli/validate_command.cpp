@@ -36,7 +36,7 @@ int validate_command(const std::vector<std::string>& args) {
       "Runs every policy of every scenario both in the simulator and on the real exchange\n"
       "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
       "by token buckets), with the same seed and the same costs: the profile's, or, without\n"
-      "--profile, this machine's, measured before and again after the real runs. Prints\n"
+      "--profile, this machine's, measured before and after each scenario's runs. Prints\n"
       "predicted against measured wall-clock, RPCs, bytes on the wire and largest\n"
       "per-host sender peak with the relative error of each, then the median and largest\n"
       "errors, and where a row exceeds a threshold, which stage differs. Thresholds come\n"
@@ -47,8 +47,8 @@ int validate_command(const std::vector<std::string>& args) {
       ("profile", po::value<std::string>(), "costs profile for the simulator (default: calibrate this machine around the runs)")
       ("json,o", po::value<std::string>(), "write every comparison, the thresholds and the verdict to this file")
       ("markdown", po::value<std::string>(), "write the tables as Markdown (for CI comments) to this file")
-      ("repetitions", po::value<int>()->default_value(3),
-       "without --profile: calibration repetitions before the real runs, and as many after")
+      ("repetitions", po::value<int>()->default_value(2),
+       "without --profile: calibration repetitions before the first scenario and after each")
       ("repeat", po::value<int>()->default_value(1),
        "run each scenario this many times on the real exchange and keep, per policy, the run of median wall-clock")
       ("timeout", po::value<int>()->default_value(300), "seconds each real exchange may take before the run fails");
@@ -72,17 +72,19 @@ int validate_command(const std::vector<std::string>& args) {
     Scenario scenario = parse_scenario(text, file);
     scenarios.push_back({file, std::move(text), std::move(scenario)});
   }
-  // Without a profile, this machine's costs are measured before and again after
-  // the real runs, so that they cover the same stretch of time on a machine
-  // whose speed drifts; never from the runs themselves.
-  transport::CalibrationSamples samples;
+  // Without a profile, this machine's costs are measured before and after each
+  // scenario's real runs, and its simulation uses those around it: the
+  // machine's speed drifts over minutes, so costs measured when the scenario
+  // ran describe it best. Never from the runs themselves.
   const bool calibrate = !vm.count("profile");
-  CostProfile profile;
+  CostProfile fixed_profile;
   std::string profile_source;
+  std::vector<transport::CalibrationSamples> brackets;  // [i] before scenario i, [i + 1] after it
   if (calibrate) {
-    samples = measure_with_progress(repetitions, 1.0);
+    brackets.push_back(measure_with_progress(repetitions, 1.0));
+    profile_source = "calibrated around each scenario's runs";
   } else {
-    profile = load_cost_profile(vm["profile"].as<std::string>());  // a bad profile stops us before any run
+    fixed_profile = load_cost_profile(vm["profile"].as<std::string>());  // a bad profile stops us before any run
     profile_source = vm["profile"].as<std::string>();
   }
 
@@ -113,27 +115,33 @@ int validate_command(const std::vector<std::string>& args) {
       medians.push_back(std::move(of_policy[of_policy.size() / 2]));
     }
     measured.push_back(std::move(medians));
-  }
-
-  if (calibrate) {
-    for (auto& [key, values] : measure_with_progress(repetitions, 1.0)) {
-      samples[key].insert(samples[key].end(), values.begin(), values.end());
-    }
-    const transport::Calibration calibration = transport::summarize_costs(samples);
-    fmt::print("calibrated this machine ({} repetitions before the real runs and {} after):\n{}\n", repetitions,
-               repetitions, render_calibration(calibration));
-    profile = calibration.profile;
-    profile_source = "calibrated around the runs";
+    if (calibrate) brackets.push_back(measure_with_progress(repetitions, 1.0));
   }
 
   std::vector<validate::Comparison> comparisons;
+  transport::CalibrationSamples all;
   for (std::size_t s = 0; s < scenarios.size(); ++s) {
     Scenario& scenario = scenarios[s].scenario;
-    scenario.costs = profile;  // the simulator models this machine
+    if (calibrate) {
+      transport::CalibrationSamples around = brackets[s];
+      for (const auto& [key, values] : brackets[s + 1]) {
+        around[key].insert(around[key].end(), values.begin(), values.end());
+      }
+      scenario.costs = transport::summarize_costs(around).profile;
+    } else {
+      scenario.costs = fixed_profile;
+    }
     for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
       RunResult predicted = simulate(scenario, scenario.policies[i]);
       comparisons.push_back(validate::compare(scenarios[s].file, std::move(predicted), std::move(measured[s].at(i))));
     }
+  }
+  if (calibrate) {
+    for (const auto& bracket : brackets) {
+      for (const auto& [key, values] : bracket) all[key].insert(all[key].end(), values.begin(), values.end());
+    }
+    fmt::print("calibrated this machine ({} repetitions before the first scenario and after each):\n{}\n",
+               repetitions, render_calibration(transport::summarize_costs(all)));
   }
   const validate::Verdict verdict = validate::judge(comparisons, suite.thresholds);
   fmt::print("{}", render_validation(comparisons, suite, verdict, profile_source, ReportFormat::kText));

@@ -91,11 +91,16 @@ static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t 
 
 SimTime SenderInstance::send_cpu(const Channel& channel, Bytes tuple_bytes) {
   double compress = channel.compress ? static_cast<double>(tuple_bytes) * context_.rates.compress_ns_per_byte : 0;
-  const double rpc = static_cast<double>(context_.rates.rpc_cpu) +
-                     static_cast<double>(payload_bytes(channel, tuple_bytes)) * context_.rates.transfer_ns_per_byte;
   context_.cpu.compress += compress * 1e-9;
+  return to_ns(compress) + call_cpu(payload_bytes(channel, tuple_bytes));
+}
+
+// The sender's side of one call carrying `payload` bytes.
+SimTime SenderInstance::call_cpu(Bytes payload) {
+  const double rpc = static_cast<double>(context_.rates.rpc_cpu) +
+                     static_cast<double>(payload) * context_.rates.transfer_ns_per_byte;
   context_.cpu.rpc += rpc * 1e-9;
-  return to_ns(compress + rpc);
+  return to_ns(rpc);
 }
 
 // LZ4 output is kept only if smaller (outbound-row-batch.cc:76-82).
@@ -174,7 +179,8 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
     note_shared(batch, /*serialized=*/true, channels_[order_[0]].compress);
     steps_.push_back(Step::cpu(work + serialize() + send_cpu(channels_[order_[0]], tuple_bytes)));
     for (std::size_t i = 0; i < order_.size(); ++i) {
-      if (i > 0) steps_.push_back(Step::cpu(send_cpu(Channel{}, 0)));  // each RPC's own CPU
+      // Each further call's own CPU, its payload (the same bytes) included.
+      if (i > 0) steps_.push_back(Step::cpu(call_cpu(payload_bytes(channels_[order_[i]], tuple_bytes))));
       steps_.push_back(Step::send(order_[i], batch));
     }
     return;
@@ -213,7 +219,7 @@ void SenderInstance::plan_final() {
   }
   steps_.push_back(Step::of(Step::Kind::kWaitAll));
   SimTime eos_cpu = 0;
-  for (std::size_t c = 0; c < channels_.size(); ++c) eos_cpu += send_cpu(Channel{}, 0);
+  for (std::size_t c = 0; c < channels_.size(); ++c) eos_cpu += call_cpu(0);
   steps_.push_back(Step::cpu(eos_cpu));
   steps_.push_back(Step::of(Step::Kind::kEos));
   steps_.push_back(Step::of(Step::Kind::kWaitAll));

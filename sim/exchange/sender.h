@@ -83,6 +83,7 @@ class SenderInstance final : public EventHandler {
   // compresses) and the per-RPC CPU. Adds it to the stage totals.
   SimTime send_cpu(const Channel& channel, Bytes tuple_bytes);
   Bytes payload_bytes(const Channel& channel, Bytes tuple_bytes) const;
+  SimTime call_cpu(Bytes payload);
   std::int64_t rows_to_fill(const Channel& channel, double row_bytes) const;
   void issue_batch(int channel, BatchSize batch);
   void issue_eos_all();

@@ -133,7 +133,8 @@ int validate_command(const std::vector<std::string>& args) {
     }
     for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
       RunResult predicted = simulate(scenario, scenario.policies[i]);
-      comparisons.push_back(validate::compare(scenarios[s].file, std::move(predicted), std::move(measured[s].at(i))));
+      comparisons.push_back(
+          validate::compare(scenarios[s].file, std::move(predicted), std::move(measured[s].at(i)), scenario.costs));
     }
   }
   if (calibrate) {

@@ -23,9 +23,10 @@ double largest_sender_peak(const RunResult& result) {
   return static_cast<double>(peak);
 }
 
-Comparison compare(std::string scenario_file, RunResult predicted, RunResult measured) {
+Comparison compare(std::string scenario_file, RunResult predicted, RunResult measured, CostProfile costs) {
   Comparison c;
   c.scenario_file = std::move(scenario_file);
+  c.costs = std::move(costs);
   c.wall_error = relative_error(predicted.wall_s, measured.wall_s);
   c.rpcs_error = relative_error(static_cast<double>(predicted.rpcs), static_cast<double>(measured.rpcs));
   c.bytes_error = relative_error(predicted.bytes_wire, measured.bytes_wire);
@@ -86,6 +87,7 @@ std::string comparisons_to_json(const std::vector<Comparison>& comparisons, cons
                                {"rpcs", error(c.rpcs_error)},
                                {"bytes_wire", error(c.bytes_error)},
                                {"sender_peak_bytes", error(c.sender_peak_error)}}},
+                    {"costs", ordered::parse(cost_profile_json(c.costs, c.costs.source, {}, {}))},
                     {"predicted", pair[0]},
                     {"measured", pair[1]}});
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/costs.h"
 #include "models/results.h"
 #include "validate/suite.h"
 
@@ -20,12 +21,13 @@ double largest_sender_peak(const RunResult& result);
 
 struct Comparison {
   std::string scenario_file;
+  CostProfile costs;    // what the simulator was given
   RunResult predicted;  // source "simulated"
   RunResult measured;   // source "measured"
   double wall_error = 0, rpcs_error = 0, bytes_error = 0, sender_peak_error = 0;  // signed
 };
 
-Comparison compare(std::string scenario_file, RunResult predicted, RunResult measured);
+Comparison compare(std::string scenario_file, RunResult predicted, RunResult measured, CostProfile costs = {});
 
 struct Verdict {
   double wall_median_error = 0;  // of |wall error| over rows

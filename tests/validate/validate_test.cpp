@@ -125,6 +125,7 @@ TEST_CASE("the comparison JSON holds both results, the errors, the thresholds an
   CHECK(j["comparisons"][0]["predicted"]["source"] == "simulated");
   CHECK(j["comparisons"][0]["measured"]["source"] == "measured");
   CHECK(j["comparisons"][0]["error"]["wall_s"].get<double>() == doctest::Approx(0.05));
+  CHECK(j["comparisons"][0]["costs"].contains("rpc_cpu_us"));  // the costs the simulator was given
 }
 
 }  // namespace

@@ -1,9 +1,6 @@
 #include "transport/agent/coordinator.h"
 
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,73 +18,15 @@
 #include <nlohmann/json.hpp>
 
 #include "models/sender_memory.h"
+#include "transport/agent/agent_process.h"
 #include "transport/agent/control_channel.h"
 #include "transport/agent/protocol.h"
-
-extern char** environ;
 
 namespace exsim::transport {
 namespace {
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-struct AgentProcess {
-  pid_t pid = -1;
-  std::string address;
-  unsigned short port = 0;
-};
-
-// Starts `exsim agent` on loopback and reads the port it bound.
-// 128 bits from the kernel's random source.
-std::string random_token() {
-  std::uint64_t words[2];
-  if (getrandom(words, sizeof words, 0) != static_cast<ssize_t>(sizeof words)) {
-    throw std::runtime_error("cannot read random bytes for the agents' token");
-  }
-  return fmt::format("{:016x}{:016x}", words[0], words[1]);
-}
-
-AgentProcess spawn_agent(const std::string& binary, const std::string& token_file) {
-  int out[2];
-  if (pipe(out) != 0) throw std::runtime_error("cannot create a pipe for an agent");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, out[0]);
-  std::vector<std::string> args{binary, "agent", "--listen", "127.0.0.1:0", "--token-file", token_file};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  AgentProcess agent;
-  const int rc = posix_spawn(&agent.pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
-  if (rc != 0) {
-    close(out[0]);
-    throw std::runtime_error(fmt::format("cannot start an agent ({}): {}", binary, std::strerror(rc)));
-  }
-  std::string line;
-  const auto deadline = Clock::now() + std::chrono::seconds(20);
-  char c;
-  while (line.find('\n') == std::string::npos && Clock::now() < deadline) {
-    pollfd fd{out[0], POLLIN, 0};
-    if (poll(&fd, 1, 100) <= 0) continue;
-    if (read(out[0], &c, 1) != 1) break;
-    line += c;
-  }
-  close(out[0]);
-  unsigned port = 0;
-  char address[64] = {0};
-  if (std::sscanf(line.c_str(), "listening %63[^:]:%u", address, &port) != 2) {
-    kill(agent.pid, SIGKILL);
-    waitpid(agent.pid, nullptr, 0);
-    throw std::runtime_error(fmt::format("agent (pid {}) did not report its port: '{}'", agent.pid, line));
-  }
-  agent.address = address;
-  agent.port = static_cast<unsigned short>(port);
-  return agent;
-}
 
 class Coordinator {
  public:

@@ -1,0 +1,28 @@
+// Local agent processes for `exsim run`: the shared token, and starting
+// `exsim agent` on loopback and reading the address it bound.
+#ifndef EXSIM_TRANSPORT_AGENT_AGENT_PROCESS_H_
+#define EXSIM_TRANSPORT_AGENT_AGENT_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace exsim::transport {
+
+struct AgentProcess {
+  pid_t pid = -1;
+  std::string address;
+  unsigned short port = 0;
+};
+
+// 128 bits from the kernel's random source, in hex.
+std::string random_token();
+
+// Starts `binary agent --listen 127.0.0.1:0 --token-file token_file` and waits
+// (20 s at most) for the address it reports. Throws std::runtime_error naming
+// what failed; an agent that does not report is killed.
+AgentProcess spawn_agent(const std::string& binary, const std::string& token_file);
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_AGENT_AGENT_PROCESS_H_

@@ -2,23 +2,8 @@
 # The exsim command line as a user meets it: help, results files, exit codes
 # and messages for bad input. Usage: cli_test.sh EXSIM SOURCE_DIR
 set -u
-exsim=$1
-src=$2
-work=$(mktemp -d)
+source "$(dirname "$0")/checks.sh"
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-check() {  # check NAME CONDITION...
-  local name=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name"
-  fi
-}
 
 # run EXPECTED_CODE ARGS...: runs exsim, keeps stdout/stderr in $work/out and $work/err.
 run() {
@@ -32,7 +17,6 @@ run() {
     return 1
   fi
 }
-has() { grep -qF -- "$1" "$2"; }
 
 check "top-level help" run 0 --help
 check "help lists simulate" has "simulate" "$work/out"
@@ -82,5 +66,4 @@ check "unwritable output" run 2 simulate "$src/scenarios/default.json" --policy 
 check "no partial file" test ! -e "$work/no/such/dir/r.json"
 check "unwritable output named" has "$work/no/such/dir" "$work/err"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -3,23 +3,13 @@
 # on loopback, agents given by a hosts file, a wrong token refused, and an agent
 # killed mid-run failing the run within its deadline. Usage: run_test.sh EXSIM SOURCE_DIR
 set -u
-exsim=$1
-src=$2
-work=$(mktemp -d)
+source "$(dirname "$0")/checks.sh"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
   rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0
-failed=0
-check() {
-  local name=$1
-  shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
-}
-has() { grep -qF -- "$1" "$2"; }
 scenario=$src/tests/data/run/three-hosts.json
 
 # 1. Agents started by run itself.
@@ -107,5 +97,4 @@ check "the dead agent is named" grep -qE "agent h[0-9] \(pid $victim\)|pid $vict
 check "within its deadline" test "$elapsed" -lt 30
 [ "$code" -ne 3 ] && sed 's/^/  stderr: /' "$work/err4" | head -5
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -4,18 +4,8 @@
 # Markdown, exit 1 when a threshold is exceeded, exit 2 on bad input.
 # Usage: validate_test.sh EXSIM SOURCE_DIR
 set -u
-exsim=$1
-src=$2
-work=$(mktemp -d)
+source "$(dirname "$0")/checks.sh"
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-check() {
-  local name=$1
-  shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
-}
-has() { grep -qF -- "$1" "$2"; }
 json_get() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
 
 # 1. Calibrate: a profile the scenario loader accepts, every figure positive.
@@ -73,5 +63,4 @@ check "calibrate --help" has "usage: exsim calibrate" "$work/help"
 "$exsim" validate --help >"$work/help" 2>&1
 check "validate --help" has "usage: exsim validate" "$work/help"
 
-echo "validate_test: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -28,6 +28,39 @@ struct LoadedScenario {
   Scenario scenario;
 };
 
+// Runs every policy of `loaded` `repeat` times on the real exchange and keeps,
+// per policy, the run of median wall-clock, so that one run disturbed by the
+// machine's other work does not stand for it.
+std::vector<RunResult> measure_scenario(const LoadedScenario& loaded, int repeat, std::chrono::seconds timeout) {
+  const Scenario& scenario = loaded.scenario;
+  transport::RunOptions options;
+  options.scenario_file = loaded.file;
+  options.scenario_text = loaded.text;
+  for (const auto& p : scenario.policies) options.policies.push_back(p.name);
+  options.delay_line = true;
+  options.nic_cap = true;
+  options.timeout = timeout;
+  options.exsim_binary = "/proc/self/exe";
+  std::vector<std::vector<RunResult>> runs(scenario.policies.size());
+  for (int r = 0; r < repeat; ++r) {
+    fmt::print(stderr, "validate: {}: running {} policies on the real exchange ({}/{})\n", loaded.file,
+               scenario.policies.size(), r + 1, repeat);
+    std::vector<RunResult> results = transport::run_on_agents(scenario, options);
+    for (std::size_t i = 0; i < results.size(); ++i) runs[i].push_back(std::move(results[i]));
+  }
+  std::vector<RunResult> medians;
+  for (auto& of_policy : runs) {
+    std::sort(of_policy.begin(), of_policy.end(),
+              [](const RunResult& a, const RunResult& b) { return a.wall_s < b.wall_s; });
+    medians.push_back(std::move(of_policy[of_policy.size() / 2]));
+  }
+  return medians;
+}
+
+void append_samples(transport::CalibrationSamples& into, const transport::CalibrationSamples& from) {
+  for (const auto& [key, values] : from) into[key].insert(into[key].end(), values.begin(), values.end());
+}
+
 }  // namespace
 
 int validate_command(const std::vector<std::string>& args) {
@@ -89,44 +122,17 @@ int validate_command(const std::vector<std::string>& args) {
   }
 
   std::vector<std::vector<RunResult>> measured;
-  for (auto& loaded : scenarios) {
-    const Scenario& scenario = loaded.scenario;
-    transport::RunOptions options;
-    options.scenario_file = loaded.file;
-    options.scenario_text = loaded.text;
-    for (const auto& p : scenario.policies) options.policies.push_back(p.name);
-    options.delay_line = true;
-    options.nic_cap = true;
-    options.timeout = std::chrono::seconds(vm["timeout"].as<int>());
-    options.exsim_binary = "/proc/self/exe";
-    // Each policy runs `repeat` times; the run of median wall-clock stands for
-    // it, so that one run disturbed by the machine's other work does not.
-    std::vector<std::vector<RunResult>> runs(scenario.policies.size());
-    for (int r = 0; r < repeat; ++r) {
-      fmt::print(stderr, "validate: {}: running {} policies on the real exchange ({}/{})\n", loaded.file,
-                 scenario.policies.size(), r + 1, repeat);
-      std::vector<RunResult> results = transport::run_on_agents(scenario, options);
-      for (std::size_t i = 0; i < results.size(); ++i) runs[i].push_back(std::move(results[i]));
-    }
-    std::vector<RunResult> medians;
-    for (auto& of_policy : runs) {
-      std::sort(of_policy.begin(), of_policy.end(),
-                [](const RunResult& a, const RunResult& b) { return a.wall_s < b.wall_s; });
-      medians.push_back(std::move(of_policy[of_policy.size() / 2]));
-    }
-    measured.push_back(std::move(medians));
+  for (const auto& loaded : scenarios) {
+    measured.push_back(measure_scenario(loaded, repeat, std::chrono::seconds(vm["timeout"].as<int>())));
     if (calibrate) brackets.push_back(measure_with_progress(repetitions, 1.0));
   }
 
   std::vector<validate::Comparison> comparisons;
-  transport::CalibrationSamples all;
   for (std::size_t s = 0; s < scenarios.size(); ++s) {
     Scenario& scenario = scenarios[s].scenario;
     if (calibrate) {
       transport::CalibrationSamples around = brackets[s];
-      for (const auto& [key, values] : brackets[s + 1]) {
-        around[key].insert(around[key].end(), values.begin(), values.end());
-      }
+      append_samples(around, brackets[s + 1]);
       scenario.costs = transport::summarize_costs(around).profile;
     } else {
       scenario.costs = fixed_profile;
@@ -138,9 +144,8 @@ int validate_command(const std::vector<std::string>& args) {
     }
   }
   if (calibrate) {
-    for (const auto& bracket : brackets) {
-      for (const auto& [key, values] : bracket) all[key].insert(all[key].end(), values.begin(), values.end());
-    }
+    transport::CalibrationSamples all;
+    for (const auto& bracket : brackets) append_samples(all, bracket);
     fmt::print("calibrated this machine ({} repetitions before the first scenario and after each):\n{}\n",
                repetitions, render_calibration(transport::summarize_costs(all)));
   }

@@ -1,8 +1,17 @@
 #include "models/costs.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace exsim {
+
+FigureSpread spread_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  return {median, values.front(), values.back()};
+}
 
 std::string cost_profile_json(const CostProfile& profile, const std::string& description,
                               const std::map<std::string, std::string>& sources,

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "models/size.h"
 
@@ -24,10 +25,14 @@ struct CostProfile {
   std::string source;  // the file it came from, or "inline"
 };
 
-// How one measured figure of a profile varied over its repetitions.
+// How one measured figure varied over its repetitions.
 struct FigureSpread {
   double median = 0, min = 0, max = 0;
 };
+
+// The median (of the middle two for an even count), least and largest of
+// `values`. REQUIRES: values not empty.
+FigureSpread spread_of(std::vector<double> values);
 
 // A costs profile in the spec's format, with each figure's source and spread.
 std::string cost_profile_json(const CostProfile& profile, const std::string& description,

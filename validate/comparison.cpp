@@ -50,14 +50,13 @@ Verdict judge(const std::vector<Comparison>& comparisons, const Thresholds& t) {
   std::vector<double> walls;
   for (const auto& c : comparisons) {
     walls.push_back(std::abs(c.wall_error));
-    v.wall_max_error = std::max(v.wall_max_error, std::abs(c.wall_error));
     v.rpcs_max_error = std::max(v.rpcs_max_error, std::abs(c.rpcs_error));
     v.bytes_max_error = std::max(v.bytes_max_error, std::abs(c.bytes_error));
     v.sender_peak_max_error = std::max(v.sender_peak_max_error, std::abs(c.sender_peak_error));
   }
-  std::sort(walls.begin(), walls.end());
-  const std::size_t n = walls.size();
-  v.wall_median_error = n % 2 ? walls[n / 2] : (walls[n / 2 - 1] + walls[n / 2]) / 2;
+  const FigureSpread wall = spread_of(std::move(walls));
+  v.wall_median_error = wall.median;
+  v.wall_max_error = wall.max;
 
   auto check = [&](const char* what, double error, double limit) {
     if (!(error <= limit)) {

@@ -93,10 +93,11 @@ class Agent {
         const json request = json::parse(*message);
         const std::string op = request.at("op").get<std::string>();
         if (op == "shutdown") {
+          const Host::AchievedDelays delays = host_ ? host_->achieved_delays_ms() : Host::AchievedDelays{};
           channel_->send(json{{"op", "bye"},
                               {"rss_peak_bytes", rss_peak_bytes()},
-                              {"achieved_one_way_ms", host_ ? host_->achieved_one_way_ms() : std::vector<double>{}},
-                              {"achieved_response_ms", host_ ? host_->achieved_response_ms() : std::vector<double>{}}}
+                              {"achieved_one_way_ms", delays.calls_from},
+                              {"achieved_response_ms", delays.responses_from}}
                              .dump());
           break;
         }

@@ -76,13 +76,6 @@ Sample run_benchmark(const std::string& text) {
   return s;
 }
 
-FigureSpread spread_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-  return {median, values.front(), values.back()};
-}
-
 }  // namespace
 
 int available_cores() {
@@ -154,15 +147,15 @@ Calibration summarize_costs(const CalibrationSamples& values) {
   Calibration result;
   for (const auto& [key, list] : values) result.spread[key] = spread_of(list);
   CostProfile& p = result.profile;
-  p.serialize_bytes_per_s = result.spread["serialize_bytes_per_s"].median;
-  p.deserialize_bytes_per_s = result.spread["deserialize_bytes_per_s"].median;
-  p.lz4_compress_bytes_per_s = result.spread["lz4_compress_bytes_per_s"].median;
-  p.lz4_decompress_bytes_per_s = result.spread["lz4_decompress_bytes_per_s"].median;
-  p.rpc_cpu_us = result.spread["rpc_cpu_us"].median;
-  p.rpc_latency_us = result.spread["rpc_latency_us"].median;
-  p.transfer_bytes_per_s = result.spread["transfer_bytes_per_s"].median;
-  p.partition_rows_per_s = result.spread["partition_rows_per_s"].median;
-  p.wire_overhead_bytes = static_cast<Bytes>(std::llround(result.spread["wire_overhead_bytes"].median));
+  p.serialize_bytes_per_s = result.spread.at("serialize_bytes_per_s").median;
+  p.deserialize_bytes_per_s = result.spread.at("deserialize_bytes_per_s").median;
+  p.lz4_compress_bytes_per_s = result.spread.at("lz4_compress_bytes_per_s").median;
+  p.lz4_decompress_bytes_per_s = result.spread.at("lz4_decompress_bytes_per_s").median;
+  p.rpc_cpu_us = result.spread.at("rpc_cpu_us").median;
+  p.rpc_latency_us = result.spread.at("rpc_latency_us").median;
+  p.transfer_bytes_per_s = result.spread.at("transfer_bytes_per_s").median;
+  p.partition_rows_per_s = result.spread.at("partition_rows_per_s").median;
+  p.wire_overhead_bytes = static_cast<Bytes>(std::llround(result.spread.at("wire_overhead_bytes").median));
   p.cores = available_cores();
   p.source = "exsim calibrate";
 

@@ -2,15 +2,18 @@
 // (not a separate toy), as a costs profile for the simulator. Each figure is
 // the median of several repetitions, kept with its spread.
 //
-// Byte costs come from in-process exchanges between two loopback hosts with
-// the delay line off, read from the transport's own CPU clocks by stage:
-// serialize and deserialize from an uncompressed run, LZ4 from a compressed one
-// (whose receiver-side decode includes the deserialization, subtracted). Per-RPC
-// costs come from a run of one-row batches, one RPC in flight: the CPU every
-// stage spends per call beyond its bytes, and the round trip left over once that
-// CPU is taken out, which is the software latency. Wire overhead is the bytes on
-// the wire per call beyond the rows. `cores` is the CPUs this process may use:
-// on one machine every emulated host shares them.
+// Every benchmark is an in-process exchange between two loopback hosts, with
+// the delay line and NIC pacing running as in `exsim run` but at a 1 us RTT
+// that imposes nothing, read from the transport's own CPU clocks by stage:
+// serialization per byte from whole batches deep-copied row by row (random),
+// a hash sender's routing per row beyond that, deserialization per byte from an
+// uncompressed hash run, LZ4 both ways from a compressed one, each less its
+// per-call part. Per-call costs come from one-row batches, one call at a time:
+// the CPU every stage and both reactors spend per call, and the round trip left
+// once that CPU is taken out, which is the software latency. The reactors' CPU
+// beyond the per-call part, per byte on the wire, is the transfer cost. Wire
+// overhead is the bytes on the wire per call beyond the rows. `cores` is the
+// CPUs this process may use: on one machine every emulated host shares them.
 #ifndef EXSIM_TRANSPORT_CALIBRATION_CALIBRATE_H_
 #define EXSIM_TRANSPORT_CALIBRATION_CALIBRATE_H_
 

@@ -257,30 +257,22 @@ void Host::respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id,
   });
 }
 
-std::vector<double> Host::achieved_response_ms() {
-  auto result = std::make_shared<std::vector<double>>(static_cast<std::size_t>(options_.hosts), -1.0);
+Host::AchievedDelays Host::achieved_delays_ms() {
+  const auto n = static_cast<std::size_t>(options_.hosts);
+  auto result = std::make_shared<AchievedDelays>();
+  result->calls_from.assign(n, -1.0);
+  result->responses_from.assign(n, -1.0);
   auto done = std::make_shared<std::promise<void>>();
   reactor_.post([this, result, done] {
-    for (const auto& out : outbound_) {
-      if (!out || out->responses_achieved().count() == 0) continue;
-      const auto h = static_cast<std::size_t>(out->to());
-      if (h < result->size()) (*result)[h] = out->responses_achieved().quantile(0.5) * 1e-6;
-    }
-    done->set_value();
-  });
-  if (done->get_future().wait_for(std::chrono::seconds(5)) != std::future_status::ready) return {};
-  return *result;
-}
-
-std::vector<double> Host::achieved_one_way_ms() {
-  auto result = std::make_shared<std::vector<double>>();
-  auto done = std::make_shared<std::promise<void>>();
-  reactor_.post([this, result, done] {
+    auto record = [](std::vector<double>& into, int host, const LogHistogram& delays) {
+      const auto h = static_cast<std::size_t>(host);
+      if (host >= 0 && h < into.size() && delays.count() > 0) into[h] = delays.quantile(0.5) * 1e-6;
+    };
     for (const auto& in : inbound_) {
-      const LogHistogram* h = in->achieved();
-      if (in->from() < 0 || !h || h->count() == 0) continue;
-      if (result->size() <= static_cast<std::size_t>(in->from())) result->resize(static_cast<std::size_t>(in->from()) + 1, -1);
-      (*result)[static_cast<std::size_t>(in->from())] = h->quantile(0.5) * 1e-6;
+      if (in->achieved()) record(result->calls_from, in->from(), *in->achieved());
+    }
+    for (const auto& out : outbound_) {
+      if (out) record(result->responses_from, out->to(), out->responses_achieved());
     }
     done->set_value();
   });

@@ -106,14 +106,15 @@ class Host {
 
   void stop();
 
-  // Median one-way delay achieved by calls from each host (index) to this one,
-  // in ms, sender's stamp to release: the emulated distance plus the real path.
-  // -1 for hosts that sent nothing.
-  std::vector<double> achieved_one_way_ms();
-  // Median one-way delay achieved by the responses to this host's calls, from
-  // each host (index), in ms; -1 where it made no calls. A call's achieved RTT
-  // is its one-way delay (measured by the callee) plus its response's.
-  std::vector<double> achieved_response_ms();
+  // Median one-way delays achieved, in ms, sender's stamp to release (the
+  // emulated distance plus the real path), by host index; -1 where nothing
+  // travelled. A call's achieved RTT is its one-way delay, measured by the
+  // callee, plus its response's, measured by the caller.
+  struct AchievedDelays {
+    std::vector<double> calls_from;      // calls from each host to this one
+    std::vector<double> responses_from;  // responses from each host to this one's calls
+  };
+  AchievedDelays achieved_delays_ms();
 
   // CPU time the host's reactor thread has used so far, ns: RPC work (framing,
   // system calls, delay lines, admission) plus the batches it decoded.

@@ -110,14 +110,7 @@ void Connection::write_next() {
       bytes += gather_[i].size();
     }
     reserved_ = bytes;
-    // A write of at most one packet (a response, an end-of-stream) takes its
-    // tokens but does not queue behind a chunk of another connection's data: on
-    // a real NIC it would interleave with that data packet by packet.
-    if (bytes <= kPacketBytes) {
-      pacer_->reserve(steady_now_ns(), static_cast<std::int64_t>(bytes));
-    } else if (wait_for_tokens(*pacer_, bytes, pace_timer_, &Connection::issue_write)) {
-      return;
-    }
+    if (wait_for_tokens(*pacer_, bytes, pace_timer_, &Connection::issue_write)) return;
   }
   issue_write();
 }
@@ -126,7 +119,10 @@ bool Connection::wait_for_tokens(TokenBucket& bucket, std::size_t bytes, asio::s
                                  void (Connection::*then)()) {
   const std::int64_t now = steady_now_ns();
   const std::int64_t due = bucket.reserve(now, static_cast<std::int64_t>(bytes));
-  if (due <= now) return false;
+  // At most one packet (a response, an end-of-stream) takes its tokens but does
+  // not queue behind another connection's chunk: on a real NIC it would
+  // interleave with that data packet by packet.
+  if (due <= now || bytes <= kPacketBytes) return false;
   timer.expires_at(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due)));
   timer.async_wait([self = shared_from_this(), then](const asio::error_code& error) {
     if (!error && self->open_) ((*self).*then)();
@@ -188,14 +184,7 @@ void Connection::on_read(const asio::error_code& error, std::size_t bytes) {
     close(fmt::format("malformed frame from the peer: {}", decoder_.error()));
     return;
   }
-  if (read_pacer_) {
-    // As for writes: a read of at most one packet takes its tokens without waiting.
-    if (bytes <= kPacketBytes) {
-      read_pacer_->reserve(steady_now_ns(), static_cast<std::int64_t>(bytes));
-    } else if (wait_for_tokens(*read_pacer_, bytes, read_timer_, &Connection::read_next)) {
-      return;
-    }
-  }
+  if (read_pacer_ && wait_for_tokens(*read_pacer_, bytes, read_timer_, &Connection::read_next)) return;
   read_next();
 }
 

@@ -94,7 +94,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void write_next();
   void issue_write();
   // Takes `bytes` of tokens; when they are not there yet, calls `then` once
-  // they are (on a timer) and returns true. False: go ahead now.
+  // they are (on a timer) and returns true. False: go ahead now, as a transfer
+  // of at most kPacketBytes always does.
   bool wait_for_tokens(TokenBucket& bucket, std::size_t bytes, asio::steady_timer& timer, void (Connection::*then)());
   void on_write(const asio::error_code& error, std::size_t bytes);
   void read_next();

@@ -193,18 +193,11 @@ void SenderInstance::run_whole_batches() {
     const int last = exchange_.kind == PartitionKind::kBroadcast ? count : next + 1;
     next = (next + 1) % count;
     for (int c = first; c < last; ++c) {
-      Channel& ch = channels_[static_cast<std::size_t>(c)];
       {
         CpuScope cpu(stats_.cpu_serialize);
         serialization_.copy_rows_from(input);
       }
-      EncodedBatch encoded;
-      encode(serialization_, ch.compress, encoded);
-      if (!window_.acquire(c, setup_.deadline, blocked_)) return;
-      Slot* slot = free_slot(ch.slots);
-      std::swap(serialization_, slot->batch);  // moves the buffers `encoded` points into
-      slot->encoded = encoded;
-      if (!send(c, *slot, /*shared=*/false)) return;
+      if (!encode_and_send(c, serialization_)) return;
     }
   }
 }
@@ -221,13 +214,19 @@ SenderInstance::Slot* SenderInstance::free_slot(std::vector<std::unique_ptr<Slot
 // swapped into its outbound buffer and sent (SendCurrentBatch, section 2.4).
 bool SenderInstance::flush(int c) {
   Channel& ch = channels_[static_cast<std::size_t>(c)];
+  const bool ok = encode_and_send(c, ch.collector);
+  ch.collector.clear();
+  return ok;
+}
+
+bool SenderInstance::encode_and_send(int c, RowBatch& batch) {
+  Channel& ch = channels_[static_cast<std::size_t>(c)];
   EncodedBatch encoded;
-  encode(ch.collector, ch.compress, encoded);
+  encode(batch, ch.compress, encoded);
   if (!window_.acquire(c, setup_.deadline, blocked_)) return false;
   Slot* slot = free_slot(ch.slots);
-  std::swap(slot->batch, ch.collector);  // moves the buffers `encoded` points into
+  std::swap(slot->batch, batch);  // moves the buffers `encoded` points into
   slot->encoded = encoded;
-  ch.collector.clear();
   return send(c, *slot, /*shared=*/false);
 }
 

@@ -76,6 +76,10 @@ class SenderInstance final : public CallSink {
   void run();
   void run_hash();
   void run_whole_batches();
+  // Encodes `batch`, waits for channel `channel` (serialization first, as in
+  // Impala, section 2.4), then sends it from the channel's free slot, which takes
+  // the batch's buffers; `batch` gets the slot's old ones.
+  bool encode_and_send(int channel, RowBatch& batch);
   // Encodes `batch` (LZ4 when `compress`), timing it by stage.
   void encode(RowBatch& batch, bool compress, EncodedBatch& out);
   // Sends the slot's encoded batch on `channel`, whose window slot the caller holds.

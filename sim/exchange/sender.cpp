@@ -350,14 +350,14 @@ void SenderInstance::finish() {
 // room (models/sender_memory.h); its outbound buffers are allocated as RPCs
 // first go in flight together.
 void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
-  const bool hash = run_.exchange().send_path() == PartitionKind::kHash;
+  const PartitionKind path = run_.exchange().send_path();
   const BufferRoom room = room_after(ch.room, batch, ch.compress);
-  const int outbound = std::max(ch.outbound_used, hash ? 0 : 1);
+  const int outbound = std::max(ch.outbound_used, path == PartitionKind::kHash ? 0 : 1);
   const bool grew = room.data != ch.room.data || room.rows != ch.room.rows;
   if (!grew && ch.footprint != 0 && outbound == ch.outbound_counted) return;
   ch.room = room;
   ch.outbound_counted = outbound;
-  const Bytes now = channel_buffer_bytes(context_.policy, run_.exchange().send_path(), ch.room, ch.compress, outbound);
+  const Bytes now = channel_buffer_bytes(context_.policy, path, ch.room, ch.compress, outbound);
   add_footprint(now - ch.footprint);
   ch.footprint = now;
   if (ch.compress) note_shared(batch, /*serialized=*/false, /*compressed=*/true);
@@ -372,10 +372,7 @@ void SenderInstance::note_shared(BatchSize batch, bool serialized, bool compress
     // scratch) before they go to a channel or, for broadcast `once`, to all.
     serialization_room_ = room_after(serialization_room_, batch, compressed);
   }
-  if (compressed) {
-    const Bytes bound = lz4_bound(batch.tuple_bytes);
-    scratch_bytes_ = std::max(scratch_bytes_, appended_capacity(bound));
-  }
+  if (compressed) scratch_bytes_ = room_after({scratch_bytes_, 0}, batch, /*compressed=*/true).data;
   const Bytes now = shared_buffer_bytes(context_.policy, kind, serialization_room_, scratch_bytes_);
   add_footprint(now - shared_footprint_);
   shared_footprint_ = now;

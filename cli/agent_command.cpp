@@ -37,7 +37,7 @@ int agent_command(const std::vector<std::string>& args) {
   } catch (const std::exception&) {
     throw UsageError(fmt::format("--listen {}: expected ADDRESS:PORT", listen));
   }
-  options.idle_timeout = std::chrono::seconds(vm["idle-timeout"].as<int>());
+  options.idle_timeout = std::chrono::seconds(bounded_int(vm, "idle-timeout", 1, 86400));
   return transport::run_agent(options);
 }
 

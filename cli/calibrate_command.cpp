@@ -62,9 +62,8 @@ int calibrate_command(const std::vector<std::string>& args) {
   const auto parsed = parse_command_line(args, visible);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
-  const int repetitions = vm["repetitions"].as<int>();
+  const int repetitions = bounded_int(vm, "repetitions", 1, 100);
   const double scale = vm["scale"].as<double>();
-  if (repetitions < 1 || repetitions > 100) throw UsageError(fmt::format("--repetitions {}: expected 1 to 100", repetitions));
   if (!(scale > 0 && scale <= 100)) throw UsageError(fmt::format("--scale {}: expected more than 0, at most 100", scale));
   if (vm.count("output")) check_writable(vm["output"].as<std::string>());
 

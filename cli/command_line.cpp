@@ -44,6 +44,12 @@ std::string single_positional(const po::variables_map& vm, const char* name, con
   return values[0];
 }
 
+int bounded_int(const boost::program_options::variables_map& vm, const char* name, int min, int max) {
+  const int value = vm[name].as<int>();
+  if (value < min || value > max) throw UsageError(fmt::format("--{} {}: expected {} to {}", name, value, min, max));
+  return value;
+}
+
 std::string read_token_file(const std::string& path) {
   std::ifstream in(path);
   std::string token;

@@ -21,6 +21,10 @@ std::optional<boost::program_options::variables_map> parse_command_line(
 std::string single_positional(const boost::program_options::variables_map& vm, const char* name,
                               const char* what);
 
+// The integer option `name` (given or defaulted), or UsageError
+// "--NAME VALUE: expected MIN to MAX" when out of range.
+int bounded_int(const boost::program_options::variables_map& vm, const char* name, int min, int max);
+
 // The shared token in the file named by --token-file (its first word), or UsageError.
 std::string read_token_file(const std::string& path);
 

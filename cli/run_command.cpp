@@ -46,7 +46,7 @@ int run_command(const std::vector<std::string>& args) {
   for (const auto& p : select_policies(scenario, names)) options.policies.push_back(p.name);
   options.delay_line = !vm.count("no-delay-line");
   options.nic_cap = vm.count("nic-cap") > 0;
-  options.timeout = std::chrono::seconds(vm["timeout"].as<int>());
+  options.timeout = std::chrono::seconds(bounded_int(vm, "timeout", 1, 86400));
   options.exsim_binary = "/proc/self/exe";
   if (vm.count("hosts")) {
     options.hosts_file = vm["hosts"].as<std::string>();

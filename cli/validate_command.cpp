@@ -93,10 +93,9 @@ int validate_command(const std::vector<std::string>& args) {
   const validate::Suite suite = validate::load_suite(inputs);
   if (vm.count("json")) check_writable(vm["json"].as<std::string>());
   if (vm.count("markdown")) check_writable(vm["markdown"].as<std::string>());
-  const int repetitions = vm["repetitions"].as<int>();
-  const int repeat = vm["repeat"].as<int>();
-  if (repeat < 1 || repeat > 99) throw UsageError(fmt::format("--repeat {}: expected 1 to 99", repeat));
-  if (repetitions < 1 || repetitions > 100) throw UsageError(fmt::format("--repetitions {}: expected 1 to 100", repetitions));
+  const int repetitions = bounded_int(vm, "repetitions", 1, 100);
+  const int repeat = bounded_int(vm, "repeat", 1, 99);
+  const std::chrono::seconds timeout(bounded_int(vm, "timeout", 1, 86400));
 
   // Every scenario is read and checked before anything runs.
   std::vector<LoadedScenario> scenarios;
@@ -123,7 +122,7 @@ int validate_command(const std::vector<std::string>& args) {
 
   std::vector<std::vector<RunResult>> measured;
   for (const auto& loaded : scenarios) {
-    measured.push_back(measure_scenario(loaded, repeat, std::chrono::seconds(vm["timeout"].as<int>())));
+    measured.push_back(measure_scenario(loaded, repeat, timeout));
     if (calibrate) brackets.push_back(measure_with_progress(repetitions, 1.0));
   }
 

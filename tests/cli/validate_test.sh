@@ -58,6 +58,11 @@ check "names the file and key" has "suite.json:/wall_max" "$work/bad2"
 check "missing profile exits 2" test $? -eq 2
 "$exsim" calibrate --repetitions 0 >/dev/null 2>"$work/bad4"
 check "bad --repetitions exits 2" test $? -eq 2
+"$exsim" validate "$src/tests/data/validate/small.json" --timeout 0 >/dev/null 2>"$work/bad5"
+check "bad --timeout exits 2 before any run" test $? -eq 2
+check "names the flag and the range" has "--timeout 0: expected 1 to" "$work/bad5"
+"$exsim" run "$src/tests/data/validate/small.json" --timeout -1 >/dev/null 2>"$work/bad6"
+check "run: bad --timeout exits 2" test $? -eq 2
 "$exsim" calibrate --help >"$work/help" 2>&1
 check "calibrate --help" has "usage: exsim calibrate" "$work/help"
 "$exsim" validate --help >"$work/help" 2>&1

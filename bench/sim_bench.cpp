@@ -1,6 +1,7 @@
 // Simulator speed: simulated TransmitData RPCs per second of wall-clock on one
 // core, events per second, and peak memory, which must not grow with the number
-// of RPCs. Usage: exsim_bench_sim [SCENARIO] [--set KEY=VALUE]... [--scheduler NAME]
+// of RPCs; and the event queue alone, the floor under every event the model
+// schedules. Usage: exsim_bench_sim [SCENARIO] [--set KEY=VALUE]... [--scheduler NAME]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -11,7 +12,9 @@
 #include <fmt/format.h>
 
 #include "models/error.h"
+#include "models/random.h"
 #include "models/scenario_loader.h"
+#include "sim/engine/scheduler.h"
 #include "sim/simulate.h"
 
 namespace {
@@ -20,6 +23,24 @@ double peak_rss_mib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+// Nanoseconds per pop and push of the default event queue holding `pending`
+// events with times drawn like a run's (microseconds to a millisecond ahead).
+double queue_ns_per_event(std::size_t pending) {
+  exsim::sim::QuadHeapScheduler queue;
+  exsim::Random random(1);
+  std::uint64_t seq = 0;
+  for (std::size_t i = 0; i < pending; ++i) {
+    queue.push_inline({static_cast<exsim::sim::SimTime>(random.below(1000000)), seq++, nullptr, 0});
+  }
+  constexpr int kEvents = 20000000;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kEvents; ++i) {
+    const exsim::sim::Event event = queue.pop_inline();
+    queue.push_inline({event.time + 1000 + static_cast<exsim::sim::SimTime>(random.below(1000000)), seq++, nullptr, 0});
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / kEvents * 1e9;
 }
 
 }  // namespace
@@ -55,6 +76,12 @@ int main(int argc, char** argv) {
       fmt::print("events per second   {:.3g}\n", static_cast<double>(counters.events) / seconds);
       fmt::print("RPC records         {}\n", counters.rpc_records);
       fmt::print("peak RSS            {:.1f} MiB\n", peak_rss_mib());
+      // What the event queue alone allows: the ceiling with no model work at all.
+      const double queue_ns = queue_ns_per_event(counters.max_pending);
+      const double events_per_rpc = static_cast<double>(counters.events) / static_cast<double>(result.rpcs);
+      fmt::print("largest queue       {} events\n", counters.max_pending);
+      fmt::print("queue alone         {:.1f} ns per event: at most {:.3g} RPCs per second at {:.2f} events per RPC\n",
+                 queue_ns, 1e9 / (queue_ns * events_per_rpc), events_per_rpc);
     }
   } catch (const exsim::ScenarioError& e) {
     fmt::print(stderr, "{}\n", e.what());

@@ -156,6 +156,7 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   if (counters) {
     counters->events = context.simulator.events_processed();
     counters->rpc_records = context.transport->rpcs_allocated();
+    counters->max_pending = context.simulator.max_pending();
   }
   return result;
 }

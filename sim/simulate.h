@@ -19,6 +19,7 @@ struct SimulateOptions {
 struct SimulationCounters {
   std::uint64_t events = 0;
   std::uint64_t rpc_records = 0;  // RPC records allocated: bounded by channels x in_flight
+  std::size_t max_pending = 0;    // most events waiting in the queue at once
 };
 
 // Predicts the scenario's figures under `policy`. Deterministic: the same

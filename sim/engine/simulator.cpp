@@ -1,5 +1,6 @@
 #include "sim/engine/simulator.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@ EventId Simulator::at(SimTime when, EventHandler* handler, std::uint64_t tag) {
   } else {
     scheduler_->push(Event{when, id, handler, tag});
   }
+  max_pending_ = std::max(max_pending_, scheduler_->size());
   return id;
 }
 

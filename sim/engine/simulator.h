@@ -35,6 +35,7 @@ class Simulator {
 
   std::uint64_t events_processed() const { return processed_; }
   std::size_t pending() const { return scheduler_->size(); }
+  std::size_t max_pending() const { return max_pending_; }
 
  private:
   std::unique_ptr<Scheduler> scheduler_;
@@ -43,6 +44,7 @@ class Simulator {
   SimTime now_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t processed_ = 0;
+  std::size_t max_pending_ = 0;
   bool stopped_ = false;
 };
 

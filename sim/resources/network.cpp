@@ -12,7 +12,7 @@ Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns)
       capacity_(nic_bytes_per_ns),
       connections_(static_cast<std::size_t>(hosts) * hosts),
       nic_remaining_(2 * static_cast<std::size_t>(hosts)),
-      nic_unfixed_(2 * static_cast<std::size_t>(hosts)),
+      nic_unfixed_(2 * static_cast<std::size_t>(hosts), 0),
       nic_active_(2 * static_cast<std::size_t>(hosts)) {}
 
 void Network::send(int from, int to, double bytes, EventHandler* done, std::uint64_t tag) {
@@ -64,24 +64,29 @@ void Network::deactivate(int c) {
 void Network::recompute_rates() {
   // Progressive filling: repeatedly take the NIC with the smallest fair share
   // among its unfixed connections and fix those connections at that share.
-  const int nics = 2 * hosts_;
-  for (int nic = 0; nic < nics; ++nic) {
-    nic_remaining_[nic] = capacity_;
-    nic_unfixed_[nic] = static_cast<int>(nic_active_[nic].size());
+  // Only NICs that carry an active connection take part; there are few.
+  busy_nics_.clear();
+  for (int c : active_) {
+    connections_[c].fixed = false;
+    for (int nic : {c / hosts_, hosts_ + c % hosts_}) {
+      if (nic_unfixed_[nic] != 0) continue;  // listed already (idle NICs are left at zero)
+      nic_unfixed_[nic] = static_cast<int>(nic_active_[nic].size());
+      nic_remaining_[nic] = capacity_;
+      busy_nics_.push_back(nic);
+    }
   }
-  for (int c : active_) connections_[c].fixed = false;
   std::size_t unfixed = active_.size();
   while (unfixed > 0) {
+    // The smallest remaining / unfixed, compared without dividing.
     int bottleneck = -1;
-    double share = 0;
-    for (int nic = 0; nic < nics; ++nic) {
+    for (int nic : busy_nics_) {
       if (nic_unfixed_[nic] == 0) continue;
-      const double s = nic_remaining_[nic] / nic_unfixed_[nic];
-      if (bottleneck < 0 || s < share) {
+      if (bottleneck < 0 ||
+          nic_remaining_[nic] * nic_unfixed_[bottleneck] < nic_remaining_[bottleneck] * nic_unfixed_[nic]) {
         bottleneck = nic;
-        share = s;
       }
     }
+    const double share = nic_remaining_[bottleneck] / nic_unfixed_[bottleneck];
     for (int c : nic_active_[bottleneck]) {
       Connection& conn = connections_[c];
       if (conn.fixed) continue;

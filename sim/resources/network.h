@@ -72,7 +72,8 @@ class Network final : public EventHandler {
   bool in_dispatch_ = false;
   // Scratch for recompute_rates.
   std::vector<double> nic_remaining_;
-  std::vector<int> nic_unfixed_;
+  std::vector<int> nic_unfixed_;  // zero outside recompute_rates
+  std::vector<int> busy_nics_;
   std::vector<std::vector<int>> nic_active_;  // active connections through each NIC (out: h, in: hosts + h)
 };
 

@@ -65,7 +65,7 @@ int calibrate_command(const std::vector<std::string>& args) {
   const int repetitions = bounded_int(vm, "repetitions", 1, 100);
   const double scale = vm["scale"].as<double>();
   if (!(scale > 0 && scale <= 100)) throw UsageError(fmt::format("--scale {}: expected more than 0, at most 100", scale));
-  if (vm.count("output")) check_writable(vm["output"].as<std::string>());
+  if (vm.count("output")) check_writable("--output", vm["output"].as<std::string>());
 
   const transport::Calibration calibration = calibrate_with_progress(repetitions, scale);
   const std::string json = calibration_profile_json(calibration);

@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  agent      serve one host of a real run for a coordinator ('exsim run --hosts')\n"
     "  calibrate  measure this machine's costs through the real exchange: a costs profile\n"
     "  validate   run scenarios both simulated and for real; the model's error against thresholds\n"
+    "  import-profile  a scenario from an Impala query profile (text form), assumptions noted\n"
     "\n"
     "Run 'exsim <command> --help' for a command's options.\n";
 
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     if (command == "agent") return agent_command(args);
     if (command == "calibrate") return calibrate_command(args);
     if (command == "validate") return validate_command(args);
+    if (command == "import-profile") return import_profile_command(args);
     fmt::print(stderr, "exsim: unknown command '{}'\n\n{}", command, kUsage);
     return kExitBadInput;
   } catch (const exsim::ScenarioError& e) {

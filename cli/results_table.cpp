@@ -47,10 +47,10 @@ std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<
 }
 
 // Refuses an output path whose directory does not exist before any work is done.
-void check_writable(const std::string& path) {
+void check_writable(const std::string& flag, const std::string& path) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-    throw UsageError(fmt::format("--json {}: directory {} does not exist", path, parent.string()));
+    throw UsageError(fmt::format("{} {}: directory {} does not exist", flag, path, parent.string()));
   }
 }
 

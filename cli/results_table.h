@@ -16,7 +16,7 @@ namespace exsim::cli {
 std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<std::string>& names);
 
 // Refuses an output path whose directory does not exist, before any work is done.
-void check_writable(const std::string& path);
+void check_writable(const std::string& flag, const std::string& path);
 
 // One row per result, deltas against the first.
 std::string render_results_table(const std::vector<RunResult>& results);

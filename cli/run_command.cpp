@@ -34,7 +34,7 @@ int run_command(const std::vector<std::string>& args) {
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
-  if (vm.count("json")) check_writable(vm["json"].as<std::string>());
+  if (vm.count("json")) check_writable("--json", vm["json"].as<std::string>());
   transport::RunOptions options;
   options.scenario_file = scenario_file;
   if (vm.count("set")) options.overrides = vm["set"].as<std::vector<std::string>>();

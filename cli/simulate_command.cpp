@@ -39,7 +39,7 @@ int simulate_command(const std::vector<std::string>& args) {
   const po::variables_map& vm = *parsed;
   const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
 
-  if (vm.count("json")) check_writable(vm["json"].as<std::string>());
+  if (vm.count("json")) check_writable("--json", vm["json"].as<std::string>());
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
   const Scenario scenario = load_scenario(scenario_file, overrides);

@@ -91,8 +91,8 @@ int validate_command(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
   if (vm.count("inputs")) inputs = vm["inputs"].as<std::vector<std::string>>();
   const validate::Suite suite = validate::load_suite(inputs);
-  if (vm.count("json")) check_writable(vm["json"].as<std::string>());
-  if (vm.count("markdown")) check_writable(vm["markdown"].as<std::string>());
+  if (vm.count("json")) check_writable("--json", vm["json"].as<std::string>());
+  if (vm.count("markdown")) check_writable("--markdown", vm["markdown"].as<std::string>());
   const int repetitions = bounded_int(vm, "repetitions", 1, 100);
   const int repeat = bounded_int(vm, "repeat", 1, 99);
   const std::chrono::seconds timeout(bounded_int(vm, "timeout", 1, 86400));

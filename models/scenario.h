@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/costs.h"
@@ -75,6 +76,8 @@ struct Query {
 struct Scenario {
   std::string name;
   std::string description;
+  // (JSON pointer, note): the source of a value or the assumption behind it.
+  std::vector<std::pair<std::string, std::string>> notes;
   std::uint64_t seed = 0;
   std::string file;  // where it was loaded from, for messages
   Cluster cluster;

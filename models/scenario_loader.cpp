@@ -301,13 +301,31 @@ Scenario read_scenario(const nlohmann::ordered_json& document, const std::string
   Scenario scenario;
   scenario.file = file;
   if (!root.expect_object()) diagnostics.throw_if_errors();
-  root.reject_unknown_keys({"name", "description", "seed", "cluster", "mt_dop", "costs", "policies", "workload"});
+  root.reject_unknown_keys(
+      {"name", "description", "notes", "seed", "cluster", "mt_dop", "costs", "policies", "workload"});
   JsonNode name = root.required("name");
   scenario.name = name.string("unnamed");
   if (name.is_string() && !std::regex_match(scenario.name, std::regex("[a-z0-9._-]+"))) {
     name.error(fmt::format("expected a name of [a-z0-9._-]+, got \"{}\"", scenario.name));
   }
   scenario.description = root.member("description").string();
+  // Notes on the file's values, by JSON pointer: where each came from or what was assumed.
+  if (JsonNode notes = root.member("notes"); notes.present() && notes.expect_object()) {
+    for (const auto& key : notes.keys()) {
+      JsonNode note = notes.member(key);
+      bool names_a_value = false;
+      try {
+        names_a_value = document.contains(nlohmann::ordered_json::json_pointer(key));
+      } catch (const nlohmann::json::exception&) {
+        // not a JSON pointer: reported below
+      }
+      if (!names_a_value) {
+        note.error(fmt::format("the key \"{}\" names no value in this file: expected the JSON pointer of one, such "
+                               "as \"/workload/queries/0/exchanges/0/rows\"", key));
+      }
+      scenario.notes.emplace_back(key, note.string());
+    }
+  }
   scenario.seed = static_cast<std::uint64_t>(root.member("seed").integer(0, 0));
   scenario.mt_dop = static_cast<int>(root.member("mt_dop").integer(0, 0, 1024));
   scenario.cluster = read_cluster(root.required("cluster"), scenario.seed);

@@ -66,4 +66,20 @@ check "unwritable output" run 2 simulate "$src/scenarios/default.json" --policy 
 check "no partial file" test ! -e "$work/no/such/dir/r.json"
 check "unwritable output named" has "$work/no/such/dir" "$work/err"
 
+# import-profile: a profile in, a scenario that simulates out; assumptions on stderr.
+profiles="$src/tests/data/profiles"
+check "import-profile help" run 0 import-profile --help
+check "import a profile" run 0 import-profile "$profiles/three-hosts-hash.txt" -o "$work/imported.json"
+check "imported scenario written" test -s "$work/imported.json"
+check "assumptions listed" has "value(s) assumed" "$work/err"
+check "assumed NIC speed listed" has "/cluster/nic_gbps: assumed" "$work/err"
+check "imported scenario simulates" run 0 simulate "$work/imported.json"
+check "import to standard output" run 0 import-profile "$profiles/impala-6041-krpc.txt" --hosts 39 --kind 7=broadcast
+check "standard output is the scenario" has '"kind": "broadcast"' "$work/out"
+check "malformed counter" run 2 import-profile "$profiles/malformed-counter.txt" -o "$work/bad-import.json"
+check "malformed counter named" has "malformed-counter.txt:43: counter TotalBytesSent" "$work/err"
+check "nothing written on error" test ! -e "$work/bad-import.json"
+check "bad --kind" run 2 import-profile "$profiles/three-hosts-hash.txt" --kind 4=sideways
+check "missing profile" run 2 import-profile "$work/no-such-profile.txt"
+
 summary

@@ -1,0 +1,83 @@
+// exsim import-profile PROFILE.txt [-o SCENARIO.json] [--name NAME] [--hosts N] [--kind ID=KIND]...
+#include <cstdio>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/results_table.h"
+#include "models/error.h"
+#include "models/impala_profile.h"
+#include "models/json_reader.h"
+#include "models/profile_import.h"
+#include "models/results.h"
+#include "models/scenario_loader.h"
+
+namespace exsim::cli {
+namespace po = boost::program_options;
+
+int import_profile_command(const std::vector<std::string>& args) {
+  po::options_description visible(
+      "usage: exsim import-profile PROFILE.txt [-o SCENARIO.json] [--name NAME] [--hosts N] [--kind ID=KIND]...\n\n"
+      "Reads an Impala query profile in text form and writes a scenario with one exchange\n"
+      "per KrpcDataStreamSender / DataStreamSender: rows from RowsSent or RowsReturned,\n"
+      "bytes from TotalBytesSent or BytesSent and UncompressedRowBatchSize (the LZ4 ratio\n"
+      "is their quotient), the partitioning from the plan, hosts and instances from the\n"
+      "fragment headers. The scenario's \"notes\" say where every value came from; values\n"
+      "the profile does not hold are assumed, noted, and listed on standard error.\n\noptions");
+  visible.add_options()
+      ("help,h", "print this help")
+      ("output,o", po::value<std::string>(), "write the scenario to this file (default: standard output)")
+      ("name", po::value<std::string>(), "the scenario's name (default: from the query id)")
+      ("hosts", po::value<int>(), "cluster size, when the profile names no hosts")
+      ("kind", po::value<std::vector<std::string>>()->composing(),
+       "ID=KIND: partitioning of exchange ID (its dst_id) when the profile's plan does not\n"
+       "show it; KIND is hash, broadcast, random or merge (repeatable)");
+  const auto parsed = parse_command_line(args, visible, "profile");
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
+  const std::string file = single_positional(vm, "profile", "PROFILE.txt (an Impala query profile in text form)");
+  ProfileImportOptions options;
+  if (vm.count("name")) options.name = vm["name"].as<std::string>();
+  if (vm.count("hosts")) options.hosts = bounded_int(vm, "hosts", 1, 10000);
+  if (vm.count("kind")) {
+    for (const auto& spec : vm["kind"].as<std::vector<std::string>>()) {
+      const std::size_t eq = spec.find('=');
+      const std::string kind = eq == std::string::npos ? "" : spec.substr(eq + 1);
+      int id = -1;
+      try {
+        std::size_t used = 0;
+        id = std::stoi(spec.substr(0, eq), &used);
+        if (used != eq) id = -1;
+      } catch (const std::exception&) {
+        id = -1;
+      }
+      if (id < 0 || (kind != "hash" && kind != "broadcast" && kind != "random" && kind != "merge")) {
+        throw UsageError(fmt::format("--kind {}: expected ID=KIND, ID an exchange's dst_id and KIND one of hash, "
+                                     "broadcast, random, merge",
+                                     spec));
+      }
+      options.kinds[id] = kind;
+    }
+  }
+  if (vm.count("output")) check_writable("--output", vm["output"].as<std::string>());
+
+  const ImpalaProfile profile = ImpalaProfile::parse(read_text_file(file, "profile"), file);
+  const ImportedScenario imported = import_impala_profile(profile, options);
+  // What we write must load: the scenario format's own checks on the result.
+  parse_scenario(imported.json, vm.count("output") ? vm["output"].as<std::string>() : "<imported scenario>");
+
+  fmt::print(stderr, "import-profile: {} exchange(s) from {}; {} value(s) assumed:\n", imported.exchanges, file,
+             imported.assumptions.size());
+  for (const auto& [pointer, note] : imported.assumptions) fmt::print(stderr, "  {}: {}\n", pointer, note);
+  if (vm.count("output")) {
+    write_file_atomically(vm["output"].as<std::string>(), imported.json);
+    fmt::print(stderr, "wrote {}\n", vm["output"].as<std::string>());
+  } else {
+    fmt::print("{}", imported.json);
+  }
+  return kExitOk;
+}
+
+}  // namespace exsim::cli

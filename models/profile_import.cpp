@@ -235,8 +235,8 @@ class Importer {
 
 Json Importer::exchange(const SenderGroup& g, std::size_t index) {
   const std::string at = fmt::format("/workload/queries/0/exchanges/{}", index);
-  const std::string name = fmt::format("{}{}DataStreamSender (dst_id={})", g.fragment.empty() ? "" : g.fragment,
-                                       g.fragment.empty() ? "" : " ", g.dst_id);
+  const ProfileSection* any = g.instances.empty() ? g.averaged : g.instances.front().second;
+  const std::string name = (g.fragment.empty() ? "" : g.fragment + " ") + any->title;
   Json x;
   x["id"] = fmt::format("{}x{}", g.fragment.empty() ? "" : g.fragment + "-", g.dst_id);
 

@@ -58,6 +58,9 @@ std::string render_stages(const Comparison& c, ReportFormat format) {
   out += "\n";
   out += render(cpu, format);
   Table network({"RPC network time", "predicted", "measured", "error"});
+  network.add_row({"mean", fmt::format("{:.0f} us", c.predicted.rpc_network_mean_us),
+                   fmt::format("{:.0f} us", c.measured.rpc_network_mean_us),
+                   error_cell(relative_error(c.predicted.rpc_network_mean_us, c.measured.rpc_network_mean_us))});
   network.add_row({"p50", fmt::format("{:.0f} us", c.predicted.rpc_network_p50_us),
                    fmt::format("{:.0f} us", c.measured.rpc_network_p50_us),
                    error_cell(relative_error(c.predicted.rpc_network_p50_us, c.measured.rpc_network_p50_us))});

@@ -56,4 +56,13 @@ double LogHistogram::quantile(double q) const {
   return midpoint_of(kBuckets - 1);
 }
 
+double LogHistogram::mean() const {
+  if (count_ == 0) return 0;
+  double sum = 0;
+  for (int i = 0; i < kBuckets; ++i) {
+    if (buckets_[i] != 0) sum += static_cast<double>(buckets_[i]) * midpoint_of(i);
+  }
+  return sum / static_cast<double>(count_);
+}
+
 }  // namespace exsim

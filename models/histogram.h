@@ -18,6 +18,8 @@ class LogHistogram {
   std::int64_t count() const { return count_; }
   // The value below which a fraction q of the samples lie (bucket midpoint); 0 when empty.
   double quantile(double q) const;
+  // The mean of the samples as their buckets' midpoints give it (same relative error); 0 when empty.
+  double mean() const;
   // Non-empty buckets as (index, count), to send a histogram between processes.
   std::vector<std::pair<int, std::int64_t>> buckets() const;
   void add_bucket(int index, std::int64_t count);  // ignores an index out of range

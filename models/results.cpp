@@ -30,7 +30,8 @@ ordered run_json(const RunResult& r) {
   out["bytes_wire"] = r.bytes_wire;
   out["bytes_uncompressed"] = r.bytes_uncompressed;
   out["cpu_s"] = cpu_json(r.cpu_s);
-  out["rpc_network_us"] = ordered{{"p50", r.rpc_network_p50_us}, {"p99", r.rpc_network_p99_us}};
+  out["rpc_network_us"] =
+      ordered{{"mean", r.rpc_network_mean_us}, {"p50", r.rpc_network_p50_us}, {"p99", r.rpc_network_p99_us}};
   ordered queries = ordered::array();
   for (const auto& q : r.queries) queries.push_back(ordered{{"name", q.name}, {"repeat", q.repeat}, {"wall_s", q.wall_s}});
   out["queries"] = std::move(queries);
@@ -60,6 +61,7 @@ ordered run_json(const RunResult& r) {
                             {"sender_worst_bytes", h.sender_worst_bytes},
                             {"receiver_peak_bytes", h.receiver_peak_bytes < 0 ? ordered(nullptr) : ordered(h.receiver_peak_bytes)}});
     if (h.rss_peak_bytes >= 0) hosts.back()["rss_peak_bytes"] = h.rss_peak_bytes;
+    if (h.sender_peak_sum_bytes >= 0) hosts.back()["sender_peak_sum_bytes"] = h.sender_peak_sum_bytes;
   }
   out["hosts"] = std::move(hosts);
   out["planner"] = ordered{{"senders", r.planner.senders},

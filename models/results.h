@@ -53,6 +53,9 @@ struct HostResult {
   Bytes sender_worst_bytes = 0;
   Bytes receiver_peak_bytes = 0;  // -1: not measured (written as null)
   Bytes rss_peak_bytes = -1;      // measured runs: the agent process's peak RSS; -1: none
+  // Simulated runs: the largest, over queries, sum of the peaks of the host's
+  // sender instances (each at its own peak), as Impala's profiles add them up; -1: none.
+  Bytes sender_peak_sum_bytes = -1;
 };
 
 struct PlannerResult {
@@ -70,6 +73,7 @@ struct RunResult {
   double bytes_wire = 0;
   double bytes_uncompressed = 0;
   CpuByStage cpu_s;
+  double rpc_network_mean_us = 0;
   double rpc_network_p50_us = 0;
   double rpc_network_p99_us = 0;
   std::vector<QueryResult> queries;

@@ -227,8 +227,8 @@ Exchange read_exchange(const JsonNode& node, const Scenario& scenario) {
   JsonNode skew = node.member("skew");
   x.skew = skew.number(0, 0);
   if (x.skew > 0 && x.kind != PartitionKind::kHash) skew.error("skew applies to hash exchanges only");
-  x.produce_rows_per_s = node.member("produce_rows_per_s").number(0, 1.0);
-  x.consume_rows_per_s = node.member("consume_rows_per_s").number(0, 1.0);
+  x.produce_rows_per_s = node.member("produce_rows_per_s").number(0, 0, /*min_exclusive=*/true);
+  x.consume_rows_per_s = node.member("consume_rows_per_s").number(0, 0, /*min_exclusive=*/true);
   return x;
 }
 

@@ -48,6 +48,8 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
 
   // When the last query ended; -1 while any has not.
   SimTime finished_at() const { return finished_at_; }
+  // Per host, the largest over queries of the sum of its sender instances' peaks.
+  const std::vector<Bytes>& sender_peak_sums() const { return peak_sums_; }
 
  private:
   const Query& query() const { return context_.scenario.queries[query_index_]; }
@@ -81,6 +83,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
   void record_query() {
     const Query& q = query();
     const double wall = static_cast<double>(context_.simulator.now() - query_started_) * 1e-9;
+    std::vector<Bytes> sums(context_.scenario.cluster.hosts.size(), 0);
     if (repetition_ == 0) result_.queries.push_back({q.name, q.repeat, 0});
     result_.queries.back().wall_s += wall;
     for (const auto& run : runs_) {
@@ -101,6 +104,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
       result_.add_exchange(std::move(x));
       const Bytes estimate = planner_sender_estimate(run->exchange());
       for (const auto& sender : run->senders()) {
+        sums[static_cast<std::size_t>(sender->host())] += sender->peak_bytes();
         ++result_.planner.senders;
         if (sender->peak_bytes() > estimate) {
           ++result_.planner.over_estimate;
@@ -108,6 +112,8 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
         }
       }
     }
+    peak_sums_.resize(sums.size(), 0);
+    for (std::size_t h = 0; h < sums.size(); ++h) peak_sums_[h] = std::max(peak_sums_[h], sums[h]);
   }
 
   ModelContext& context_;
@@ -117,6 +123,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
   SimTime query_started_ = 0;
   std::vector<std::unique_ptr<ExchangeRun>> runs_;
   std::vector<bool> started_;
+  std::vector<Bytes> peak_sums_;
   std::size_t finished_ = 0;
   SimTime finished_at_ = -1;
 };
@@ -144,6 +151,7 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   // Superseded events may run after the end; the end is when the last query ended.
   result.wall_s = static_cast<double>(driver.finished_at()) * 1e-9;
   result.cpu_s = context.cpu;
+  result.rpc_network_mean_us = context.rpc_network_ns.mean() * 1e-3;
   result.rpc_network_p50_us = context.rpc_network_ns.quantile(0.50) * 1e-3;
   result.rpc_network_p99_us = context.rpc_network_ns.quantile(0.99) * 1e-3;
   const auto expected = static_sender_bytes_per_host(scenario, policy, /*worst_case=*/false);
@@ -152,6 +160,7 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
     const int host = static_cast<int>(h);
     result.hosts.push_back({scenario.cluster.hosts[h].name, context.memory.sender_peak(host), expected[h], worst[h],
                             context.memory.receiver_peak(host)});
+    result.hosts.back().sender_peak_sum_bytes = driver.sender_peak_sums().at(h);
   }
   if (counters) {
     counters->events = context.simulator.events_processed();

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/error.h"
+#include "models/histogram.h"
 #include "models/overrides.h"
 #include "models/random.h"
 #include "models/sender_memory.h"
@@ -102,6 +103,22 @@ TEST_CASE("the same seed gives the same numbers") {
   CHECK(differs);
   CHECK(derive_seed(1, 2, 3) == derive_seed(1, 2, 3));
   CHECK(derive_seed(1, 2, 3) != derive_seed(1, 3, 2));
+}
+
+TEST_CASE("the histogram's quantiles and mean are within its 3% bucket error") {
+  LogHistogram h;
+  CHECK(h.mean() == 0);
+  // A bimodal sample, like RPC network times to near and far hosts: 600 at 150 us, 400 at 650 us.
+  for (int i = 0; i < 600; ++i) h.add(150'000);
+  for (int i = 0; i < 400; ++i) h.add(650'000);
+  CHECK(h.count() == 1000);
+  CHECK(h.mean() == doctest::Approx(350'000).epsilon(0.03));  // (600 x 150 + 400 x 650) / 1000 us
+  CHECK(h.quantile(0.5) == doctest::Approx(150'000).epsilon(0.03));
+  CHECK(h.quantile(0.99) == doctest::Approx(650'000).epsilon(0.03));
+  LogHistogram other;
+  other.add(350'000);
+  h.merge(other);
+  CHECK(h.mean() == doctest::Approx((600 * 150'000.0 + 400 * 650'000.0 + 350'000.0) / 1001).epsilon(0.03));
 }
 
 TEST_CASE("channel targets: flat, and a budget clamped to [min, max]") {

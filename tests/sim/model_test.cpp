@@ -167,6 +167,28 @@ TEST_CASE("sender memory of a known configuration equals the formula") {
   CHECK(big.planner.max_over_bytes == formula(2621) - 1703936);
 }
 
+TEST_CASE("the sum of sender peaks adds each sender at its own peak, per query") {
+  // Two copies of the formula case on h0, one after the other: the host's
+  // concurrent peak is one sender's, the sum of peaks is two; a second query of
+  // the same shape leaves the largest sum over queries unchanged.
+  const std::string x = R"({"kind": "hash", "rows": 1000000, "row": {"fixed_bytes": 100}, "lz4_ratio": 0.5,
+       "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1", "h2", "h3", "h4"], "per_host": 1}})";
+  auto exchange = [&](const std::string& id, const std::string& after) {
+    return "{\"id\": \"" + id + "\", " + (after.empty() ? "" : "\"after\": [\"" + after + "\"], ") + x.substr(1);
+  };
+  auto query = [&](const std::string& name) {
+    return "{\"name\": \"" + name + "\", \"exchanges\": [" + exchange("a", "") + ", " + exchange("b", "a") + "]}";
+  };
+  const std::string json = R"({"name": "sum", "cluster": {"hosts": 5, "rtt_ms": {"same_group": 0.1}},
+    "policies": {"p": {"buffer": {"flat": "16K"}, "compression": "lz4"}},
+    "workload": {"queries": [)" + query("q1") + ", " + query("q2") + "]}}";
+  const RunResult r = run(json);
+  const Bytes one = 4 * 2 * (16384 + 1024) + 16384;  // the formula case's sender at 16K
+  CHECK(r.hosts[0].sender_peak_bytes == one);
+  CHECK(r.hosts[0].sender_peak_sum_bytes == 2 * one);
+  CHECK(r.hosts[1].sender_peak_sum_bytes == 0);
+}
+
 TEST_CASE("more RPCs in flight and the v4.3 layout hold more sender memory") {
   const RunResult head = run(memory_case("16K"));
   const RunResult two = run(memory_case("16K"), {"policies.p.in_flight=2"});

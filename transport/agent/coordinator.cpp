@@ -219,6 +219,7 @@ class Coordinator {
     for (std::size_t h = 0; h < channels_.size(); ++h) {
       result.cpu_s.rpc += expect(h, "cpu", Clock::now() + std::chrono::seconds(10)).at("rpc_ns").get<double>() * 1e-9;
     }
+    result.rpc_network_mean_us = network.mean() * 1e-3;
     result.rpc_network_p50_us = network.quantile(0.5) * 1e-3;
     result.rpc_network_p99_us = network.quantile(0.99) * 1e-3;
     const auto expected = static_sender_bytes_per_host(scenario_, policy, false);

@@ -64,9 +64,11 @@ ordered run_json(const RunResult& r) {
     if (h.sender_peak_sum_bytes >= 0) hosts.back()["sender_peak_sum_bytes"] = h.sender_peak_sum_bytes;
   }
   out["hosts"] = std::move(hosts);
-  out["planner"] = ordered{{"senders", r.planner.senders},
-                           {"over_estimate", r.planner.over_estimate},
-                           {"max_over_bytes", r.planner.max_over_bytes}};
+  auto tally = [](const PlannerTally& t) {
+    return ordered{{"senders", t.senders}, {"over_estimate", t.over_estimate}, {"max_over_bytes", t.max_over_bytes}};
+  };
+  out["planner"] = tally(r.planner);
+  for (const auto& [kind, t] : r.planner.by_kind) out["planner"]["by_kind"][kind] = tally(t);
   if (!r.rtt_achieved_ms.empty()) {
     out["rtt_ms"] = ordered{{"nominal", r.rtt_nominal_ms}, {"achieved", r.rtt_achieved_ms}};
   }

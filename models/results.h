@@ -5,6 +5,7 @@
 #define EXSIM_MODELS_RESULTS_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -58,10 +59,23 @@ struct HostResult {
   Bytes sender_peak_sum_bytes = -1;
 };
 
-struct PlannerResult {
+// Sender instances against the planner's estimate (reference section 6.1).
+struct PlannerTally {
   std::int64_t senders = 0;
   std::int64_t over_estimate = 0;
   Bytes max_over_bytes = 0;
+  void add(Bytes peak, Bytes estimate) {
+    ++senders;
+    if (peak > estimate) {
+      ++over_estimate;
+      if (peak - estimate > max_over_bytes) max_over_bytes = peak - estimate;
+    }
+  }
+};
+
+struct PlannerResult : PlannerTally {
+  // Simulated runs: the same per partitioning kind ("hash", ...); empty when not counted.
+  std::map<std::string, PlannerTally> by_kind;
 };
 
 struct RunResult {

@@ -105,11 +105,8 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
       const Bytes estimate = planner_sender_estimate(run->exchange());
       for (const auto& sender : run->senders()) {
         sums[static_cast<std::size_t>(sender->host())] += sender->peak_bytes();
-        ++result_.planner.senders;
-        if (sender->peak_bytes() > estimate) {
-          ++result_.planner.over_estimate;
-          result_.planner.max_over_bytes = std::max(result_.planner.max_over_bytes, sender->peak_bytes() - estimate);
-        }
+        result_.planner.add(sender->peak_bytes(), estimate);
+        result_.planner.by_kind[to_string(run->exchange().kind)].add(sender->peak_bytes(), estimate);
       }
     }
     peak_sums_.resize(sums.size(), 0);

@@ -164,6 +164,8 @@ TEST_CASE("sender memory of a known configuration equals the formula") {
   CHECK(formula(2621) == 4 * 2 * (524288 + 4 * 4096) + 524288);
   CHECK(big.hosts[0].sender_peak_bytes == formula(2621));
   CHECK(big.planner.over_estimate == 1);
+  CHECK(big.planner.by_kind.size() == 1);
+  CHECK(big.planner.by_kind.at("hash").over_estimate == 1);
   CHECK(big.planner.max_over_bytes == formula(2621) - 1703936);
 }
 

@@ -20,6 +20,7 @@ int agent_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
 int validate_command(const std::vector<std::string>& args);
 int import_profile_command(const std::vector<std::string>& args);
+int sweep_command(const std::vector<std::string>& args);
 
 }  // namespace exsim::cli
 

@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  agent      serve one host of a real run for a coordinator ('exsim run --hosts')\n"
     "  calibrate  measure this machine's costs through the real exchange: a costs profile\n"
     "  validate   run scenarios both simulated and for real; the model's error against thresholds\n"
+    "  sweep      simulate every combination of --vary values, in parallel or in shards (JSON Lines)\n"
     "  import-profile  a scenario from an Impala query profile (text form), assumptions noted\n"
     "\n"
     "Run 'exsim <command> --help' for a command's options.\n";
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
     if (command == "calibrate") return calibrate_command(args);
     if (command == "validate") return validate_command(args);
     if (command == "import-profile") return import_profile_command(args);
+    if (command == "sweep") return sweep_command(args);
     fmt::print(stderr, "exsim: unknown command '{}'\n\n{}", command, kUsage);
     return kExitBadInput;
   } catch (const exsim::ScenarioError& e) {

@@ -103,6 +103,20 @@ std::string results_to_json(const std::vector<RunResult>& results) {
   return array.dump(2) + "\n";
 }
 
+std::string sweep_result_line(const RunResult& result, std::size_t point, std::size_t points,
+                              const std::vector<std::pair<std::string, std::string>>& settings) {
+  ordered set = ordered::object();
+  for (const auto& [key, value] : settings) {
+    // As --set reads it: JSON when the text parses as JSON (8, 0.6, true), else a string ("64K").
+    ordered parsed = ordered::parse(value, nullptr, /*allow_exceptions=*/false);
+    set[key] = parsed.is_discarded() ? ordered(value) : parsed;
+  }
+  ordered line{{"sweep", ordered{{"point", point}, {"points", points}, {"set", set}}}};
+  const ordered figures = run_json(result);
+  for (const auto& [key, value] : figures.items()) line[key] = value;
+  return line.dump() + "\n";
+}
+
 void write_file_atomically(const std::string& path, const std::string& content) {
   std::filesystem::path target(path);
   std::filesystem::path temp = target;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/size.h"
@@ -109,6 +110,12 @@ CpuByStage& operator+=(CpuByStage& a, const CpuByStage& b);
 // Pretty JSON, keys in a fixed order, numbers printed the same way every time:
 // the same results give byte-identical text.
 std::string results_to_json(const std::vector<RunResult>& results);
+
+// One result as a single line of JSON (JSON Lines), led by a "sweep" object:
+// {"sweep": {"point": I, "points": N, "set": {KEY: VALUE...}}, "scenario": ...}.
+// The same result and point give byte-identical text.
+std::string sweep_result_line(const RunResult& result, std::size_t point, std::size_t points,
+                              const std::vector<std::pair<std::string, std::string>>& settings);
 
 // Writes through a temporary file and a rename, so a reader never sees half a file.
 // Throws std::runtime_error naming the path on failure.

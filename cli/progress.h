@@ -1,0 +1,36 @@
+// Progress of a long command on standard error: a bar with an ETA redrawn in
+// place on a terminal, one plain line per finished item otherwise (logs, CI).
+#ifndef EXSIM_CLI_PROGRESS_H_
+#define EXSIM_CLI_PROGRESS_H_
+
+#include <chrono>
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+namespace exsim::cli {
+
+class Progress {
+ public:
+  // `what` names the items ("points"); `total` of them will be reported done.
+  Progress(std::string what, std::size_t total);
+  // One item finished, described by `label` (plain-line mode prints it).
+  void done(const std::string& label);
+  // Ends the bar's line on a terminal; prints nothing otherwise.
+  void finish();
+  std::size_t completed() const;
+
+ private:
+  static std::string clock(double seconds);  // "1:05", "2:03:04"
+
+  std::string what_;
+  std::size_t total_;
+  std::size_t done_ = 0;
+  bool terminal_;
+  std::chrono::steady_clock::time_point start_;
+  mutable std::mutex mutex_;
+};
+
+}  // namespace exsim::cli
+
+#endif  // EXSIM_CLI_PROGRESS_H_

@@ -1,0 +1,185 @@
+// exsim sweep SCENARIO --vary KEY=V1,V2... [--jobs N] [-o RESULTS.jsonl] [--shard K/N]
+// exsim sweep merge SHARD.jsonl... [-o RESULTS.jsonl]
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/progress.h"
+#include "cli/results_table.h"
+#include "models/error.h"
+#include "models/json_reader.h"
+#include "models/results.h"
+#include "models/scenario_loader.h"
+#include "models/sweep.h"
+#include "sim/simulate.h"
+
+namespace exsim::cli {
+namespace po = boost::program_options;
+namespace {
+
+// Ctrl-C: the first stops taking new points (those running finish and are
+// written); the second leaves at once. Lines are whole: each point's lines go
+// out in one write(2).
+std::atomic<int> interrupts{0};
+extern "C" void on_interrupt(int) {
+  if (interrupts.fetch_add(1) >= 1) _exit(130);
+}
+
+void write_all(int fd, const std::string& text, const std::string& where) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error(fmt::format("{}: write failed: {}", where, std::strerror(errno)));
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// A scenario error of one point names the point, so that a bad value in a --vary list is found.
+Scenario load_point(const std::string& file, std::vector<std::string> overrides, const SweepPoint& point) {
+  for (const auto& o : point.overrides()) overrides.push_back(o);
+  try {
+    return load_scenario(file, overrides);
+  } catch (const ScenarioError& e) {
+    std::vector<std::string> messages;
+    for (const auto& m : e.messages()) messages.push_back(fmt::format("sweep point {} ({}): {}", point.index, point.label(), m));
+    throw ScenarioError(messages);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("sweep point {} ({}): {}", point.index, point.label(), e.what()));
+  }
+}
+
+int merge_command(const std::vector<std::string>& args) {
+  po::options_description visible(
+      "usage: exsim sweep merge SHARD.jsonl... [-o RESULTS.jsonl]\n\n"
+      "Joins the result files of a sweep's shards (--shard K/N) into the sweep's\n"
+      "results, ordered by point and policy: the same lines as the unsharded sweep's,\n"
+      "merged the same way. Refuses files of different sweeps, a point twice, and\n"
+      "points no file has.\n\noptions");
+  visible.add_options()("help,h", "print this help")(
+      "output,o", po::value<std::string>(), "write the merged results to this file (default: standard output)");
+  const auto parsed = parse_command_line(args, visible, "shard");
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
+  if (!vm.count("shard")) throw UsageError("expected the shards' result files (SHARD.jsonl...)");
+  if (vm.count("output")) check_writable("--output", vm["output"].as<std::string>());
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& path : vm["shard"].as<std::vector<std::string>>()) {
+    files.emplace_back(path, read_text_file(path, "sweep results"));
+  }
+  const std::string merged = merge_sweep_results(files);
+  if (vm.count("output")) {
+    write_file_atomically(vm["output"].as<std::string>(), merged);
+  } else {
+    fmt::print("{}", merged);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int sweep_command(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "merge") return merge_command({args.begin() + 1, args.end()});
+  po::options_description visible(
+      "usage: exsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--jobs N] [-o RESULTS.jsonl]\n"
+      "                   [--shard K/N] [--policy NAME]... [--set KEY=VALUE]...\n"
+      "       exsim sweep merge SHARD.jsonl... [-o RESULTS.jsonl]\n\n"
+      "Simulates every combination of the variations (any scenario path, as --set takes\n"
+      "it: mt_dop, policies.*.buffer.flat, cluster.rtt_ms.cross_group) on N threads and\n"
+      "writes one result object per line (JSON Lines) as each point finishes, each with\n"
+      "\"sweep\": {\"point\", \"points\", \"set\"}. Progress goes to standard error: a bar with\n"
+      "an ETA on a terminal, a line per point otherwise. Ctrl-C keeps what finished.\n"
+      "--shard K/N runs the points whose number is K-1 modulo N, so N independent jobs\n"
+      "(GNU parallel, a Slurm array, a Kubernetes indexed Job) cover the sweep; `exsim\n"
+      "sweep merge` joins their files.\n\noptions");
+  visible.add_options()
+      ("help,h", "print this help")
+      ("vary,v", po::value<std::vector<std::string>>()->composing(), "KEY=V1,V2,...: a variation (repeatable)")
+      ("jobs,j", po::value<int>(), "simulations at once (default: the CPUs this process may use)")
+      ("output,o", po::value<std::string>(), "write the results here (default: standard output)")
+      ("shard", po::value<std::string>(), "K/N: run only the K-th of N slices of the points")
+      ("policy,p", po::value<std::vector<std::string>>()->composing(), "simulate only this policy (repeatable)")
+      ("set,s", po::value<std::vector<std::string>>()->composing(), "a value set at every point (repeatable)");
+  const auto parsed = parse_command_line(args, visible, "scenario");
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
+  const std::string file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
+  std::vector<Variation> variations;
+  if (vm.count("vary")) {
+    for (const auto& v : vm["vary"].as<std::vector<std::string>>()) variations.push_back(parse_variation(v));
+  }
+  const SweepPlan plan(std::move(variations));
+  const Shard shard = vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = vm.count("jobs") ? bounded_int(vm, "jobs", 1, 1024) : cpus;
+  std::vector<std::string> base;
+  if (vm.count("set")) base = vm["set"].as<std::vector<std::string>>();
+  std::vector<std::string> names;
+  if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
+  const std::string where = vm.count("output") ? vm["output"].as<std::string>() : "standard output";
+  if (vm.count("output")) check_writable("--output", where);
+
+  // Every point loads before any runs: a bad value fails the sweep now, not hours in.
+  std::vector<SweepPoint> points;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (!shard.holds(i)) continue;
+    points.push_back(plan.point(i));
+    select_policies(load_point(file, base, points.back()), names);
+  }
+
+  const int fd = vm.count("output") ? ::open(where.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644) : STDOUT_FILENO;
+  if (fd < 0) throw std::runtime_error(fmt::format("{}: cannot write: {}", where, std::strerror(errno)));
+  std::signal(SIGINT, on_interrupt);
+  Progress progress("points", points.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex out;
+  std::string failure;
+  auto work = [&] {
+    while (interrupts.load() == 0) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= points.size()) return;
+      try {
+        const Scenario scenario = load_point(file, base, points[i]);
+        std::string lines;
+        for (const auto& policy : select_policies(scenario, names)) {
+          lines += sweep_result_line(simulate(scenario, policy), points[i].index, plan.size(), points[i].settings);
+        }
+        {
+          std::lock_guard<std::mutex> lock(out);
+          write_all(fd, lines, where);
+        }
+        progress.done(fmt::format("point {}: {}", points[i].index, points[i].label()));
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(out);
+        if (failure.empty()) failure = fmt::format("point {} ({}): {}", points[i].index, points[i].label(), e.what());
+        interrupts.store(1000);  // stop the others; what is written stays
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::min<int>(jobs, static_cast<int>(points.size())); ++t) threads.emplace_back(work);
+  for (auto& t : threads) t.join();
+  progress.finish();
+  std::signal(SIGINT, SIG_DFL);
+  if (fd != STDOUT_FILENO) ::close(fd);
+  if (!failure.empty()) throw std::runtime_error(failure);
+  if (interrupts.load() > 0) {
+    fmt::print(stderr, "exsim sweep: interrupted: {} of {} points written to {}\n", progress.completed(), points.size(),
+               where);
+    return 130;
+  }
+  return kExitOk;
+}
+
+}  // namespace exsim::cli

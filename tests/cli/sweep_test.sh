@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# exsim sweep as a user meets it: a sweep on threads, the same sweep as 3 shards
+# run by GNU parallel and merged (equal to the unsharded one), progress lines,
+# Ctrl-C keeping whole lines, and bad input.
+# Usage: sweep_test.sh EXSIM SOURCE_DIR
+set -u
+source "$(dirname "$0")/checks.sh"
+trap 'rm -rf "$work"' EXIT
+scenario="$src/scenarios/default.json"
+vary=(--vary mt_dop=0,2 --vary 'policies.*.in_flight=1,2,3' --policy 16K --policy budget-4M)
+
+# 1. The whole sweep on 2 threads: 2 x 3 points x 2 policies, one JSON object per line.
+timeout 300 "$exsim" sweep "$scenario" "${vary[@]}" --jobs 2 -o "$work/full.jsonl" 2>"$work/full.err"
+check "sweep exits 0" test $? -eq 0
+check "12 result lines" test "$(wc -l <"$work/full.jsonl")" -eq 12
+check "every line is a results object with its point" python3 -c "
+import json, sys
+lines = [json.loads(l) for l in open('$work/full.jsonl')]
+assert all(l['sweep']['points'] == 6 and 0 <= l['sweep']['point'] < 6 for l in lines)
+assert sorted({l['sweep']['point'] for l in lines}) == list(range(6))
+assert all(l['source'] == 'simulated' and l['rpcs'] > 0 for l in lines)
+# the varied values are in the results, read as --set reads them (numbers as numbers)
+p = [l for l in lines if l['sweep']['set'] == {'mt_dop': 2, 'policies.*.in_flight': 3}]
+assert len(p) == 2, p
+"
+check "progress: a plain line per point when not a terminal" test "$(grep -c '^points [0-9]/6 done' "$work/full.err")" -eq 6
+check "progress names the point" has "mt_dop=2 policies.*.in_flight=3" "$work/full.err"
+check "more RPCs in flight: the same RPCs, sooner" python3 -c "
+import json
+r = {(l['sweep']['set']['mt_dop'], l['sweep']['set']['policies.*.in_flight'], l['policy']): l
+     for l in map(json.loads, open('$work/full.jsonl'))}
+assert r[(0, 1, '16K')]['rpcs'] == r[(0, 3, '16K')]['rpcs']
+assert r[(0, 1, '16K')]['wall_s'] > r[(0, 3, '16K')]['wall_s']
+"
+
+# 2. The same sweep as 3 shards through GNU parallel, merged: the unsharded sweep's lines.
+if command -v parallel >/dev/null; then
+  timeout 300 parallel --will-cite -j 3 "$exsim" sweep "$scenario" "${vary[@]}" --jobs 1 --shard {}/3 \
+    -o "$work/shard{}.jsonl" ::: 1 2 3 2>"$work/parallel.err"
+  check "3 shards through GNU parallel" test $? -eq 0
+  check "shards split the points" test "$(cat "$work"/shard?.jsonl | wc -l)" -eq 12
+  check "merge shards" "$exsim" sweep merge "$work/shard1.jsonl" "$work/shard2.jsonl" "$work/shard3.jsonl" \
+    -o "$work/merged.jsonl"
+  check "merge the unsharded sweep" "$exsim" sweep merge "$work/full.jsonl" -o "$work/full-merged.jsonl"
+  check "merged shards equal the unsharded sweep" cmp -s "$work/merged.jsonl" "$work/full-merged.jsonl"
+  "$exsim" sweep merge "$work/shard1.jsonl" "$work/shard3.jsonl" -o "$work/partial.jsonl" 2>"$work/partial.err"
+  check "a missing shard: exit 2" test $? -eq 2
+  check "a missing shard: the points named" has "2 of 6 points have no result" "$work/partial.err"
+  check "a missing shard: nothing written" test ! -e "$work/partial.jsonl"
+  "$exsim" sweep merge "$work/shard1.jsonl" "$work/shard1.jsonl" >/dev/null 2>"$work/twice.err"
+  check "a shard twice: exit 2" test $? -eq 2
+  check "a shard twice: named" has "appears twice" "$work/twice.err"
+else
+  check "GNU parallel is installed (scripts/install-deps)" false
+fi
+
+# 3. Ctrl-C: the sweep stops, exits 130, and keeps only whole lines of finished points.
+"$exsim" sweep "$scenario" --vary 'workload.queries.0.exchanges.0.rows=800000000,800000001,800000002,800000003' \
+  --policy 16K --jobs 1 -o "$work/stopped.jsonl" 2>"$work/stopped.err" &
+pid=$!
+for _ in $(seq 1 600); do [ -s "$work/stopped.jsonl" ] && break; sleep 0.05; done
+kill -INT $pid
+wait $pid
+check "interrupted: exit 130" test $? -eq 130
+check "interrupted: said so" has "interrupted:" "$work/stopped.err"
+check "interrupted: whole lines only" python3 -c "
+import json
+lines = open('$work/stopped.jsonl').read().split('\n')
+assert lines[-1] == '' and 1 <= len(lines) - 1 < 4, len(lines)
+[json.loads(l) for l in lines[:-1]]
+"
+
+# 4. Bad input: exit 2, nothing run.
+"$exsim" sweep "$scenario" --vary mt_dop >/dev/null 2>"$work/e1"
+check "--vary without values: exit 2" test $? -eq 2
+check "--vary without values: named" has "--vary mt_dop: expected KEY=V1,V2" "$work/e1"
+"$exsim" sweep "$scenario" --vary mt_dop=0,1 --shard 4/3 >/dev/null 2>"$work/e2"
+check "--shard 4/3: exit 2" test $? -eq 2
+"$exsim" sweep "$scenario" --vary mt_dop=0,-1 -o "$work/bad.jsonl" >/dev/null 2>"$work/e3"
+check "an invalid value: exit 2" test $? -eq 2
+check "an invalid value: its point named" has "sweep point 1 (mt_dop=-1)" "$work/e3"
+check "an invalid value: nothing written" test ! -e "$work/bad.jsonl"
+"$exsim" sweep "$scenario" >/dev/null 2>"$work/e4"
+check "no --vary: exit 2" test $? -eq 2
+
+summary

@@ -1,5 +1,7 @@
 #include "models/results.h"
 
+#include "models/scenario.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -20,11 +22,32 @@ ordered cpu_json(const CpuByStage& c) {
                  {"consume", c.consume}};
 }
 
+const char* name_of(CapacityRule c) { return c == CapacityRule::kBytes ? "bytes" : "fixed_len"; }
+const char* name_of(Compression c) {
+  return c == Compression::kLz4 ? "lz4" : c == Compression::kNone ? "none" : "lz4_skip_local";
+}
+
+// The policy as the scenario format writes it, sizes in bytes, and the mt_dop it ran at.
+ordered config_json(int mt_dop, const Policy& p) {
+  ordered buffer = p.buffer.kind == BufferSizing::Kind::kFlat
+                       ? ordered{{"flat", p.buffer.flat}}
+                       : ordered{{"budget", p.buffer.budget}, {"min", p.buffer.min}, {"max", p.buffer.max}};
+  return ordered{{"mt_dop", mt_dop},
+                 {"buffer", buffer},
+                 {"capacity", name_of(p.capacity)},
+                 {"in_flight", p.in_flight},
+                 {"compression", name_of(p.compression)},
+                 {"broadcast_serialize", p.broadcast_serialize == BroadcastSerialize::kOnce ? "once" : "per_channel"},
+                 {"receiver_buffer", p.receiver_buffer},
+                 {"sender_layout", p.sender_layout == SenderLayout::kHead ? "head" : "v4.3"}};
+}
+
 ordered run_json(const RunResult& r) {
   ordered out;
   out["scenario"] = r.scenario;
   out["policy"] = r.policy;
   out["source"] = r.source;
+  if (r.mt_dop >= 0) out["config"] = config_json(r.mt_dop, r.config);
   out["wall_s"] = r.wall_s;
   out["rpcs"] = r.rpcs;
   out["bytes_wire"] = r.bytes_wire;
@@ -69,8 +92,9 @@ ordered run_json(const RunResult& r) {
   };
   out["planner"] = tally(r.planner);
   for (const auto& [kind, t] : r.planner.by_kind) out["planner"]["by_kind"][kind] = tally(t);
+  if (!r.rtt_nominal_ms.empty()) out["rtt_ms"]["nominal"] = r.rtt_nominal_ms;
   if (!r.rtt_achieved_ms.empty()) {
-    out["rtt_ms"] = ordered{{"nominal", r.rtt_nominal_ms}, {"achieved", r.rtt_achieved_ms}};
+    out["rtt_ms"]["achieved"] = r.rtt_achieved_ms;
   }
   return out;
 }
@@ -95,6 +119,19 @@ CpuByStage& operator+=(CpuByStage& a, const CpuByStage& b) {
   a.deserialize += b.deserialize;
   a.consume += b.consume;
   return a;
+}
+
+void describe_run(RunResult& result, const Scenario& scenario, const Policy& policy, const std::string& source) {
+  result.scenario = scenario.name;
+  result.policy = policy.name;
+  result.source = source;
+  result.mt_dop = scenario.mt_dop;
+  result.config = policy;
+  const int n = scenario.cluster.rtt.hosts();
+  result.rtt_nominal_ms.assign(static_cast<std::size_t>(n), std::vector<double>(static_cast<std::size_t>(n)));
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) result.rtt_nominal_ms[a][b] = scenario.cluster.rtt.rtt_ms(a, b);
+  }
 }
 
 std::string results_to_json(const std::vector<RunResult>& results) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/policy.h"
 #include "models/size.h"
 
 namespace exsim {
@@ -83,6 +84,10 @@ struct RunResult {
   std::string scenario;
   std::string policy;
   std::string source = "simulated";
+  // The run's configuration, so that results describe themselves (reports plot
+  // against it): the scenario's mt_dop and the policy; -1: not recorded.
+  int mt_dop = -1;
+  Policy config;
   double wall_s = 0;
   std::int64_t rpcs = 0;
   double bytes_wire = 0;
@@ -103,6 +108,10 @@ struct RunResult {
   // Sets its batch_bytes_mean from its bytes and RPCs.
   void add_exchange(ExchangeResult exchange);
 };
+
+struct Scenario;
+// Names the run and records its configuration and the nominal RTT matrix.
+void describe_run(RunResult& result, const Scenario& scenario, const Policy& policy, const std::string& source);
 
 // CPU by stage, summed.
 CpuByStage& operator+=(CpuByStage& a, const CpuByStage& b);

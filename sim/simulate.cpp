@@ -130,9 +130,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
 RunResult simulate(const Scenario& scenario, const Policy& policy, const SimulateOptions& options,
                    SimulationCounters* counters) {
   RunResult result;
-  result.scenario = scenario.name;
-  result.policy = policy.name;
-  result.source = "simulated";
+  describe_run(result, scenario, policy, "simulated");
   auto scheduler = sim::make_scheduler(options.scheduler);
   if (!scheduler) throw std::invalid_argument("unknown scheduler '" + options.scheduler + "'");
   ModelContext context(scenario, policy, std::move(scheduler));

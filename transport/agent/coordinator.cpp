@@ -57,7 +57,7 @@ class Coordinator {
     // calls[a][b]: one-way delay of a's calls to b, measured by b; responses[a][b]:
     // of b's responses to them, measured by a.
     std::vector<std::vector<double>> calls(n, std::vector<double>(n, -1)), responses(n, std::vector<double>(n, -1)),
-        nominal(n, std::vector<double>(n)), achieved(n, std::vector<double>(n, -1));
+        achieved(n, std::vector<double>(n, -1));
     for (std::size_t i = 0; i < n; ++i) {
       channels_[i]->send(json{{"op", "shutdown"}}.dump());
       const json bye = expect(i, "bye", Clock::now() + std::chrono::seconds(10));
@@ -69,14 +69,10 @@ class Coordinator {
     }
     for (std::size_t a = 0; a < n; ++a) {
       for (std::size_t b = 0; b < n; ++b) {
-        nominal[a][b] = scenario_.cluster.rtt.rtt_ms(static_cast<int>(a), static_cast<int>(b));
         if (calls[a][b] >= 0 && responses[a][b] >= 0) achieved[a][b] = calls[a][b] + responses[a][b];
       }
     }
-    for (auto& r : results) {
-      r.rtt_nominal_ms = nominal;
-      r.rtt_achieved_ms = achieved;
-    }
+    for (auto& r : results) r.rtt_achieved_ms = achieved;
     return results;
   }
 
@@ -199,9 +195,7 @@ class Coordinator {
 
   RunResult run_policy(const Policy& policy) {
     RunResult result;
-    result.scenario = scenario_.name;
-    result.policy = policy.name;
-    result.source = "measured";
+    describe_run(result, scenario_, policy, "measured");
     broadcast(json{{"op", "reset_memory"}});
     for (std::size_t h = 0; h < channels_.size(); ++h) expect(h, "reset", Clock::now() + std::chrono::seconds(10));
     LogHistogram network;

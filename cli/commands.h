@@ -21,6 +21,7 @@ int calibrate_command(const std::vector<std::string>& args);
 int validate_command(const std::vector<std::string>& args);
 int import_profile_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
+int report_command(const std::vector<std::string>& args);
 
 }  // namespace exsim::cli
 

@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  calibrate  measure this machine's costs through the real exchange: a costs profile\n"
     "  validate   run scenarios both simulated and for real; the model's error against thresholds\n"
     "  sweep      simulate every combination of --vary values, in parallel or in shards (JSON Lines)\n"
+    "  report     a capacity-planning report (HTML with plots, Markdown, CSV) from results files\n"
     "  import-profile  a scenario from an Impala query profile (text form), assumptions noted\n"
     "\n"
     "Run 'exsim <command> --help' for a command's options.\n";
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
     if (command == "validate") return validate_command(args);
     if (command == "import-profile") return import_profile_command(args);
     if (command == "sweep") return sweep_command(args);
+    if (command == "report") return report_command(args);
     fmt::print(stderr, "exsim: unknown command '{}'\n\n{}", command, kUsage);
     return kExitBadInput;
   } catch (const exsim::ScenarioError& e) {

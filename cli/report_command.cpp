@@ -1,0 +1,76 @@
+// exsim report RESULTS... [-o report.html] [--memory-budget 2G] [--markdown report.md] [--csv DIR]
+#include <filesystem>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/results_table.h"
+#include "models/error.h"
+#include "models/results.h"
+#include "models/size.h"
+#include "plots/figures.h"
+#include "plots/gnuplot.h"
+#include "plots/report.h"
+
+namespace exsim::cli {
+namespace po = boost::program_options;
+
+int report_command(const std::vector<std::string>& args) {
+  po::options_description visible(
+      "usage: exsim report RESULTS... [-o report.html] [--memory-budget SIZE] [--markdown report.md]\n"
+      "                    [--csv DIR] [--title TEXT]\n\n"
+      "A capacity-planning report from results files (simulate or run --json, sweep\n"
+      "JSON Lines, validate --json): the scenario and its RTT heatmap, a table of every\n"
+      "result, plots drawn with gnuplot (wall-clock against buffer size per MT_DOP and\n"
+      "RPCs in flight, per-host sender memory against the budget, RPCs, CPU by stage,\n"
+      "predicted against measured), and a recommendation: the fastest result whose\n"
+      "worst-case per-host sender memory fits the budget, against the first result.\n"
+      "The HTML is self-contained (inline SVG and CSS).\n\noptions");
+  visible.add_options()
+      ("help,h", "print this help")
+      ("output,o", po::value<std::string>(), "write the HTML report here (default: report.html)")
+      ("memory-budget", po::value<std::string>(), "per-host sender memory allowed, e.g. 2G")
+      ("markdown", po::value<std::string>(), "also write the report as Markdown (for a CI comment)")
+      ("csv", po::value<std::string>(), "also write each figure's data as DIR/NAME.csv, for plots/NAME.gp")
+      ("title", po::value<std::string>(), "the report's title");
+  const auto parsed = parse_command_line(args, visible, "results");
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
+  if (!vm.count("results")) throw UsageError("expected one or more results files");
+  report::ReportOptions options;
+  if (vm.count("title")) options.title = vm["title"].as<std::string>();
+  if (vm.count("memory-budget")) {
+    const std::string text = vm["memory-budget"].as<std::string>();
+    const auto bytes = parse_size(text);
+    if (!bytes || *bytes <= 0) throw UsageError(fmt::format("--memory-budget {}: expected a size such as 2G or 512M", text));
+    options.memory_budget = static_cast<double>(*bytes);
+  }
+  const std::string html_path = vm.count("output") ? vm["output"].as<std::string>() : "report.html";
+  check_writable("--output", html_path);
+  if (vm.count("markdown")) check_writable("--markdown", vm["markdown"].as<std::string>());
+  if (vm.count("csv") && !std::filesystem::is_directory(vm["csv"].as<std::string>())) {
+    throw UsageError(fmt::format("--csv {}: not a directory", vm["csv"].as<std::string>()));
+  }
+
+  const report::ReportInput input = report::read_report_input(vm["results"].as<std::vector<std::string>>());
+  const auto figures = report::figures(input);
+  std::vector<std::string> svgs;
+  for (const auto& f : figures) {
+    std::vector<std::pair<std::string, double>> vars;
+    if (f.name == "sender_memory") vars.emplace_back("budget", options.memory_budget.value_or(0));
+    svgs.push_back(f.csv.empty() ? "" : report::render_svg(f.name, f.csv, vars));
+  }
+  if (vm.count("csv")) {
+    for (const auto& f : figures) {
+      if (!f.csv.empty()) write_file_atomically((std::filesystem::path(vm["csv"].as<std::string>()) / (f.name + ".csv")).string(), f.csv);
+    }
+  }
+  write_file_atomically(html_path, report::render_html(input, figures, svgs, options));
+  if (vm.count("markdown")) write_file_atomically(vm["markdown"].as<std::string>(), report::render_markdown(input, options));
+  fmt::print("{}\nwrote {}\n", report::recommend(input, options.memory_budget).text, html_path);
+  return kExitOk;
+}
+
+}  // namespace exsim::cli

@@ -1,0 +1,20 @@
+# CPU time by stage of each result, stacked. Data: cpu_by_stage.csv from
+# `exsim report --csv` (label, then one column of seconds per stage).
+# By hand: gnuplot -e "data='cpu_by_stage.csv'; out='cpu.svg'" plots/cpu_by_stage.gp
+set terminal svg size 820,440 dynamic noenhanced font 'sans,11' background '#ffffff'
+set output out
+set datafile separator ','
+set title 'CPU time by stage'
+set ylabel 'CPU seconds'
+set yrange [0:*]
+set style data histograms
+set style histogram rowstacked
+set style fill solid 0.85 border -1
+set boxwidth 0.7
+set xtics scale 0
+set xlabel 'result (# in the report table)'
+set key outside right top autotitle columnhead
+set grid ytics
+stats data using 2 nooutput
+columns = STATS_columns
+plot for [c=2:columns] data using c:xtic(1)

@@ -1,0 +1,128 @@
+#include "plots/figures.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace exsim::report {
+namespace {
+
+// Bar charts name results by their number in the report's table (labels of
+// sweep points are too long for an axis); a bare number, as '#' starts a
+// comment in gnuplot's data files.
+std::string tick(std::size_t index) { return std::to_string(index + 1); }
+
+// Wall-clock against flat buffer size: one block per series, where a series is
+// everything about a result but its buffer (MT_DOP, RPCs in flight, other sweep
+// settings, simulated or measured).
+std::string wall_vs_buffer(const ReportInput& in) {
+  std::map<std::string, std::vector<std::pair<long long, double>>> series;
+  std::vector<std::string> order;
+  for (const auto& e : in.entries) {
+    if (e.buffer_flat <= 0) continue;
+    // No commas in a series name: it is a CSV column header.
+    std::string name = fmt::format("MT_DOP {}; {} in flight", e.mt_dop < 0 ? 0 : e.mt_dop, e.in_flight);
+    for (const auto& [key, value] : e.settings) {
+      if (key.find("buffer") == std::string::npos && key != "mt_dop" && key.find("in_flight") == std::string::npos) {
+        name += fmt::format("; {}={}", key, value);
+      }
+    }
+    if (e.source == "measured") name += " (measured)";
+    if (!series.count(name)) order.push_back(name);
+    series[name].emplace_back(e.buffer_flat, e.wall_s);
+  }
+  std::string csv;
+  for (const auto& name : order) {
+    auto points = series[name];
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end(),
+                             [](const auto& a, const auto& b) { return a.first == b.first; }),
+                 points.end());
+    if (!csv.empty()) csv += "\n\n";
+    csv += "buffer_bytes," + csv_field(name) + "\n";
+    for (const auto& [bytes, wall] : points) csv += fmt::format("{},{:.6g}\n", bytes, wall);
+  }
+  return csv;
+}
+
+std::string sender_memory(const ReportInput& in) {
+  std::string csv = "result,observed peak,expected,worst case\n";
+  for (std::size_t i = 0; i < in.entries.size(); ++i) {
+    const Entry& e = in.entries[i];
+    csv += fmt::format("{},{:.0f},{:.0f},{:.0f}\n", tick(i), e.sender_peak, e.sender_expected, e.sender_worst);
+  }
+  return csv;
+}
+
+std::string rpcs(const ReportInput& in) {
+  std::string csv = "result,rpcs\n";
+  for (std::size_t i = 0; i < in.entries.size(); ++i) csv += fmt::format("{},{:.0f}\n", tick(i), in.entries[i].rpcs);
+  return csv;
+}
+
+std::string cpu_by_stage(const ReportInput& in) {
+  std::vector<std::string> stages;
+  for (const auto& e : in.entries) {
+    for (const auto& [stage, s] : e.cpu_s) {
+      if (std::find(stages.begin(), stages.end(), stage) == stages.end()) stages.push_back(stage);
+    }
+  }
+  if (stages.empty()) return "";
+  std::string csv = "result";
+  for (const auto& s : stages) csv += "," + s;
+  csv += "\n";
+  for (std::size_t i = 0; i < in.entries.size(); ++i) {
+    const Entry& e = in.entries[i];
+    csv += tick(i);
+    for (const auto& stage : stages) {
+      auto it = std::find_if(e.cpu_s.begin(), e.cpu_s.end(), [&](const auto& p) { return p.first == stage; });
+      csv += fmt::format(",{:.6g}", it == e.cpu_s.end() ? 0.0 : it->second);
+    }
+    csv += "\n";
+  }
+  return csv;
+}
+
+std::string rtt(const ReportInput& in) {
+  for (const auto& e : in.entries) {
+    if (e.rtt_nominal_ms.empty() || e.rtt_nominal_ms.size() != e.hosts.size()) continue;
+    std::string csv = "rtt_ms";
+    for (const auto& h : e.hosts) csv += "," + csv_field(h);
+    csv += "\n";
+    for (std::size_t a = 0; a < e.hosts.size(); ++a) {
+      csv += csv_field(e.hosts[a]);
+      for (double v : e.rtt_nominal_ms[a]) csv += fmt::format(",{:.4g}", v);
+      csv += "\n";
+    }
+    return csv;
+  }
+  return "";
+}
+
+std::string predicted_vs_measured(const ReportInput& in) {
+  if (in.validations.empty()) return "";
+  std::string csv = "policy,measured_s,predicted_s\n";
+  for (const auto& v : in.validations) csv += fmt::format("{},{:.6g},{:.6g}\n", csv_field(v.label), v.measured_s, v.predicted_s);
+  return csv;
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(" ,\"") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? '\'' : c;
+  return quoted + "\"";
+}
+
+std::vector<Figure> figures(const ReportInput& in) {
+  return {{"rtt_heatmap", "Round-trip times between hosts", rtt(in)},
+          {"wall_vs_buffer", "Wall-clock against buffer size", wall_vs_buffer(in)},
+          {"sender_memory", "Per-host sender memory against the budget", sender_memory(in)},
+          {"rpcs", "TransmitData RPCs", rpcs(in)},
+          {"cpu_by_stage", "CPU time by stage", cpu_by_stage(in)},
+          {"predicted_vs_measured", "Predicted against measured", predicted_vs_measured(in)}};
+}
+
+}  // namespace exsim::report

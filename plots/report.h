@@ -1,0 +1,42 @@
+// A capacity-planning report from results: a self-contained HTML page (inline
+// CSS and SVG, nothing fetched), its Markdown form for CI comments, and the
+// recommendation both end with.
+#ifndef EXSIM_PLOTS_REPORT_H_
+#define EXSIM_PLOTS_REPORT_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plots/figures.h"
+#include "plots/report_input.h"
+
+namespace exsim::report {
+
+struct Recommendation {
+  const Entry* best = nullptr;      // the fastest result within the budget; nullptr if none is
+  const Entry* baseline = nullptr;  // the first result
+  const Entry* smallest = nullptr;  // the smallest worst case, when none is within the budget
+  std::string text;                 // one sentence, plain text
+};
+
+// The fastest result whose worst-case per-host sender memory is within
+// `budget_bytes` (any, without a budget), against the first result.
+Recommendation recommend(const ReportInput& input, std::optional<double> budget_bytes);
+
+struct ReportOptions {
+  std::string title = "exsim capacity-planning report";
+  std::optional<double> memory_budget;  // bytes
+};
+
+// `svgs[i]` is figures[i] drawn (empty when it has no data).
+std::string render_html(const ReportInput& input, const std::vector<Figure>& figures,
+                        const std::vector<std::string>& svgs, const ReportOptions& options);
+std::string render_markdown(const ReportInput& input, const ReportOptions& options);
+
+// "1.5 GiB", "16 KiB".
+std::string human_bytes(double bytes);
+
+}  // namespace exsim::report
+
+#endif  // EXSIM_PLOTS_REPORT_H_

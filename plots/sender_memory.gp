@@ -1,0 +1,24 @@
+# Per-host sender memory of each result (its largest host): observed peak,
+# expected and worst case, against the memory budget (a dashed line).
+# Data: sender_memory.csv from `exsim report --csv` (label, peak, expected, worst, in bytes).
+# By hand: gnuplot -e "data='sender_memory.csv'; out='memory.svg'; budget=2147483648" plots/sender_memory.gp
+set terminal svg size 820,440 dynamic noenhanced font 'sans,11' background '#ffffff'
+set output out
+set datafile separator ','
+if (!exists("budget")) budget = 0
+set title 'Per-host sender memory (largest host)'
+set ylabel 'bytes'
+set format y '%.0b%BB'
+set yrange [0:*]
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set xtics scale 0
+set xlabel 'result (# in the report table)'
+set key outside right top autotitle columnhead
+set grid ytics
+if (budget > 0) {
+  set arrow from graph 0, first budget to graph 1, first budget nohead lw 2 dt 2 lc rgb '#c00000' front
+  set label 'memory budget' at graph 0.01, first budget offset 0, 0.7 tc rgb '#c00000' front
+}
+plot data using 2:xtic(1), '' using 3, '' using 4

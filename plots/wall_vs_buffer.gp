@@ -1,0 +1,17 @@
+# Wall-clock against the per-channel buffer of flat policies, one line per MT_DOP
+# and RPCs-in-flight setting. Data: wall_vs_buffer.csv from `exsim report --csv`,
+# blocks separated by two blank lines, each headed "buffer_bytes,<series>".
+# By hand: gnuplot -e "data='wall_vs_buffer.csv'; out='wall.svg'" plots/wall_vs_buffer.gp
+set terminal svg size 820,420 dynamic noenhanced font 'sans,11' background '#ffffff'
+set output out
+set datafile separator ','
+set title 'Wall-clock against buffer size'
+set xlabel 'per-channel buffer (data_stream_sender_buffer_size)'
+set ylabel 'wall-clock (s)'
+set logscale x 2
+set format x '%.0b%BB'
+set yrange [0:*]
+set key outside right top autotitle columnhead
+set grid
+stats data using 1 nooutput
+plot for [i=0:STATS_blocks-1] data index i using 1:2 with linespoints lw 2 pt 7

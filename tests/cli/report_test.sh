@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# exsim report as a user sees it: a report from simulated, swept and validated
+# results, rendered in headless Chromium (a screenshot, its plots in the DOM, no
+# console errors, nothing fetched), its Markdown and CSV, the recommendation
+# under a memory budget, the gnuplot scripts run by hand on the CSV, bad input.
+# Usage: report_test.sh EXSIM SOURCE_DIR
+set -u
+source "$(dirname "$0")/checks.sh"
+trap 'rm -rf "$work"' EXIT
+
+"$exsim" simulate "$src/scenarios/default.json" --json "$work/sim.json" >/dev/null
+"$exsim" sweep "$src/scenarios/default.json" --vary 'policies.16K.buffer.flat=16K,64K,256K' --vary mt_dop=0,4 \
+  --policy 16K --jobs 2 -o "$work/sweep.jsonl" 2>/dev/null
+timeout 120 "$exsim" validate "$src/tests/data/validate/small.json" --repetitions 1 --json "$work/validation.json" \
+  >/dev/null 2>&1
+check "inputs made" test -s "$work/sim.json" -a -s "$work/sweep.jsonl" -a -s "$work/validation.json"
+
+# 1. The report: HTML, Markdown and CSV.
+mkdir "$work/csv"
+"$exsim" report "$work/sim.json" "$work/sweep.jsonl" "$work/validation.json" -o "$work/report.html" \
+  --memory-budget 2M --markdown "$work/report.md" --csv "$work/csv" >"$work/out" 2>"$work/err"
+check "report exits 0" test $? -eq 0
+check "report written" test -s "$work/report.html"
+check "recommendation printed" has "within the 2 MiB budget" "$work/out"
+for fig in rtt_heatmap wall_vs_buffer sender_memory rpcs cpu_by_stage predicted_vs_measured; do
+  check "figure $fig inline" has "id=\"figure-$fig\"" "$work/report.html"
+  check "figure $fig data" test -s "$work/csv/$fig.csv"
+done
+check "self-contained: no external resource" python3 -c "
+import re
+html = open('$work/report.html').read()
+assert not re.search(r'<(script|link|img|iframe)\b', html), 'an element that fetches'
+assert not re.search(r'(src|href)=\"(https?:)?//', html), 'a remote reference'
+"
+check "markdown: the table" has "| # | result | wall | vs baseline |" "$work/report.md"
+check "markdown: the validation" has "| policy | predicted | measured | wall error |" "$work/report.md"
+check "markdown: the recommendation" has "within the 2 MiB budget" "$work/report.md"
+
+# 2. Headless Chromium: the page renders, has its plots, and logs no console error.
+if command -v chromium >/dev/null; then
+  chrome=(timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run
+          --disable-extensions --user-data-dir="$work/chrome")
+  "${chrome[@]}" --window-size=1200,4000 --screenshot="$work/shot.png" "file://$work/report.html" \
+    >/dev/null 2>"$work/shot.err"
+  check "screenshot taken" test -s "$work/shot.png"
+  check "screenshot is a PNG of the page" python3 -c "
+data = open('$work/shot.png', 'rb').read()
+assert data[:8] == b'\x89PNG\r\n\x1a\n' and len(data) > 50000, len(data)
+"
+  "${chrome[@]}" --dump-dom --enable-logging=stderr --v=0 "file://$work/report.html" >"$work/dom.html" 2>"$work/dom.err"
+  check "the rendered DOM has the six plots" test "$(grep -o '<svg' "$work/dom.html" | wc -l)" -ge 6
+  check "the rendered DOM has the recommendation" has 'id="recommendation"' "$work/dom.html"
+  check "no console errors" test "$(grep -ci 'CONSOLE.*\(error\|uncaught\)\|Failed to load resource' "$work/dom.err")" -eq 0
+else
+  check "chromium is installed (scripts/install-deps)" false
+fi
+
+# 3. The recommendation follows the budget.
+"$exsim" report "$work/sim.json" "$work/sweep.jsonl" -o "$work/r2.html" --memory-budget 1K >"$work/out2"
+check "a budget nothing fits: said so" has "No result keeps its worst-case per-host sender memory within the 1 KiB budget" "$work/out2"
+"$exsim" report "$work/sim.json" -o "$work/r3.html" >"$work/out3"
+check "without a budget: the fastest" has "Recommended: budget-4M" "$work/out3"
+
+# 4. The scripts in plots/ run by hand on the CSV.
+for fig in rtt_heatmap wall_vs_buffer rpcs cpu_by_stage predicted_vs_measured; do
+  gnuplot -e "data='$work/csv/$fig.csv'; out='$work/$fig.svg'" "$src/plots/$fig.gp" 2>"$work/gp.err"
+  check "plots/$fig.gp by hand" grep -q "<svg" "$work/$fig.svg"
+done
+gnuplot -e "data='$work/csv/sender_memory.csv'; out='$work/mem.svg'; budget=2097152" "$src/plots/sender_memory.gp"
+check "plots/sender_memory.gp by hand, with a budget" grep -q "memory budget" "$work/mem.svg"
+
+# 5. Bad input: exit 2, named.
+echo '{"not": "results"}' >"$work/bad.json"
+"$exsim" report "$work/bad.json" -o "$work/bad.html" >/dev/null 2>"$work/e1"
+check "not results: exit 2" test $? -eq 2
+check "not results: file named" has "bad.json" "$work/e1"
+check "not results: nothing written" test ! -e "$work/bad.html"
+"$exsim" report "$work/sim.json" --memory-budget lots -o "$work/bad2.html" >/dev/null 2>"$work/e2"
+check "bad budget: exit 2" test $? -eq 2
+check "bad budget: named" has "--memory-budget lots" "$work/e2"
+
+summary

@@ -40,7 +40,7 @@ std::string wall_vs_buffer(const ReportInput& in) {
                              [](const auto& a, const auto& b) { return a.first == b.first; }),
                  points.end());
     if (!csv.empty()) csv += "\n\n";
-    csv += "buffer_bytes," + csv_field(name) + "\n";
+    csv += fmt::format("buffer_bytes,{}\n", csv_field(name));
     for (const auto& [bytes, wall] : points) csv += fmt::format("{},{:.6g}\n", bytes, wall);
   }
   return csv;
@@ -70,7 +70,7 @@ std::string cpu_by_stage(const ReportInput& in) {
   }
   if (stages.empty()) return "";
   std::string csv = "result";
-  for (const auto& s : stages) csv += "," + s;
+  for (const auto& s : stages) csv += fmt::format(",{}", s);
   csv += "\n";
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
     const Entry& e = in.entries[i];
@@ -88,7 +88,7 @@ std::string rtt(const ReportInput& in) {
   for (const auto& e : in.entries) {
     if (e.rtt_nominal_ms.empty() || e.rtt_nominal_ms.size() != e.hosts.size()) continue;
     std::string csv = "rtt_ms";
-    for (const auto& h : e.hosts) csv += "," + csv_field(h);
+    for (const auto& h : e.hosts) csv += fmt::format(",{}", csv_field(h));
     csv += "\n";
     for (std::size_t a = 0; a < e.hosts.size(); ++a) {
       csv += csv_field(e.hosts[a]);

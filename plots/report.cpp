@@ -105,16 +105,16 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
                                  escape(options.title), kStyle, escape(options.title));
   html += fmt::format("<p>{}</p>\n", escape(summary_text(in)));
   html += "<p class=\"note\">From:";
-  for (const auto& f : in.files) html += " " + escape(f);
+  for (const auto& f : in.files) html += fmt::format(" {}", escape(f));
   html += "</p>\n";
   html += fmt::format("<div class=\"recommendation\" id=\"recommendation\">{}</div>\n",
                       escape(recommend(in, options.memory_budget).text));
   html += "<h2>Results</h2>\n<table id=\"results\">\n<tr>";
-  for (const auto& c : kColumns) html += "<th>" + escape(c) + "</th>";
+  for (const auto& c : kColumns) html += fmt::format("<th>{}</th>", escape(c));
   html += "</tr>\n";
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
     html += "<tr>";
-    for (const auto& cell : row_of(i, in.entries[i], base)) html += "<td>" + escape(cell) + "</td>";
+    for (const auto& cell : row_of(i, in.entries[i], base)) html += fmt::format("<td>{}</td>", escape(cell));
     html += "</tr>\n";
   }
   html += "</table>\n";
@@ -143,13 +143,13 @@ std::string render_markdown(const ReportInput& in, const ReportOptions& options)
   std::string md = fmt::format("## {}\n\n{}\n\n**{}**\n\n", options.title, summary_text(in),
                                recommend(in, options.memory_budget).text);
   md += "|";
-  for (const auto& c : kColumns) md += " " + c + " |";
+  for (const auto& c : kColumns) md += fmt::format(" {} |", c);
   md += "\n|";
   for (std::size_t i = 0; i < kColumns.size(); ++i) md += "---|";
   md += "\n";
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
     md += "|";
-    for (const auto& cell : row_of(i, in.entries[i], base)) md += " " + cell + " |";
+    for (const auto& cell : row_of(i, in.entries[i], base)) md += fmt::format(" {} |", cell);
     md += "\n";
   }
   if (!in.validations.empty()) {

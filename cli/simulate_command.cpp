@@ -1,4 +1,4 @@
-// exsim simulate SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]...
+// exsim simulate SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--trace FILE]
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +13,7 @@
 #include "models/error.h"
 #include "models/json_reader.h"
 #include "models/scenario_loader.h"
+#include "models/trace.h"
 #include "sim/simulate.h"
 
 namespace exsim::cli {
@@ -33,13 +34,21 @@ int simulate_command(const std::vector<std::string>& args) {
       ("set,s", po::value<std::vector<std::string>>()->composing(),
        "override a scenario value by its dotted path, e.g. mt_dop=8, policies.16K.in_flight=2,\n"
        "policies.*.buffer.flat=64K (repeatable)")
-      ("scheduler", po::value<std::string>()->default_value("quad-heap"), "event queue: quad-heap | binary-heap");
+      ("scheduler", po::value<std::string>()->default_value("quad-heap"), "event queue: quad-heap | binary-heap")
+      ("trace", po::value<std::string>(), "write a timeline (Chrome trace event JSON, for Perfetto or\n"
+       "chrome://tracing) of every policy's run to this file")
+      ("trace-events", po::value<int>(), "spans a trace keeps at most (default 400000, about 45 MB);\n"
+       "beyond, an even sample (docs/traces.md)");
   const auto parsed = parse_command_line(args, visible, "scenario");
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
 
   if (vm.count("json")) check_writable("--json", vm["json"].as<std::string>());
+  if (vm.count("trace")) check_writable("--trace", vm["trace"].as<std::string>());
+  const int trace_events = vm.count("trace-events") ? bounded_int(vm, "trace-events", 100, 50'000'000)
+                                                     : static_cast<int>(Trace::kDefaultMaxEvents);
+  Trace trace(static_cast<std::size_t>(trace_events));
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
   const Scenario scenario = load_scenario(scenario_file, overrides);
@@ -53,13 +62,24 @@ int simulate_command(const std::vector<std::string>& args) {
     throw UsageError(fmt::format("--scheduler {}: expected quad-heap or binary-heap", options.scheduler));
   }
   std::vector<RunResult> results;
-  for (const auto& policy : policies) results.push_back(simulate(scenario, policy, options));
+  for (const auto& policy : policies) {
+    if (vm.count("trace")) {
+      options.trace = &trace;
+      options.trace_pid_base = static_cast<int>(results.size() * scenario.cluster.hosts.size());
+    }
+    results.push_back(simulate(scenario, policy, options));
+  }
 
   fmt::print("{} ({} hosts, mt_dop {}, costs: {})\n\n", scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop,
              scenario.costs.source);
   fmt::print("{}", render_results_table(results));
   if (vm.count("json")) {
     write_file_atomically(vm["json"].as<std::string>(), results_to_json(results));
+  }
+  if (vm.count("trace")) {
+    write_file_atomically(vm["trace"].as<std::string>(), trace.to_json("simulated: " + scenario.name));
+    fmt::print("\ntrace: {} spans of {} kept (1 in {}), {}\n", trace.kept(), trace.offered(),
+               std::uint64_t{1} << trace.sampling_shift(), vm["trace"].as<std::string>());
   }
   return kExitOk;
 }

@@ -60,6 +60,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
     finished_ = 0;
     query_started_ = context_.simulator.now();
     const Query& q = query();
+    context_.query = q.name;
     for (std::size_t x = 0; x < q.exchanges.size(); ++x) {
       const std::uint64_t seed = exchange_seed(context_.scenario, query_index_, repetition_, x);
       runs_.push_back(std::make_unique<ExchangeRun>(context_, q.exchanges[x], seed, *this));
@@ -134,6 +135,9 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   auto scheduler = sim::make_scheduler(options.scheduler);
   if (!scheduler) throw std::invalid_argument("unknown scheduler '" + options.scheduler + "'");
   ModelContext context(scenario, policy, std::move(scheduler));
+  context.trace = options.trace;
+  context.trace_pid_base = options.trace_pid_base;
+  context.trace_prefix = policy.name + ": ";
   QueryDriver driver(context, result);
   driver.start();
   context.simulator.run();

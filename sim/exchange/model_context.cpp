@@ -15,6 +15,12 @@ CostRates::CostRates(const CostProfile& costs)
       rpc_latency(to_ns(costs.rpc_latency_us * 1e3)),
       wire_overhead(costs.wire_overhead_bytes) {}
 
+int ModelContext::trace_track(int host, const std::string& name) {
+  if (!trace) return 0;
+  return trace->track(trace_pid(host), trace_prefix + scenario.cluster.hosts[static_cast<std::size_t>(host)].name,
+                      query + " " + name);
+}
+
 ModelContext::ModelContext(const Scenario& s, const Policy& p, std::unique_ptr<Scheduler> scheduler)
     : scenario(s),
       policy(p),

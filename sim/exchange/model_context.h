@@ -9,6 +9,7 @@
 
 #include "models/histogram.h"
 #include "models/results.h"
+#include "models/trace.h"
 #include "models/scenario.h"
 #include "sim/engine/simulator.h"
 #include "sim/resources/cpu_pool.h"
@@ -70,6 +71,16 @@ struct ModelContext {
   // Accounting shared by every exchange.
   CpuByStage cpu;
   LogHistogram rpc_network_ns;
+
+  // Tracing, when on (SimulateOptions::trace): the trace, the process id of
+  // host 0 and the names' prefix (the policy), and the query now running.
+  Trace* trace = nullptr;
+  int trace_pid_base = 0;
+  std::string trace_prefix;
+  std::string query;
+  // A new track on `host`'s process; 0 when tracing is off.
+  int trace_track(int host, const std::string& name);
+  int trace_pid(int host) const { return trace_pid_base + host; }
 
   Nanos rtt(int from, int to) const { return scenario.cluster.rtt.rtt(from, to); }
   CpuPool& cpu_pool(int host) { return *cpu_of_host[static_cast<std::size_t>(host)]; }

@@ -14,6 +14,7 @@ ReceiverInstance::ReceiverInstance(ExchangeRun& run, int host, int senders, bool
       queues_(merging ? static_cast<std::size_t>(senders) : 1),
       open_queues_(static_cast<int>(queues_.size())) {
   for (auto& q : queues_) q.open_senders = merging ? 1 : senders;
+  trace_tid_ = context_.trace_track(host_, run.exchange().id + " receiver");
 }
 
 Bytes ReceiverInstance::limit() const {
@@ -32,6 +33,7 @@ void ReceiverInstance::on_arrival(Rpc* rpc) {
     start_work(rpc);
   } else {
     ++run_.stats().deferred_rpcs;
+    rpc->deferred = context_.simulator.now();
     context_.memory.add_receiver(host_, rpc->wire_bytes);  // the payload waits in memory
   }
 }
@@ -78,6 +80,10 @@ void ReceiverInstance::consume_next() {
     if (merging_) merge_cursor_ = (merge_cursor_ + 1) % queues_.size();
     queue.calls.undefer(limit(), [&](Rpc* rpc, Bytes) {
       context_.memory.add_receiver(host_, -rpc->wire_bytes);
+      if (context_.trace) {
+        context_.trace->span(context_.trace_pid(host_), trace_tid_, "deferred", rpc->deferred, context_.simulator.now(),
+                             rpc->rows, rpc->wire_bytes);
+      }
       start_work(rpc);
     });
     consuming_ = true;

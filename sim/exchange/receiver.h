@@ -54,6 +54,7 @@ class ReceiverInstance final : public EventHandler {
   bool consuming_ = false;
   bool finished_ = false;
   std::int64_t consuming_rows_ = 0;
+  int trace_tid_ = 0;
 };
 
 }  // namespace exsim::sim

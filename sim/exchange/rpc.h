@@ -32,6 +32,7 @@ struct Rpc {
   Bytes wire_bytes = 0;    // payload on the wire incl. offsets and framing
   SimTime issued = 0;      // handed to the transport
   SimTime arrived = 0;     // reached the receiver
+  SimTime deferred = -1;   // held back by the receiver since, -1 if not
 
   Bytes deserialized_bytes() const { return tuple_bytes + 8 * rows; }  // row-batch.cc:300-303
 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "models/sender_memory.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/model_context.h"
@@ -27,6 +29,10 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   for (int c = 0; c < count; ++c) order_[c] = c;
   for (int i = count - 1; i > 0; --i) std::swap(order_[i], order_[random_.below(static_cast<std::uint64_t>(i) + 1)]);
   next_channel_ = index % count;  // spread round-robin senders over channels from the start
+  if (context_.trace) {
+    trace_tid_ = context_.trace_track(host_, fmt::format("{} sender {}", x.id, index));
+    channel_tids_.assign(static_cast<std::size_t>(count), 0);
+  }
 
   // Broadcast, random and merge send each input batch whole, and so does a hash
   // sender with one channel (Exchange::send_path). Otherwise a hash sender's
@@ -89,10 +95,10 @@ static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t 
   return to_ns(produce + serialize);
 }
 
-SimTime SenderInstance::send_cpu(const Channel& channel, Bytes tuple_bytes) {
+SenderInstance::SendCpu SenderInstance::send_cpu(const Channel& channel, Bytes tuple_bytes) {
   double compress = channel.compress ? static_cast<double>(tuple_bytes) * context_.rates.compress_ns_per_byte : 0;
   context_.cpu.compress += compress * 1e-9;
-  return to_ns(compress) + call_cpu(payload_bytes(channel, tuple_bytes));
+  return {to_ns(compress), call_cpu(payload_bytes(channel, tuple_bytes))};
 }
 
 // The sender's side of one call carrying `payload` bytes.
@@ -157,8 +163,8 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   const double work = static_cast<double>(batch_cpu(context_, x, rows, tuple_bytes, copies));
   double done = 0;
   for (const Fill& fill : fills_) {
-    SimTime segment = to_ns((fill.at - done) * work) + send_cpu(channels_[fill.channel], fill.batch.tuple_bytes);
-    steps_.push_back(Step::cpu(segment));
+    const SendCpu send = send_cpu(channels_[fill.channel], fill.batch.tuple_bytes);
+    steps_.push_back(Step::cpu(to_ns((fill.at - done) * work) + send.total(), send.compress, send.call));
     steps_.push_back(Step::send(fill.channel, fill.batch));
     done = fill.at;
   }
@@ -177,10 +183,14 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   if (context_.policy.broadcast_serialize == BroadcastSerialize::kOnce) {
     // Serialized (and compressed) once; every channel sends the same payload (section 3.1).
     note_shared(batch, /*serialized=*/true, channels_[order_[0]].compress);
-    steps_.push_back(Step::cpu(work + serialize() + send_cpu(channels_[order_[0]], tuple_bytes)));
+    const SendCpu send = send_cpu(channels_[order_[0]], tuple_bytes);
+    steps_.push_back(Step::cpu(work + serialize() + send.total(), send.compress, send.call));
     for (std::size_t i = 0; i < order_.size(); ++i) {
       // Each further call's own CPU, its payload (the same bytes) included.
-      if (i > 0) steps_.push_back(Step::cpu(call_cpu(payload_bytes(channels_[order_[i]], tuple_bytes))));
+      if (i > 0) {
+        const SimTime call = call_cpu(payload_bytes(channels_[order_[i]], tuple_bytes));
+        steps_.push_back(Step::cpu(call, 0, call));
+      }
       steps_.push_back(Step::send(order_[i], batch));
     }
     return;
@@ -190,7 +200,8 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   for (int c : order_) {
     note_shared(batch, /*serialized=*/true, channels_[c].compress);
     note_batch(channels_[c], batch);
-    steps_.push_back(Step::cpu(serialize() + send_cpu(channels_[c], tuple_bytes)));
+    const SendCpu send = send_cpu(channels_[c], tuple_bytes);
+    steps_.push_back(Step::cpu(serialize() + send.total(), send.compress, send.call));
     steps_.push_back(Step::send(c, batch));
   }
 }
@@ -202,8 +213,9 @@ void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
   next_channel_ = (next_channel_ + 1) % static_cast<int>(channels_.size());
   note_shared(batch, /*serialized=*/true, channels_[c].compress);
   note_batch(channels_[c], batch);
-  SimTime work = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1) + send_cpu(channels_[c], tuple_bytes);
-  steps_.push_back(Step::cpu(work));
+  const SendCpu send = send_cpu(channels_[c], tuple_bytes);
+  steps_.push_back(Step::cpu(batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1) + send.total(), send.compress,
+                             send.call));
   steps_.push_back(Step::send(c, batch));
 }
 
@@ -213,14 +225,15 @@ void SenderInstance::plan_final() {
   for (std::size_t c = 0; c < channels_.size(); ++c) {
     Channel& ch = channels_[c];
     if (ch.filling.rows == 0) continue;
-    steps_.push_back(Step::cpu(send_cpu(ch, ch.filling.tuple_bytes)));
+    const SendCpu send = send_cpu(ch, ch.filling.tuple_bytes);
+    steps_.push_back(Step::cpu(send.total(), send.compress, send.call));
     steps_.push_back(Step::send(static_cast<int>(c), ch.filling));
     ch.filling = {};
   }
   steps_.push_back(Step::of(Step::Kind::kWaitAll));
   SimTime eos_cpu = 0;
   for (std::size_t c = 0; c < channels_.size(); ++c) eos_cpu += call_cpu(0);
-  steps_.push_back(Step::cpu(eos_cpu));
+  steps_.push_back(Step::cpu(eos_cpu, 0, eos_cpu));
   steps_.push_back(Step::of(Step::Kind::kEos));
   steps_.push_back(Step::of(Step::Kind::kWaitAll));
   steps_.push_back(Step::of(Step::Kind::kDone));
@@ -233,6 +246,8 @@ void SenderInstance::run_steps() {
       case Step::Kind::kCpu:
         ++step_;
         if (step.work > 0) {
+          cpu_step_ = step;
+          cpu_started_ = context_.simulator.now();
           context_.cpu_pool(host_).start(step.work, this, 0);
           return;
         }
@@ -269,11 +284,43 @@ void SenderInstance::run_steps() {
   }
 }
 
-void SenderInstance::on_event(std::uint64_t /*tag*/) { run_steps(); }
+void SenderInstance::on_event(std::uint64_t /*tag*/) {
+  if (context_.trace) trace_cpu(cpu_step_, cpu_started_, context_.simulator.now());
+  run_steps();
+}
+
+void SenderInstance::trace_cpu(const Step& step, SimTime start, SimTime end) {
+  // The step ran `end - start` of simulated time for `work` of CPU (longer when
+  // the host's cores were shared): each part gets its share of that time.
+  const double scale = static_cast<double>(end - start) / static_cast<double>(step.work);
+  const SimTime rows_end = start + to_ns(static_cast<double>(step.work - step.compress - step.call) * scale);
+  const SimTime compress_end = rows_end + to_ns(static_cast<double>(step.compress) * scale);
+  const int pid = context_.trace_pid(host_);
+  if (rows_end > start) context_.trace->span(pid, trace_tid_, "serialize", start, rows_end);
+  if (compress_end > rows_end) context_.trace->span(pid, trace_tid_, "compress", rows_end, compress_end);
+  if (end > compress_end) context_.trace->span(pid, trace_tid_, "send", compress_end, end);
+}
+
+int SenderInstance::channel_track(int channel) {
+  int& tid = channel_tids_[static_cast<std::size_t>(channel)];
+  if (tid == 0) {
+    const Channel& ch = channels_[static_cast<std::size_t>(channel)];
+    tid = context_.trace_track(host_, fmt::format("{} sender {} channel {} to {}", run_.exchange().id, index_, channel,
+                                                  context_.scenario.cluster.hosts[static_cast<std::size_t>(ch.host)].name));
+  }
+  return tid;
+}
 
 void SenderInstance::on_response(const Rpc& rpc) {
   --channels_[rpc.channel].in_flight;
   --in_flight_total_;
+  const SimTime now = context_.simulator.now();
+  const bool unblocks = blocked_channel_ == rpc.channel || (waiting_all_ && in_flight_total_ == 0);
+  if (context_.trace) {
+    context_.trace->span(context_.trace_pid(host_), channel_track(rpc.channel), "rpc in flight", rpc.issued, now,
+                         rpc.rows, rpc.wire_bytes);
+    if (unblocks) context_.trace->span(context_.trace_pid(host_), trace_tid_, "blocked", blocked_since_, now);
+  }
   if (blocked_channel_ == rpc.channel) {
     blocked_ns_ += context_.simulator.now() - blocked_since_;
     blocked_channel_ = -1;

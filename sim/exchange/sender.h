@@ -59,11 +59,19 @@ class SenderInstance final : public EventHandler {
     enum class Kind : std::uint8_t { kCpu, kSend, kWaitAll, kEos, kNextBatch, kDone };
     Kind kind;
     int channel = 0;
-    SimTime work = 0;
+    SimTime work = 0;  // all of a CPU step; of which LZ4 and the calls' own CPU (for traces)
+    SimTime compress = 0, call = 0;
     BatchSize batch;
-    static Step cpu(SimTime work) { return {Kind::kCpu, 0, work, {}}; }
-    static Step send(int channel, BatchSize batch) { return {Kind::kSend, channel, 0, batch}; }
-    static Step of(Kind kind) { return {kind, 0, 0, {}}; }
+    static Step cpu(SimTime work, SimTime compress = 0, SimTime call = 0) {
+      return {Kind::kCpu, 0, work, compress, call, {}};
+    }
+    static Step send(int channel, BatchSize batch) { return {Kind::kSend, channel, 0, 0, 0, batch}; }
+    static Step of(Kind kind) { return {kind, 0, 0, 0, 0, {}}; }
+  };
+  // The CPU of sending one batch on the sender thread.
+  struct SendCpu {
+    SimTime compress = 0, call = 0;
+    SimTime total() const { return compress + call; }
   };
   struct Fill {
     double at;  // fraction of the input batch processed when the channel fills
@@ -81,7 +89,7 @@ class SenderInstance final : public EventHandler {
 
   // CPU of sending one batch on the sender thread: LZ4 (if the channel
   // compresses) and the per-RPC CPU. Adds it to the stage totals.
-  SimTime send_cpu(const Channel& channel, Bytes tuple_bytes);
+  SendCpu send_cpu(const Channel& channel, Bytes tuple_bytes);
   Bytes payload_bytes(const Channel& channel, Bytes tuple_bytes) const;
   SimTime call_cpu(Bytes payload);
   std::int64_t rows_to_fill(const Channel& channel, double row_bytes) const;
@@ -90,6 +98,10 @@ class SenderInstance final : public EventHandler {
   void note_batch(Channel& channel, BatchSize batch);
   void note_shared(BatchSize batch, bool serialized, bool compressed);
   void add_footprint(Bytes delta);
+  // Traces (when on): the step's CPU split into serialize, compress and send
+  // spans in proportion; a channel's track, made on its first call.
+  void trace_cpu(const Step& step, SimTime start, SimTime end);
+  int channel_track(int channel);
 
   ExchangeRun& run_;
   ModelContext& context_;
@@ -114,6 +126,10 @@ class SenderInstance final : public EventHandler {
   SimTime blocked_since_ = 0;
   SimTime blocked_ns_ = 0;
   bool waiting_all_ = false;
+  Step cpu_step_ = Step::of(Step::Kind::kDone);  // the CPU step running, and since when
+  SimTime cpu_started_ = 0;
+  int trace_tid_ = 0;
+  std::vector<int> channel_tids_;
 
   // Scratch for plan_hash, reused to avoid allocation.
   std::vector<std::int64_t> counts_, varlen_parts_;

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "models/error.h"
+
 namespace exsim {
 
 int Trace::track(int pid, const std::string& process, const std::string& name) {
@@ -24,6 +26,36 @@ void Trace::span(int pid, int tid, const char* name, std::int64_t start_ns, std:
     const std::uint64_t mask = (std::uint64_t{1} << shift_) - 1;
     events_.erase(std::remove_if(events_.begin(), events_.end(), [&](const Event& e) { return (e.seq & mask) != 0; }),
                   events_.end());
+  }
+}
+
+void Trace::absorb(const std::string& trace_json, int pid, const std::string& process, std::int64_t offset_ns) {
+  static const char* const kNames[] = {"serialize", "compress", "send", "blocked", "rpc in flight", "deferred"};
+  const auto doc = nlohmann::json::parse(trace_json, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array()) {
+    throw ScenarioError({"a trace to absorb is not in the trace event format"});
+  }
+  processes_.emplace(pid, process);
+  for (const auto& e : doc["traceEvents"]) {
+    if (e.value("ph", "") == "M" && e.value("name", "") == "thread_name") {
+      const int tid = e.value("tid", 0);
+      threads_[{pid, tid}] = e["args"].value("name", "");
+      next_tid_[pid] = std::max(next_tid_[pid], tid);
+    }
+  }
+  for (const auto& e : doc["traceEvents"]) {
+    if (e.value("ph", "") != "X") continue;
+    const std::string name = e.value("name", "");
+    const auto known = std::find_if(std::begin(kNames), std::end(kNames), [&](const char* n) { return name == n; });
+    if (known == std::end(kNames)) continue;
+    const auto start = static_cast<std::int64_t>(e.value("ts", 0.0) * 1000.0) + offset_ns;
+    const auto dur = static_cast<std::int64_t>(e.value("dur", 0.0) * 1000.0);
+    std::int64_t rows = -1, bytes = -1;
+    if (e.contains("args")) {
+      rows = e["args"].value("rows", std::int64_t{-1});
+      bytes = e["args"].value("bytes", std::int64_t{-1});
+    }
+    span(pid, e.value("tid", 0), *known, start, start + dur, rows, bytes);
   }
 }
 

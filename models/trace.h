@@ -34,6 +34,11 @@ class Trace {
   void span(int pid, int tid, const char* name, std::int64_t start_ns, std::int64_t end_ns, std::int64_t rows = -1,
             std::int64_t bytes = -1);
 
+  // Adds another trace's tracks and spans (its JSON, as to_json writes it) as
+  // process `pid` named `process`, its times shifted by `offset_ns`. Spans with
+  // names other than the six above are skipped. ScenarioError when it is not a trace.
+  void absorb(const std::string& trace_json, int pid, const std::string& process, std::int64_t offset_ns = 0);
+
   std::size_t kept() const { return events_.size(); }
   std::uint64_t offered() const { return next_seq_; }
   int sampling_shift() const { return shift_; }

@@ -40,6 +40,30 @@ assert deferred == sum(x["deferred_rpcs"] for x in results[0]["exchanges"]), def
 assert min(e["dur"] for e in spans if e["name"] == "rpc in flight") >= 20
 EOF
 
+# The real exchange: the same format and span names, one span per call and per deferral.
+timeout 120 "$exsim" run "$src/scenarios/validation/backpressure.json" --trace "$work/run.json" \
+  --json "$work/run-results.json" >"$work/run.out" 2>"$work/run.err"
+check "run --trace exits 0" test $? -eq 0
+check "run trace: the format, the spans, one per call" python3 - "$work/run.json" "$work/run-results.json" <<'EOF2'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+results = json.load(open(sys.argv[2]))
+spans = [e for e in doc["traceEvents"] if e["ph"] == "X"]
+meta = [e for e in doc["traceEvents"] if e["ph"] == "M"]
+assert len(spans) + len(meta) == len(doc["traceEvents"])
+threads = {(e["pid"], e["tid"]) for e in meta if e["name"] == "thread_name"}
+assert all((e["pid"], e["tid"]) in threads and e["ts"] >= 0 and e["dur"] >= 0 for e in spans)
+names = {e["name"] for e in spans}
+assert {"serialize", "compress", "send", "blocked", "rpc in flight", "deferred"} <= names, names
+assert doc["otherData"]["source"].startswith("measured")
+r = results[0]
+calls = sum(1 for e in spans if e["name"] == "rpc in flight")
+assert calls == r["rpcs"] + sum(x["eos_rpcs"] for x in r["exchanges"]), calls
+assert sum(1 for e in spans if e["name"] == "deferred") == sum(x["deferred_rpcs"] for x in r["exchanges"])
+processes = {e["args"]["name"] for e in meta if e["name"] == "process_name"}
+assert processes == {"16K: h0", "16K: h1"}, processes
+EOF2
+
 # Sampling: a budget of 1000 spans keeps an even sample, under it, and says so.
 "$exsim" simulate "$src/scenarios/default.json" --trace "$work/small.json" --trace-events 1000 >/dev/null
 check "sampled trace" python3 - "$work/small.json" <<'EOF'

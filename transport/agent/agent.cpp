@@ -1,5 +1,7 @@
 #include "transport/agent/agent.h"
 
+#include "transport/exchange/trace_recorder.h"
+
 #include <poll.h>
 #include <sys/resource.h>
 
@@ -176,6 +178,9 @@ class Agent {
       run.stats = std::make_unique<RunStats>(static_cast<int>(scenario_->cluster.hosts.size()));
       run.stats->host_ledger = &ledger_;
       run.stats->receiver_ledger = &receiver_ledger_;
+      run.stats->trace = trace_.get();
+      run.stats->trace_label = scenario_->queries.at(spec.query).name + " " +
+                               scenario_->queries.at(spec.query).exchanges.at(spec.exchange).id;
       run.part = std::make_unique<ExchangePart>(*host_, *scenario_, *policy, spec, *run.stats);
       run.part->prepare();
       std::lock_guard lock(runs_mutex_);
@@ -215,10 +220,15 @@ class Agent {
       }
       reactor_cpu_start_ = host_->reactor_cpu_ns();
       reactor_decode_ns_ = 0;
+      // Tracing, for this policy's runs: spans from now on.
+      trace_.reset();
+      if (request.contains("trace")) trace_ = std::make_unique<TraceRecorder>(request.at("trace").get<std::size_t>());
       return {{"op", "reset"}};
     }
     if (op == "cpu") {  // end of a policy: the reactor's CPU less the batches it decoded is RPC work
-      return {{"op", "cpu"}, {"rpc_ns", host_->reactor_cpu_ns() - reactor_cpu_start_ - reactor_decode_ns_.load()}};
+      json reply{{"op", "cpu"}, {"rpc_ns", host_->reactor_cpu_ns() - reactor_cpu_start_ - reactor_decode_ns_.load()}};
+      if (trace_) reply["trace"] = trace_->json("measured");
+      return reply;
     }
     if (op == "fail") {  // another agent failed: stop at once
       std::lock_guard lock(runs_mutex_);
@@ -249,6 +259,7 @@ class Agent {
   std::unique_ptr<ControlChannel> channel_;
   std::unique_ptr<Scenario> scenario_;
   std::unique_ptr<Host> host_;
+  std::unique_ptr<TraceRecorder> trace_;  // this policy's spans, when the coordinator asked for them
   std::mutex runs_mutex_;
   std::map<std::uint32_t, ActiveRun> runs_;
   RunStats::HostLedger ledger_;

@@ -51,7 +51,7 @@ class Coordinator {
           std::find(options_.policies.begin(), options_.policies.end(), policy.name) == options_.policies.end()) {
         continue;
       }
-      results.push_back(run_policy(policy));
+      results.push_back(run_policy(policy, results.size()));
     }
     const std::size_t n = channels_.size();
     // calls[a][b]: one-way delay of a's calls to b, measured by b; responses[a][b]:
@@ -193,10 +193,16 @@ class Coordinator {
     for (auto& c : channels_) c->send(message.dump());
   }
 
-  RunResult run_policy(const Policy& policy) {
+  RunResult run_policy(const Policy& policy, std::size_t index) {
     RunResult result;
     describe_run(result, scenario_, policy, "measured");
-    broadcast(json{{"op", "reset_memory"}});
+    json reset{{"op", "reset_memory"}};
+    if (options_.trace) {
+      // About 100 bytes of JSON a span: a host's share stays well inside a control message.
+      constexpr std::size_t kMaxPerHost = 100'000;
+      reset["trace"] = std::min(kMaxPerHost, std::max<std::size_t>(100, options_.trace_events / channels_.size()));
+    }
+    broadcast(reset);
     for (std::size_t h = 0; h < channels_.size(); ++h) expect(h, "reset", Clock::now() + std::chrono::seconds(10));
     LogHistogram network;
     std::vector<Bytes> sender_peak(channels_.size(), 0), receiver_peak(channels_.size(), 0);
@@ -211,7 +217,12 @@ class Coordinator {
     }
     broadcast(json{{"op", "cpu"}});
     for (std::size_t h = 0; h < channels_.size(); ++h) {
-      result.cpu_s.rpc += expect(h, "cpu", Clock::now() + std::chrono::seconds(10)).at("rpc_ns").get<double>() * 1e-9;
+      const json cpu = expect(h, "cpu", Clock::now() + std::chrono::seconds(10));
+      result.cpu_s.rpc += cpu.at("rpc_ns").get<double>() * 1e-9;
+      if (options_.trace && cpu.contains("trace")) {
+        options_.trace->absorb(cpu.at("trace").get<std::string>(), static_cast<int>(index * channels_.size() + h),
+                               policy.name + ": " + scenario_.cluster.hosts[h].name);
+      }
     }
     result.rpc_network_mean_us = network.mean() * 1e-3;
     result.rpc_network_p50_us = network.quantile(0.5) * 1e-3;

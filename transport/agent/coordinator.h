@@ -15,6 +15,7 @@
 
 #include "models/results.h"
 #include "models/scenario.h"
+#include "models/trace.h"
 
 namespace exsim::transport {
 
@@ -29,6 +30,11 @@ struct RunOptions {
   std::string token;                  // with hosts_file: the agents' token
   std::string exsim_binary;           // to start local agents
   std::chrono::seconds timeout{600};  // for each exchange
+  // When set, every policy's run is traced into it: the hosts' threads as
+  // processes "<policy>: <host>", each agent keeping an even sample of at most
+  // trace_events / hosts spans (and no more than a control message holds).
+  Trace* trace = nullptr;
+  std::size_t trace_events = Trace::kDefaultMaxEvents;
 };
 
 // Throws std::runtime_error naming what failed.

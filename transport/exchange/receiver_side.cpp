@@ -1,5 +1,7 @@
 #include "transport/exchange/receiver_side.h"
 
+#include "transport/exchange/trace_recorder.h"
+
 
 #include <fmt/format.h>
 
@@ -43,6 +45,9 @@ ReceiverSide::~ReceiverSide() {
 
 void ReceiverSide::start() {
   for (std::size_t i = 0; i < instances_.size(); ++i) {
+    if (stats_.trace) {
+      instances_[i]->trace_tid = stats_.trace->track(fmt::format("{} receiver {}", stats_.trace_label, global_index_[i]));
+    }
     instances_[i]->consumer = std::thread([this, i] { consume(static_cast<int>(i)); });
   }
 }
@@ -137,6 +142,7 @@ void ReceiverSide::on_call(const std::shared_ptr<Connection>& from, std::uint64_
     admitted = queue.calls.arrive(deferred, bytes, limit(instance));
     if (!admitted) {
       deferred->body.assign(body, body + header.body_length);  // keep the bytes, unanswered
+      deferred->deferred_at = std::chrono::steady_clock::now();
       over_window = ++queue.deferred_by_sender[address.sender] > policy_.in_flight;
     }
   }
@@ -203,6 +209,7 @@ void ReceiverSide::consume(int index) {
       from->calls.undefer(limit(instance), [&](Deferred* d, Bytes bytes) {
         stats_.add_receiver_bytes(host_.index(), bytes - static_cast<std::int64_t>(d->body.size()));
         --from->deferred_by_sender[d->sender];
+        if (stats_.trace) stats_.trace->span(instance.trace_tid, "deferred", d->deferred_at, std::chrono::steady_clock::now());
         undeferred.push_back(d);
       });
       // Decoded under the lock, so that no later call of the same sender can be

@@ -46,6 +46,7 @@ class ReceiverSide final : public CallTarget {
     std::int64_t arrived_ns;
     std::uint32_t sender;
     std::vector<char> body;  // the call's bytes, kept until it is admitted
+    std::chrono::steady_clock::time_point deferred_at;  // for traces
   };
   struct Queue {
     ReceiverQueue<Deferred*> calls;
@@ -63,6 +64,7 @@ class ReceiverSide final : public CallTarget {
     std::size_t cursor = 0;
     bool done = false;
     std::thread consumer;
+    int trace_tid = 0;
   };
 
   Bytes limit(const Instance& instance) const;

@@ -13,6 +13,8 @@
 
 namespace exsim::transport {
 
+class TraceRecorder;
+
 struct RunStats {
   explicit RunStats(int hosts)
       : sender_now(static_cast<std::size_t>(hosts)),
@@ -32,6 +34,10 @@ struct RunStats {
   std::atomic<int> peak_in_flight{0};
   // Sender instances, and those whose buffers outgrew the planner's estimate.
   std::atomic<std::int64_t> senders{0}, over_estimate{0}, max_over_bytes{0};
+  // Timeline spans, when the run is traced: the host's recorder and the
+  // exchange's name on its tracks ("<query> <exchange>").
+  TraceRecorder* trace = nullptr;
+  std::string trace_label;
 
   void add_network_ns(std::int64_t ns) {
     std::lock_guard lock(mutex_);

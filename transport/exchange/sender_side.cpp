@@ -1,5 +1,7 @@
 #include "transport/exchange/sender_side.h"
 
+#include "transport/exchange/trace_recorder.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -42,6 +44,8 @@ SenderInstance::SenderInstance(Host& host, const Exchange& exchange, const Polic
     ch.compress = channel_compresses(policy, exchange.kind, count, ch.host == host.index());
     for (int s = 0; s < policy.in_flight; ++s) ch.slots.push_back(std::make_unique<Slot>());
     ch.shared_prefix.resize(static_cast<std::size_t>(policy.in_flight) + 1);
+    ch.sent_at.resize(static_cast<std::size_t>(policy.in_flight));
+    ch.shared_sent_at.resize(static_cast<std::size_t>(policy.in_flight) + 1);
   }
   for (int s = 0; s <= policy.in_flight; ++s) shared_slots_.push_back(std::make_unique<Slot>());
 }
@@ -52,7 +56,40 @@ SenderInstance::~SenderInstance() {
 }
 
 void SenderInstance::start() {
+  if (stats_.trace) {
+    // Every track before the thread starts: responses name spans on channel tracks from reactor threads.
+    trace_tid_ = stats_.trace->track(fmt::format("{} sender {}", stats_.trace_label, setup_.index));
+    for (int c = 0; c < static_cast<int>(channels_.size()); ++c) channel_track(c);
+  }
   thread_ = std::thread([this] { run(); });
+}
+
+void SenderInstance::trace_span(const char* name, Clock::time_point start, Clock::time_point end) {
+  if (stats_.trace && end > start) stats_.trace->span(trace_tid_, name, start, end);
+}
+
+int SenderInstance::channel_track(int c) {
+  Channel& ch = channels_[static_cast<std::size_t>(c)];
+  if (ch.trace_tid == 0) {
+    ch.trace_tid = stats_.trace->track(fmt::format("{} sender {} channel {} to h{}", stats_.trace_label, setup_.index, c, ch.host));
+  }
+  return ch.trace_tid;
+}
+
+bool SenderInstance::acquire(int c) {
+  const auto start = Clock::now();
+  const bool ok = window_.acquire(c, setup_.deadline, blocked_);
+  const auto end = Clock::now();
+  if (end - start >= std::chrono::microseconds(1)) trace_span("blocked", start, end);  // not a free slot's check
+  return ok;
+}
+
+bool SenderInstance::wait_idle() {
+  const auto start = Clock::now();
+  const bool ok = window_.wait_idle(setup_.deadline, blocked_);
+  const auto end = Clock::now();
+  if (end - start >= std::chrono::microseconds(1)) trace_span("blocked", start, end);
+  return ok;
 }
 
 bool SenderInstance::join() {
@@ -111,6 +148,7 @@ void SenderInstance::run_hash() {
   while (left > 0 && !stats_.failed) {
     const std::int64_t n = std::min<std::int64_t>(left, rows_per_input_);
     left -= n;
+    serialize_from_ = Clock::now();
     RowBatch& input = next_input(n);
     // Routing and copying the batch's rows is the serialize stage. It is timed
     // per input batch (a thread CPU clock read costs about as much as a row),
@@ -134,6 +172,7 @@ void SenderInstance::run_hash() {
       if (capacity_.full(ch.collector.rows(), static_cast<Bytes>(ch.collector.tuple_bytes())) && !flush(c)) return;
     }
     stats_.cpu_serialize += thread_cpu_ns() - cpu_start - (encode_ns_ - encode_before);
+    trace_span("serialize", serialize_from_, Clock::now());
   }
 }
 
@@ -167,6 +206,7 @@ void SenderInstance::run_whole_batches() {
   while (left > 0 && !stats_.failed) {
     const std::int64_t n = std::min(left, per_batch);
     left -= n;
+    serialize_from_ = Clock::now();
     const RowBatch& input = next_input(n);
     // As in Impala, a batch is serialized and compressed before the sender
     // waits for its channel (SerializeBatch, then TransmitData's wait, section
@@ -179,9 +219,10 @@ void SenderInstance::run_whole_batches() {
         CpuScope cpu(stats_.cpu_serialize);
         slot.batch.copy_rows_from(input);
       }
+      trace_span("serialize", serialize_from_, Clock::now());
       encode(slot.batch, channels_.front().compress, slot.encoded);
       for (int c = 0; c < count; ++c) {
-        if (!window_.acquire(c, setup_.deadline, blocked_) || !send(c, slot, /*shared=*/true)) return;
+        if (!acquire(c) || !send(c, slot, /*shared=*/true)) return;
       }
       continue;
     }
@@ -197,7 +238,9 @@ void SenderInstance::run_whole_batches() {
         CpuScope cpu(stats_.cpu_serialize);
         serialization_.copy_rows_from(input);
       }
+      trace_span("serialize", serialize_from_, Clock::now());
       if (!encode_and_send(c, serialization_)) return;
+      serialize_from_ = Clock::now();
     }
   }
 }
@@ -214,8 +257,10 @@ SenderInstance::Slot* SenderInstance::free_slot(std::vector<std::unique_ptr<Slot
 // swapped into its outbound buffer and sent (SendCurrentBatch, section 2.4).
 bool SenderInstance::flush(int c) {
   Channel& ch = channels_[static_cast<std::size_t>(c)];
+  trace_span("serialize", serialize_from_, Clock::now());  // the rows routed since the last span
   const bool ok = encode_and_send(c, ch.collector);
   ch.collector.clear();
+  serialize_from_ = Clock::now();
   return ok;
 }
 
@@ -223,7 +268,7 @@ bool SenderInstance::encode_and_send(int c, RowBatch& batch) {
   Channel& ch = channels_[static_cast<std::size_t>(c)];
   EncodedBatch encoded;
   encode(batch, ch.compress, encoded);
-  if (!window_.acquire(c, setup_.deadline, blocked_)) return false;
+  if (!acquire(c)) return false;
   Slot* slot = free_slot(ch.slots);
   std::swap(slot->batch, batch);  // moves the buffers `encoded` points into
   slot->encoded = encoded;
@@ -231,12 +276,14 @@ bool SenderInstance::encode_and_send(int c, RowBatch& batch) {
 }
 
 void SenderInstance::encode(RowBatch& batch, bool compress, EncodedBatch& out) {
+  const auto wall_start = Clock::now();
   const std::int64_t cpu_start = thread_cpu_ns();
   encode_batch(batch, compress, codec_, scratch_, out);
   // Encoding is LZ4 plus the checksum: the compress stage when compressing,
   // else part of serialization, as the model counts them.
   const std::int64_t spent = thread_cpu_ns() - cpu_start;
   (compress ? stats_.cpu_compress : stats_.cpu_serialize) += spent;
+  trace_span(compress ? "compress" : "serialize", wall_start, Clock::now());
   encode_ns_ += spent;
   if (compress) {
     stats_.payload_compressed_in += static_cast<std::int64_t>(out.fields.tuple_bytes);
@@ -259,6 +306,8 @@ bool SenderInstance::send(int c, Slot& slot, bool shared) {
   ++slot.users;
   const std::uint64_t cookie = (shared ? kSharedSlot : 0) | (static_cast<std::uint64_t>(c) << 16) | index;
   const std::size_t offsets = 4ULL * slot.encoded.fields.rows;
+  const auto sent = Clock::now();
+  (shared ? ch.shared_sent_at : ch.sent_at)[index] = sent;
   ++stats_.rpcs;
   stats_.bytes_wire += static_cast<std::int64_t>(FrameHeader::kSize + sizeof slot.prefix + offsets + slot.encoded.fields.payload_bytes);
   stats_.bytes_uncompressed += static_cast<std::int64_t>(slot.encoded.fields.tuple_bytes + offsets);
@@ -266,6 +315,7 @@ bool SenderInstance::send(int c, Slot& slot, bool shared) {
              {asio::buffer(prefix, sizeof slot.prefix), asio::buffer(slot.encoded.offsets, offsets),
               asio::buffer(slot.encoded.payload, slot.encoded.fields.payload_bytes)},
              3, this, cookie);
+  trace_span("send", sent, Clock::now());
   account_memory();
   return true;
 }
@@ -276,27 +326,35 @@ bool SenderInstance::finish() {
       if (channels_[static_cast<std::size_t>(c)].collector.rows() > 0 && !flush(c)) return false;
     }
   }
-  if (!window_.wait_idle(setup_.deadline, blocked_)) return false;
+  if (!wait_idle()) return false;
   // End-of-stream on every channel at once (IMPALA-9134), then wait for all.
   eos_.resize(channels_.size());  // a member: the calls refer to these bytes until sent
   auto& eos = eos_;
   for (std::size_t c = 0; c < channels_.size(); ++c) {
-    if (!window_.acquire(static_cast<int>(c), setup_.deadline, blocked_)) return false;
+    if (!acquire(static_cast<int>(c))) return false;
     CallAddress address;
     address.run = setup_.run;
     address.sender = static_cast<std::uint32_t>(setup_.index);
     address.receiver = static_cast<std::uint32_t>(channels_[c].receiver);
     address.encode(eos[c].data());
     ++stats_.eos_rpcs;
+    channels_[c].eos_sent_at = Clock::now();
     stats_.bytes_wire += static_cast<std::int64_t>(FrameHeader::kSize + CallAddress::kSize);
     host_.call(channels_[c].host, FrameType::kEndOfStream, {asio::buffer(eos[c]), {}, {}}, 1, this,
                kEos | (static_cast<std::uint64_t>(c) << 16));
   }
-  return window_.wait_idle(setup_.deadline, blocked_);
+  return wait_idle();
 }
 
 void SenderInstance::on_call_done(std::uint64_t cookie, const CallResult& result, std::int64_t network_ns) {
   const int c = static_cast<int>((cookie >> 16) & 0xffffff);
+  if (stats_.trace && !detached_) {
+    const Channel& ch = channels_[static_cast<std::size_t>(c)];
+    const auto sent = (cookie & kEos)         ? ch.eos_sent_at
+                      : (cookie & kSharedSlot) ? ch.shared_sent_at[cookie & 0xffff]
+                                               : ch.sent_at[cookie & 0xffff];
+    stats_.trace->span(channel_track(c), "rpc in flight", sent, Clock::now());
+  }
   if (!(cookie & kEos)) {
     auto& slots = (cookie & kSharedSlot) ? shared_slots_ : channels_[static_cast<std::size_t>(c)].slots;
     --slots[cookie & 0xffff]->users;

@@ -62,6 +62,7 @@ class SenderInstance final : public CallSink {
     char prefix[CallAddress::kSize + RowBatchHeader::kSize];
     std::atomic<int> users{0};  // calls in flight that send from it
   };
+  using Clock = std::chrono::steady_clock;
   struct Channel {
     int receiver = 0;
     int host = 0;
@@ -71,6 +72,10 @@ class SenderInstance final : public CallSink {
     // Call prefixes (address + batch header) for sends from the shared slots:
     // the batch is shared, the address is this channel's.
     std::vector<std::array<char, CallAddress::kSize + RowBatchHeader::kSize>> shared_prefix;
+    // Traces: when each slot's call (own, shared) and the end-of-stream were sent; the track.
+    std::vector<Clock::time_point> sent_at, shared_sent_at;
+    Clock::time_point eos_sent_at;
+    int trace_tid = 0;
   };
 
   void run();
@@ -89,6 +94,12 @@ class SenderInstance final : public CallSink {
   bool finish();
   RowBatch& next_input(std::int64_t rows);
   void account_memory();
+  // Traces (when the run is traced): a span on this sender's track; the channel's track.
+  void trace_span(const char* name, Clock::time_point start, Clock::time_point end);
+  int channel_track(int channel);
+  // Waits for the window as the blocked stage, traced as such.
+  bool acquire(int channel);
+  bool wait_idle();
 
   Host& host_;
   const Exchange& exchange_;
@@ -113,6 +124,8 @@ class SenderInstance final : public CallSink {
   std::int64_t peak_footprint_ = 0;
   std::thread thread_;
   bool ok_ = false;
+  int trace_tid_ = 0;
+  Clock::time_point serialize_from_;  // where the current serialize span began
   std::atomic<bool> done_{false};
   std::atomic<bool> detached_{false};
   std::vector<std::array<char, CallAddress::kSize>> eos_;  // end-of-stream call bodies

@@ -107,8 +107,6 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
   html += "<p class=\"note\">From:";
   for (const auto& f : in.files) html += fmt::format(" {}", escape(f));
   html += "</p>\n";
-  html += fmt::format("<div class=\"recommendation\" id=\"recommendation\">{}</div>\n",
-                      escape(recommend(in, options.memory_budget).text));
   html += "<h2>Results</h2>\n<table id=\"results\">\n<tr>";
   for (const auto& c : kColumns) html += fmt::format("<th>{}</th>", escape(c));
   html += "</tr>\n";
@@ -133,6 +131,8 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
     html += fmt::format("<h2>{}</h2>\n<div class=\"figure\" id=\"figure-{}\">\n{}\n</div>\n", escape(figs[i].title),
                         figs[i].name, svgs[i]);
   }
+  html += fmt::format("<h2>Recommendation</h2>\n<div class=\"recommendation\" id=\"recommendation\">{}</div>\n",
+                      escape(recommend(in, options.memory_budget).text));
   html += "<p class=\"note\">Made by exsim report. The figures' data: <code>exsim report --csv DIR</code>; their "
           "gnuplot scripts: <code>plots/</code>.</p>\n</body>\n</html>\n";
   return html;
@@ -140,8 +140,7 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
 
 std::string render_markdown(const ReportInput& in, const ReportOptions& options) {
   const Entry& base = in.entries.front();
-  std::string md = fmt::format("## {}\n\n{}\n\n**{}**\n\n", options.title, summary_text(in),
-                               recommend(in, options.memory_budget).text);
+  std::string md = fmt::format("## {}\n\n{}\n\n", options.title, summary_text(in));
   md += "|";
   for (const auto& c : kColumns) md += fmt::format(" {} |", c);
   md += "\n|";
@@ -160,6 +159,7 @@ std::string render_markdown(const ReportInput& in, const ReportOptions& options)
                         percent(v.wall_error), percent(v.rpcs_error), percent(v.bytes_error), percent(v.peak_error));
     }
   }
+  md += fmt::format("\n**{}**\n", recommend(in, options.memory_budget).text);
   return md;
 }
 

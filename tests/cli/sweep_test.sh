@@ -33,6 +33,15 @@ assert r[(0, 1, '16K')]['rpcs'] == r[(0, 3, '16K')]['rpcs']
 assert r[(0, 1, '16K')]['wall_s'] > r[(0, 3, '16K')]['wall_s']
 "
 
+# On a terminal: one bar redrawn in place, with the ETA (script(1) gives the command a terminal).
+if command -v script >/dev/null; then
+  script -qec "'$exsim' sweep '$scenario' --vary mt_dop=0,2 --policy 16K --jobs 1 -o '$work/tty.jsonl'" \
+    /dev/null >"$work/tty.out" 2>&1
+  check "terminal: a bar with the ETA" grep -q "ETA" "$work/tty.out"
+  check "terminal: redrawn in place" grep -q $'\r\[' "$work/tty.out"
+  check "terminal: no plain lines" test "$(grep -c '^points [0-9]/2 done' "$work/tty.out")" -eq 0
+fi
+
 # 2. The same sweep as 3 shards through GNU parallel, merged: the unsharded sweep's lines.
 if command -v parallel >/dev/null; then
   timeout 300 parallel --will-cite -j 3 "$exsim" sweep "$scenario" "${vary[@]}" --jobs 1 --shard {}/3 \

@@ -1,0 +1,73 @@
+// A sender instance's bookkeeping beside its thread's steps: the memory its
+// buffers hold over time, and its spans in a trace.
+#include <fmt/format.h>
+
+#include "models/sender_memory.h"
+#include "sim/exchange/exchange_run.h"
+#include "sim/exchange/model_context.h"
+#include "sim/exchange/sender.h"
+
+namespace exsim::sim {
+
+// Memory: a channel's buffers grow with the batches they hold and keep their
+// room (models/sender_memory.h); its outbound buffers are allocated as RPCs
+// first go in flight together.
+void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
+  const PartitionKind path = run_.exchange().send_path();
+  const BufferRoom room = room_after(ch.room, batch, ch.compress);
+  const int outbound = std::max(ch.outbound_used, path == PartitionKind::kHash ? 0 : 1);
+  const bool grew = room.data != ch.room.data || room.rows != ch.room.rows;
+  if (!grew && ch.footprint != 0 && outbound == ch.outbound_counted) return;
+  ch.room = room;
+  ch.outbound_counted = outbound;
+  const Bytes now = channel_buffer_bytes(context_.policy, path, ch.room, ch.compress, outbound);
+  add_footprint(now - ch.footprint);
+  ch.footprint = now;
+  if (ch.compress) note_shared(batch, /*serialized=*/false, /*compressed=*/true);
+}
+
+// The sender's shared buffers: the serialization batch (whole-batch kinds) and
+// the LZ4 scratch, which the compressed batches pass through.
+void SenderInstance::note_shared(BatchSize batch, bool serialized, bool compressed) {
+  const PartitionKind kind = run_.exchange().send_path();
+  if (serialized) {
+    // Batches are compressed in the serialization batch (swapping in the
+    // scratch) before they go to a channel or, for broadcast `once`, to all.
+    serialization_room_ = room_after(serialization_room_, batch, compressed);
+  }
+  if (compressed) scratch_bytes_ = room_after({scratch_bytes_, 0}, batch, /*compressed=*/true).data;
+  const Bytes now = shared_buffer_bytes(context_.policy, kind, serialization_room_, scratch_bytes_);
+  add_footprint(now - shared_footprint_);
+  shared_footprint_ = now;
+}
+
+void SenderInstance::add_footprint(Bytes delta) {
+  if (delta == 0) return;
+  footprint_ += delta;
+  peak_bytes_ = std::max(peak_bytes_, footprint_);
+  context_.memory.add_sender(host_, delta);
+}
+
+void SenderInstance::trace_cpu(const Step& step, SimTime start, SimTime end) {
+  // The step ran `end - start` of simulated time for `work` of CPU (longer when
+  // the host's cores were shared): each part gets its share of that time.
+  const double scale = static_cast<double>(end - start) / static_cast<double>(step.work);
+  const SimTime rows_end = start + to_ns(static_cast<double>(step.work - step.compress - step.call) * scale);
+  const SimTime compress_end = rows_end + to_ns(static_cast<double>(step.compress) * scale);
+  const int pid = context_.trace_pid(host_);
+  if (rows_end > start) context_.trace->span(pid, trace_tid_, "serialize", start, rows_end);
+  if (compress_end > rows_end) context_.trace->span(pid, trace_tid_, "compress", rows_end, compress_end);
+  if (end > compress_end) context_.trace->span(pid, trace_tid_, "send", compress_end, end);
+}
+
+int SenderInstance::channel_track(int channel) {
+  int& tid = channel_tids_[static_cast<std::size_t>(channel)];
+  if (tid == 0) {
+    const Channel& ch = channels_[static_cast<std::size_t>(channel)];
+    tid = context_.trace_track(host_, fmt::format("{} sender {} channel {} to {}", run_.exchange().id, index_, channel,
+                                                  context_.scenario.cluster.hosts[static_cast<std::size_t>(ch.host)].name));
+  }
+  return tid;
+}
+
+}  // namespace exsim::sim

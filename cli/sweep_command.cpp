@@ -9,8 +9,11 @@
 #include <mutex>
 #include <thread>
 
+#include <algorithm>
+
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -45,11 +48,32 @@ void write_all(int fd, const std::string& text, const std::string& where) {
   }
 }
 
+// The scenario's text with only the --policy policies (all without it), so
+// that a variation such as policies.*.buffer.flat reaches only those.
+std::string scenario_text(const std::string& file, const std::vector<std::string>& names) {
+  const std::string text = read_scenario_file(file);
+  if (names.empty()) return text;
+  nlohmann::ordered_json doc = parse_json_text(text, file);
+  if (doc.is_object() && doc.contains("policies") && doc["policies"].is_object()) {
+    for (const auto& name : names) {
+      if (!doc["policies"].contains(name)) throw UsageError(fmt::format("--policy {}: no such policy in {}", name, file));
+    }
+    nlohmann::ordered_json kept = nlohmann::ordered_json::object();
+    for (const auto& [name, policy] : doc["policies"].items()) {
+      if (std::find(names.begin(), names.end(), name) != names.end()) kept[name] = policy;
+    }
+    doc["policies"] = kept;
+    doc.erase("notes");  // notes may name the policies left out
+  }
+  return doc.dump();
+}
+
 // A scenario error of one point names the point, so that a bad value in a --vary list is found.
-Scenario load_point(const std::string& file, std::vector<std::string> overrides, const SweepPoint& point) {
+Scenario load_point(const std::string& file, const std::string& text, std::vector<std::string> overrides,
+                    const SweepPoint& point) {
   for (const auto& o : point.overrides()) overrides.push_back(o);
   try {
-    return load_scenario(file, overrides);
+    return parse_scenario(text, file, overrides);
   } catch (const ScenarioError& e) {
     std::vector<std::string> messages;
     for (const auto& m : e.messages()) messages.push_back(fmt::format("sweep point {} ({}): {}", point.index, point.label(), m));
@@ -108,7 +132,8 @@ int sweep_command(const std::vector<std::string>& args) {
       ("jobs,j", po::value<int>(), "simulations at once (default: the CPUs this process may use)")
       ("output,o", po::value<std::string>(), "write the results here (default: standard output)")
       ("shard", po::value<std::string>(), "K/N: run only the K-th of N slices of the points")
-      ("policy,p", po::value<std::vector<std::string>>()->composing(), "simulate only this policy (repeatable)")
+      ("policy,p", po::value<std::vector<std::string>>()->composing(),
+       "keep only this policy (repeatable); variations of policies.* reach only those kept")
       ("set,s", po::value<std::vector<std::string>>()->composing(), "a value set at every point (repeatable)");
   const auto parsed = parse_command_line(args, visible, "scenario");
   if (!parsed) return kExitOk;
@@ -129,12 +154,13 @@ int sweep_command(const std::vector<std::string>& args) {
   const std::string where = vm.count("output") ? vm["output"].as<std::string>() : "standard output";
   if (vm.count("output")) check_writable("--output", where);
 
+  const std::string text = scenario_text(file, names);
   // Every point loads before any runs: a bad value fails the sweep now, not hours in.
   std::vector<SweepPoint> points;
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (!shard.holds(i)) continue;
     points.push_back(plan.point(i));
-    select_policies(load_point(file, base, points.back()), names);
+    load_point(file, text, base, points.back());
   }
 
   const int fd = vm.count("output") ? ::open(where.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644) : STDOUT_FILENO;
@@ -149,9 +175,9 @@ int sweep_command(const std::vector<std::string>& args) {
       const std::size_t i = next.fetch_add(1);
       if (i >= points.size()) return;
       try {
-        const Scenario scenario = load_point(file, base, points[i]);
+        const Scenario scenario = load_point(file, text, base, points[i]);
         std::string lines;
-        for (const auto& policy : select_policies(scenario, names)) {
+        for (const auto& policy : scenario.policies) {
           lines += sweep_result_line(simulate(scenario, policy), points[i].index, plan.size(), points[i].settings);
         }
         {

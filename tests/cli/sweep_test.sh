@@ -79,6 +79,10 @@ assert lines[-1] == '' and 1 <= len(lines) - 1 < 4, len(lines)
 [json.loads(l) for l in lines[:-1]]
 "
 
+# --policy keeps policies before the variations: a flat size reaches the flat policy only.
+"$exsim" sweep "$scenario" --policy 16K --vary 'policies.*.buffer.flat=16K,64K' -o "$work/flat.jsonl" 2>/dev/null
+check "policies.* with --policy: only the kept policy varies" test "$(wc -l <"$work/flat.jsonl")" -eq 2
+
 # 4. Bad input: exit 2, nothing run.
 "$exsim" sweep "$scenario" --vary mt_dop >/dev/null 2>"$work/e1"
 check "--vary without values: exit 2" test $? -eq 2
@@ -91,5 +95,7 @@ check "an invalid value: its point named" has "sweep point 1 (mt_dop=-1)" "$work
 check "an invalid value: nothing written" test ! -e "$work/bad.jsonl"
 "$exsim" sweep "$scenario" >/dev/null 2>"$work/e4"
 check "no --vary: exit 2" test $? -eq 2
+"$exsim" sweep "$scenario" --vary mt_dop=0 --policy nope >/dev/null 2>"$work/e5"
+check "an unknown --policy: exit 2" test $? -eq 2
 
 summary

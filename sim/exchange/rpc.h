@@ -16,8 +16,9 @@ class SenderInstance;
 class ReceiverInstance;
 
 struct Rpc {
-  // Where the call is in its life: sender -> wire -> receiver -> response.
-  enum class Stage : std::uint8_t { kOnWire, kArriving, kReceiverWork, kResponding };
+  // Where the call is in its life: sender -> wire -> receiver (the response is
+  // not an event: the sender is told when it arrives).
+  enum class Stage : std::uint8_t { kOnWire, kArriving, kReceiverWork };
 
   Stage stage = Stage::kOnWire;
   bool eos = false;

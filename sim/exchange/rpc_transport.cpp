@@ -15,7 +15,7 @@ RpcTransport::RpcTransport(ModelContext& context)
   for (int from = 0; from < hosts_; ++from) {
     for (int to = 0; to < hosts_; ++to) {
       request_delay_.push_back(line_for(context_.rtt(from, to) / 2 + context_.rates.rpc_latency));
-      response_delay_.push_back(line_for(context_.rtt(from, to) / 2));
+      response_delay_.push_back(context_.rtt(from, to) / 2);
     }
   }
 }
@@ -38,13 +38,12 @@ void RpcTransport::start_receiver_work(Rpc* rpc, SimTime work) {
 
 void RpcTransport::respond(Rpc* rpc) {
   const SimTime now = context_.simulator.now();
-  DelayLine& back = line(response_delay_, rpc->to_host, rpc->from_host);
-  const SimTime half_rtt = back.delay();
+  const SimTime half_rtt = response_delay_[static_cast<std::size_t>(rpc->to_host * hosts_ + rpc->from_host)];
   // Network time as Impala counts it: the whole call minus the receiver's time.
   const SimTime total = now + half_rtt - rpc->issued;
   if (!rpc->eos) context_.rpc_network_ns.add(total - (now - rpc->arrived));
-  rpc->stage = Rpc::Stage::kResponding;
-  back.schedule(this, tag_of(rpc));
+  rpc->sender->on_response_time(*rpc, now + half_rtt);
+  pool_.release(rpc);
 }
 
 void RpcTransport::on_event(std::uint64_t tag) {
@@ -61,10 +60,6 @@ void RpcTransport::on_event(std::uint64_t tag) {
       break;
     case Rpc::Stage::kReceiverWork:
       rpc->receiver->on_work_done(rpc);
-      break;
-    case Rpc::Stage::kResponding:
-      rpc->sender->on_response(*rpc);
-      pool_.release(rpc);
       break;
   }
 }

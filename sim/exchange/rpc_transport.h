@@ -25,7 +25,9 @@ class RpcTransport final : public EventHandler {
   void issue(Rpc* rpc);
   // Receiver-side CPU for the call (service or deserialization thread).
   void start_receiver_work(Rpc* rpc, SimTime work);
-  // The receiver accepted the call: the response travels back.
+  // The receiver accepted the call: the response travels back, and the sender
+  // learns now when it will arrive (SenderInstance::on_response_time); the call's
+  // record is free from here.
   void respond(Rpc* rpc);
 
   std::size_t rpcs_allocated() const { return pool_.allocated(); }
@@ -45,7 +47,7 @@ class RpcTransport final : public EventHandler {
   // Fixed delays per host pair, one DelayLine per distinct value.
   std::map<SimTime, std::unique_ptr<DelayLine>> lines_;
   std::vector<DelayLine*> request_delay_;   // half the RTT plus the software latency
-  std::vector<DelayLine*> response_delay_;  // half the RTT
+  std::vector<SimTime> response_delay_;     // half the RTT
 };
 
 }  // namespace exsim::sim

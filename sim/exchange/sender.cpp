@@ -253,18 +253,22 @@ void SenderInstance::run_steps() {
         }
         break;
       case Step::Kind::kSend:
+        retire(step.channel);
         if (channels_[step.channel].in_flight >= context_.policy.in_flight) {
           blocked_channel_ = step.channel;  // head-of-line: the whole thread waits
           blocked_since_ = context_.simulator.now();
+          schedule_wake();
           return;
         }
         ++step_;
         issue_batch(step.channel, step.batch);
         break;
       case Step::Kind::kWaitAll:
+        for (int c = 0; c < static_cast<int>(channels_.size()); ++c) retire(c);
         if (in_flight_total_ > 0) {
           waiting_all_ = true;
           blocked_since_ = context_.simulator.now();
+          schedule_wake();
           return;
         }
         ++step_;
@@ -284,30 +288,74 @@ void SenderInstance::run_steps() {
   }
 }
 
-void SenderInstance::on_event(std::uint64_t /*tag*/) {
+void SenderInstance::on_event(std::uint64_t tag) {
+  if (tag == kWake) {
+    wake_at_ = -1;
+    if (blocked_channel_ >= 0) retire(blocked_channel_);
+    if (waiting_all_) {
+      for (int c = 0; c < static_cast<int>(channels_.size()); ++c) retire(c);
+    }
+    const bool free = blocked_channel_ >= 0 ? channels_[blocked_channel_].in_flight < context_.policy.in_flight
+                                            : in_flight_total_ == 0;
+    if (free) {
+      unblock();
+    } else {
+      schedule_wake();
+    }
+    return;
+  }
   if (context_.trace) trace_cpu(cpu_step_, cpu_started_, context_.simulator.now());
   run_steps();
 }
 
-void SenderInstance::on_response(const Rpc& rpc) {
-  --channels_[rpc.channel].in_flight;
-  --in_flight_total_;
+void SenderInstance::on_response_time(const Rpc& rpc, SimTime back) {
+  channels_[rpc.channel].answered.push_back({rpc.issued, back, rpc.rows, rpc.wire_bytes});
+  --unknown_;
+  if (blocked_channel_ == rpc.channel || waiting_all_) schedule_wake();
+}
+
+void SenderInstance::retire(int channel) {
+  Channel& ch = channels_[static_cast<std::size_t>(channel)];
   const SimTime now = context_.simulator.now();
-  const bool unblocks = blocked_channel_ == rpc.channel || (waiting_all_ && in_flight_total_ == 0);
-  if (context_.trace) {
-    context_.trace->span(context_.trace_pid(host_), channel_track(rpc.channel), "rpc in flight", rpc.issued, now,
-                         rpc.rows, rpc.wire_bytes);
-    if (unblocks) context_.trace->span(context_.trace_pid(host_), trace_tid_, "blocked", blocked_since_, now);
+  for (std::size_t i = 0; i < ch.answered.size();) {
+    const Answered a = ch.answered[i];
+    if (a.back > now) {
+      ++i;
+      continue;
+    }
+    ch.answered[i] = ch.answered.back();
+    ch.answered.pop_back();
+    --ch.in_flight;
+    --in_flight_total_;
+    if (context_.trace) {
+      context_.trace->span(context_.trace_pid(host_), channel_track(channel), "rpc in flight", a.issued, a.back, a.rows,
+                           a.wire);
+    }
   }
-  if (blocked_channel_ == rpc.channel) {
-    blocked_ns_ += context_.simulator.now() - blocked_since_;
-    blocked_channel_ = -1;
-    run_steps();
-  } else if (waiting_all_ && in_flight_total_ == 0) {
-    blocked_ns_ += context_.simulator.now() - blocked_since_;
-    waiting_all_ = false;
-    run_steps();
+}
+
+void SenderInstance::schedule_wake() {
+  if (wake_at_ >= 0) return;  // a wake is coming: responses known later are due later
+  SimTime when = -1;
+  if (blocked_channel_ >= 0) {
+    for (const auto& a : channels_[blocked_channel_].answered) when = when < 0 ? a.back : std::min(when, a.back);
+  } else if (waiting_all_ && unknown_ == 0) {
+    for (const auto& ch : channels_) {
+      for (const auto& a : ch.answered) when = std::max(when, a.back);
+    }
   }
+  if (when < 0) return;  // waits for the receiver to answer
+  wake_at_ = when;
+  context_.simulator.at(std::max(when, context_.simulator.now()), this, kWake);
+}
+
+void SenderInstance::unblock() {
+  const SimTime now = context_.simulator.now();
+  if (context_.trace) context_.trace->span(context_.trace_pid(host_), trace_tid_, "blocked", blocked_since_, now);
+  blocked_ns_ += now - blocked_since_;
+  blocked_channel_ = -1;
+  waiting_all_ = false;
+  run_steps();
 }
 
 void SenderInstance::issue_batch(int channel, BatchSize batch) {
@@ -328,6 +376,7 @@ void SenderInstance::issue_batch(int channel, BatchSize batch) {
   rpc->wire_bytes = data + 4 * batch.rows + context_.rates.wire_overhead;
   ++ch.in_flight;
   ++in_flight_total_;
+  ++unknown_;
   // HEAD allocates an outbound buffer per RPC in flight together; v4.3 alternates
   // between its outbound batches from the second send on (section 2.5).
   ch.sends = std::min(ch.sends + 1, 1 << 20);
@@ -359,6 +408,7 @@ void SenderInstance::issue_eos_all() {
     rpc->wire_bytes = context_.rates.wire_overhead;
     ++ch.in_flight;
     ++in_flight_total_;
+    ++unknown_;
     ++run_.stats().eos_rpcs;
     run_.stats().bytes_wire += static_cast<double>(rpc->wire_bytes);
     context_.transport->issue(rpc);

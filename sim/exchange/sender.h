@@ -26,12 +26,16 @@ struct ModelContext;
 
 class SenderInstance final : public EventHandler {
  public:
+  static constexpr std::uint64_t kCpuDone = 0, kWake = 1;
   SenderInstance(ExchangeRun& run, int index, int host, std::int64_t rows, std::uint64_t seed);
 
   void start();
-  // The response to one of this sender's calls has arrived.
-  void on_response(const Rpc& rpc);
-  // A CPU step has finished.
+  // The receiver has answered one of this sender's calls: the response reaches
+  // the sender at `back`. Responses are not events: the sender counts those
+  // due by the time it next looks at a channel, and only when it waits for one
+  // does it schedule itself for that response (most calls need no event).
+  void on_response_time(const Rpc& rpc, SimTime back);
+  // A CPU step has finished (tag kCpuDone), or a response it waits for is due (kWake).
   void on_event(std::uint64_t tag) override;
 
   int index() const { return index_; }
@@ -42,7 +46,14 @@ class SenderInstance final : public EventHandler {
  private:
   // A channel's lifecycle: filling its batch; sending (RPCs in flight); after
   // end-of-stream, done. The filling batch only exists for hash senders.
+  // A call whose response time is known.
+  struct Answered {
+    SimTime issued, back;
+    std::int64_t rows;
+    Bytes wire;
+  };
   struct Channel {
+    std::vector<Answered> answered;  // at most in_flight; not in response order (receiver work varies)
     int receiver = 0;  // receiver instance
     int host = 0;
     bool local = false;     // destination in this sender's process
@@ -86,6 +97,11 @@ class SenderInstance final : public EventHandler {
   void plan_final();
   void run_steps();
   void finish();
+  // Counts the channel's responses due by now as arrived.
+  void retire(int channel);
+  // Schedules the wake for what the thread waits on, once that response time is known.
+  void schedule_wake();
+  void unblock();
 
   // CPU of sending one batch on the sender thread: LZ4 (if the channel
   // compresses) and the per-RPC CPU. Adds it to the stage totals.
@@ -126,6 +142,8 @@ class SenderInstance final : public EventHandler {
   SimTime blocked_since_ = 0;
   SimTime blocked_ns_ = 0;
   bool waiting_all_ = false;
+  int unknown_ = 0;         // calls in flight whose response time is not known yet
+  SimTime wake_at_ = -1;    // the pending wake event, -1 if none
   Step cpu_step_ = Step::of(Step::Kind::kDone);  // the CPU step running, and since when
   SimTime cpu_started_ = 0;
   int trace_tid_ = 0;

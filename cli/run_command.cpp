@@ -6,6 +6,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/results_table.h"
+#include "cli/trace_options.h"
 #include "models/error.h"
 #include "models/scenario_loader.h"
 #include "models/trace.h"
@@ -30,23 +31,19 @@ int run_command(const std::vector<std::string>& args) {
       ("token-file", po::value<std::string>(), "with --hosts: file holding the agents' shared token")
       ("no-delay-line", "do not impose the scenario's RTTs (real hosts)")
       ("nic-cap", "cap each host's outbound bandwidth at the scenario's nic_gbps (token bucket)")
-      ("timeout", po::value<int>()->default_value(600), "seconds each exchange may take before the run fails")
-      ("trace", po::value<std::string>(), "write a timeline of every policy's run (Chrome trace event JSON),\n"
-       "with the span names of `simulate --trace` (docs/traces.md)")
-      ("trace-events", po::value<int>(), "spans the trace keeps at most (default 400000)");
+      ("timeout", po::value<int>()->default_value(600), "seconds each exchange may take before the run fails");
+  add_trace_options(visible);
   const auto parsed = parse_command_line(args, visible, "scenario");
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
   if (vm.count("json")) check_writable("--json", vm["json"].as<std::string>());
   transport::RunOptions options;
-  Trace trace(vm.count("trace-events") ? static_cast<std::size_t>(bounded_int(vm, "trace-events", 100, 50'000'000))
-                                       : Trace::kDefaultMaxEvents);
-  if (vm.count("trace")) {
-    check_writable("--trace", vm["trace"].as<std::string>());
+  const auto trace_events = trace_budget(vm);
+  Trace trace(trace_events.value_or(Trace::kDefaultMaxEvents));
+  if (trace_events) {
     options.trace = &trace;
-    options.trace_events = vm.count("trace-events") ? static_cast<std::size_t>(vm["trace-events"].as<int>())
-                                                    : Trace::kDefaultMaxEvents;
+    options.trace_events = *trace_events;
   }
   options.scenario_file = scenario_file;
   if (vm.count("set")) options.overrides = vm["set"].as<std::vector<std::string>>();
@@ -70,10 +67,7 @@ int run_command(const std::vector<std::string>& args) {
              options.delay_line ? ", RTTs imposed by delay lines" : "");
   fmt::print("{}", render_results_table(results));
   if (vm.count("json")) write_file_atomically(vm["json"].as<std::string>(), results_to_json(results));
-  if (vm.count("trace")) {
-    write_file_atomically(vm["trace"].as<std::string>(), trace.to_json("measured: " + scenario.name));
-    fmt::print("\ntrace: {} spans of {} kept, {}\n", trace.kept(), trace.offered(), vm["trace"].as<std::string>());
-  }
+  if (trace_events) write_trace(vm, trace, "measured: " + scenario.name);
   return kExitOk;
 }
 

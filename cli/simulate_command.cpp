@@ -10,6 +10,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/results_table.h"
+#include "cli/trace_options.h"
 #include "models/error.h"
 #include "models/json_reader.h"
 #include "models/scenario_loader.h"
@@ -34,21 +35,16 @@ int simulate_command(const std::vector<std::string>& args) {
       ("set,s", po::value<std::vector<std::string>>()->composing(),
        "override a scenario value by its dotted path, e.g. mt_dop=8, policies.16K.in_flight=2,\n"
        "policies.*.buffer.flat=64K (repeatable)")
-      ("scheduler", po::value<std::string>()->default_value("quad-heap"), "event queue: quad-heap | binary-heap")
-      ("trace", po::value<std::string>(), "write a timeline (Chrome trace event JSON, for Perfetto or\n"
-       "chrome://tracing) of every policy's run to this file")
-      ("trace-events", po::value<int>(), "spans a trace keeps at most (default 400000, about 45 MB);\n"
-       "beyond, an even sample (docs/traces.md)");
+      ("scheduler", po::value<std::string>()->default_value("quad-heap"), "event queue: quad-heap | binary-heap");
+  add_trace_options(visible);
   const auto parsed = parse_command_line(args, visible, "scenario");
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
 
   if (vm.count("json")) check_writable("--json", vm["json"].as<std::string>());
-  if (vm.count("trace")) check_writable("--trace", vm["trace"].as<std::string>());
-  const int trace_events = vm.count("trace-events") ? bounded_int(vm, "trace-events", 100, 50'000'000)
-                                                     : static_cast<int>(Trace::kDefaultMaxEvents);
-  Trace trace(static_cast<std::size_t>(trace_events));
+  const auto trace_events = trace_budget(vm);
+  Trace trace(trace_events.value_or(Trace::kDefaultMaxEvents));
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
   const Scenario scenario = load_scenario(scenario_file, overrides);
@@ -63,7 +59,7 @@ int simulate_command(const std::vector<std::string>& args) {
   }
   std::vector<RunResult> results;
   for (const auto& policy : policies) {
-    if (vm.count("trace")) {
+    if (trace_events) {
       options.trace = &trace;
       options.trace_pid_base = static_cast<int>(results.size() * scenario.cluster.hosts.size());
     }
@@ -76,11 +72,7 @@ int simulate_command(const std::vector<std::string>& args) {
   if (vm.count("json")) {
     write_file_atomically(vm["json"].as<std::string>(), results_to_json(results));
   }
-  if (vm.count("trace")) {
-    write_file_atomically(vm["trace"].as<std::string>(), trace.to_json("simulated: " + scenario.name));
-    fmt::print("\ntrace: {} spans of {} kept (1 in {}), {}\n", trace.kept(), trace.offered(),
-               std::uint64_t{1} << trace.sampling_shift(), vm["trace"].as<std::string>());
-  }
+  if (trace_events) write_trace(vm, trace, "simulated: " + scenario.name);
   return kExitOk;
 }
 

@@ -235,4 +235,18 @@ std::string JsonNode::describe_value() const {
   }
 }
 
+std::vector<std::pair<std::size_t, std::string_view>> json_lines(std::string_view text) {
+  std::vector<std::pair<std::size_t, std::string_view>> lines;
+  std::size_t number = 0;
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") != std::string_view::npos) lines.emplace_back(number, line);
+  }
+  return lines;
+}
+
 }  // namespace exsim

@@ -13,6 +13,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -26,6 +27,10 @@ nlohmann::ordered_json parse_json_text(std::string_view text, const std::string&
 
 // A whole file's text; ScenarioError "PATH: cannot open WHAT" when unreadable.
 std::string read_text_file(const std::string& path, const std::string& what);
+
+// The lines of a JSON Lines text that hold something, each with its 1-based
+// line number (for messages), a trailing '\r' removed.
+std::vector<std::pair<std::size_t, std::string_view>> json_lines(std::string_view text);
 
 class Diagnostics {
  public:

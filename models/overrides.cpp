@@ -66,15 +66,18 @@ int assign(nlohmann::ordered_json& node, const std::vector<std::string>& parts, 
 
 }  // namespace
 
+nlohmann::ordered_json override_value(std::string_view text) {
+  nlohmann::ordered_json value = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return value.is_discarded() ? nlohmann::ordered_json(std::string(text)) : value;
+}
+
 void apply_override(nlohmann::ordered_json& document, std::string_view assignment) {
   size_t equals = assignment.find('=');
   if (equals == std::string_view::npos || equals == 0) {
     throw UsageError(fmt::format("--set {}: expected KEY=VALUE, e.g. --set mt_dop=8", assignment));
   }
   std::string_view path = assignment.substr(0, equals);
-  std::string text(assignment.substr(equals + 1));
-  nlohmann::ordered_json value = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = text;
+  const nlohmann::ordered_json value = override_value(assignment.substr(equals + 1));
   auto parts = split_path(path);
   for (const auto& p : parts) {
     if (p.empty()) throw UsageError(fmt::format("--set {}: empty key in path '{}'", assignment, path));

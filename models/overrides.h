@@ -15,6 +15,10 @@ namespace exsim {
 // Throws UsageError when the assignment is malformed or its path matches nothing.
 void apply_override(nlohmann::ordered_json& document, std::string_view assignment);
 
+// An override's VALUE as apply_override reads it: JSON when it parses (8, 0.6,
+// true), else the text as a string ("64K").
+nlohmann::ordered_json override_value(std::string_view text);
+
 }  // namespace exsim
 
 #endif  // EXSIM_MODELS_OVERRIDES_H_

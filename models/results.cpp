@@ -1,5 +1,6 @@
 #include "models/results.h"
 
+#include "models/overrides.h"
 #include "models/scenario.h"
 
 #include <cerrno>
@@ -143,11 +144,7 @@ std::string results_to_json(const std::vector<RunResult>& results) {
 std::string sweep_result_line(const RunResult& result, std::size_t point, std::size_t points,
                               const std::vector<std::pair<std::string, std::string>>& settings) {
   ordered set = ordered::object();
-  for (const auto& [key, value] : settings) {
-    // As --set reads it: JSON when the text parses as JSON (8, 0.6, true), else a string ("64K").
-    ordered parsed = ordered::parse(value, nullptr, /*allow_exceptions=*/false);
-    set[key] = parsed.is_discarded() ? ordered(value) : parsed;
-  }
+  for (const auto& [key, value] : settings) set[key] = override_value(value);  // as --set reads it
   ordered line{{"sweep", ordered{{"point", point}, {"points", points}, {"set", set}}}};
   const ordered figures = run_json(result);
   for (const auto& [key, value] : figures.items()) line[key] = value;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/error.h"
+#include "models/json_reader.h"
 
 namespace exsim {
 namespace {
@@ -101,14 +102,8 @@ std::string merge_sweep_results(const std::vector<std::pair<std::string, std::st
   long points = -1;
   std::string keys, first_place;
   for (const auto& [file, text] : files) {
-    std::size_t number = 0, start = 0;
-    while (start < text.size()) {
-      std::size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      const std::string line = text.substr(start, end - start);
-      start = end + 1;
-      ++number;
-      if (line.empty()) continue;
+    for (const auto& [number, row] : json_lines(text)) {
+      const std::string line(row);
       const std::string place = fmt::format("{}:{}", file, number);
       nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
       const bool ok = j.is_object() && j.contains("sweep") && j["sweep"].is_object() &&

@@ -99,16 +99,11 @@ ReportInput read_report_input(const std::vector<std::string>& paths) {
       }
       continue;
     }
-    std::size_t start = 0, line = 0;
-    while (start < text.size()) {
-      std::size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      const std::string row = text.substr(start, end - start);
-      start = end + 1;
-      ++line;
-      if (row.find_first_not_of(" \t\r") == std::string::npos) continue;
+    for (const auto& [line, row] : json_lines(text)) {
       const json r = json::parse(row, nullptr, /*allow_exceptions=*/false);
-      if (r.is_discarded()) throw ScenarioError({fmt::format("{}:{}: expected one results object per line (JSON Lines)", path, line)});
+      if (r.is_discarded()) {
+        throw ScenarioError({fmt::format("{}:{}: expected one results object per line (JSON Lines)", path, line)});
+      }
       in.entries.push_back(entry_of(r, fmt::format("{}:{}", path, line)));
     }
   }

@@ -7,6 +7,7 @@
 
 #include "models/error.h"
 #include "models/histogram.h"
+#include "models/json_reader.h"
 #include "models/overrides.h"
 #include "models/random.h"
 #include "models/sender_memory.h"
@@ -103,6 +104,16 @@ TEST_CASE("the same seed gives the same numbers") {
   CHECK(differs);
   CHECK(derive_seed(1, 2, 3) == derive_seed(1, 2, 3));
   CHECK(derive_seed(1, 2, 3) != derive_seed(1, 3, 2));
+}
+
+TEST_CASE("JSON Lines: non-blank lines with their numbers, CR dropped") {
+  const auto lines = json_lines("{\"a\": 1}\r\n\n  \n{\"b\": 2}");
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].first == 1);
+  CHECK(lines[0].second == "{\"a\": 1}");
+  CHECK(lines[1].first == 4);
+  CHECK(lines[1].second == "{\"b\": 2}");
+  CHECK(json_lines("").empty());
 }
 
 TEST_CASE("the histogram's quantiles and mean are within its 3% bucket error") {

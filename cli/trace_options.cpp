@@ -1,0 +1,35 @@
+#include "cli/trace_options.h"
+
+#include <fmt/format.h>
+
+#include "cli/command_line.h"
+#include "cli/results_table.h"
+#include "models/results.h"
+#include "models/trace.h"
+
+namespace exsim::cli {
+namespace po = boost::program_options;
+
+void add_trace_options(po::options_description& options) {
+  options.add_options()
+      ("trace", po::value<std::string>(), "write a timeline of every policy's run to this file (Chrome trace event\n"
+       "JSON, for Perfetto or chrome://tracing; the same spans simulated and measured)")
+      ("trace-events", po::value<int>(), "spans the trace keeps at most (default 400000, about 40 MB);\n"
+       "beyond, an even sample (docs/traces.md)");
+}
+
+std::optional<std::size_t> trace_budget(const po::variables_map& vm) {
+  if (!vm.count("trace")) return std::nullopt;
+  check_writable("--trace", vm["trace"].as<std::string>());
+  return vm.count("trace-events") ? static_cast<std::size_t>(bounded_int(vm, "trace-events", 100, 50'000'000))
+                                  : Trace::kDefaultMaxEvents;
+}
+
+void write_trace(const po::variables_map& vm, const Trace& trace, const std::string& source) {
+  const std::string path = vm["trace"].as<std::string>();
+  write_file_atomically(path, trace.to_json(source));
+  fmt::print("\ntrace: {} spans of {} kept (1 in {}), {}\n", trace.kept(), trace.offered(),
+             std::uint64_t{1} << trace.sampling_shift(), path);
+}
+
+}  // namespace exsim::cli

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/error.h"
+#include <stdexcept>
 
 namespace exsim {
 
@@ -33,7 +33,7 @@ void Trace::absorb(const std::string& trace_json, int pid, const std::string& pr
   static const char* const kNames[] = {"serialize", "compress", "send", "blocked", "rpc in flight", "deferred"};
   const auto doc = nlohmann::json::parse(trace_json, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array()) {
-    throw ScenarioError({"a trace to absorb is not in the trace event format"});
+    throw std::runtime_error("a trace to absorb is not in the trace event format");
   }
   processes_.emplace(pid, process);
   for (const auto& e : doc["traceEvents"]) {

@@ -36,7 +36,7 @@ class Trace {
 
   // Adds another trace's tracks and spans (its JSON, as to_json writes it) as
   // process `pid` named `process`, its times shifted by `offset_ns`. Spans with
-  // names other than the six above are skipped. ScenarioError when it is not a trace.
+  // names other than the six above are skipped. std::runtime_error when it is not a trace.
   void absorb(const std::string& trace_json, int pid, const std::string& process, std::int64_t offset_ns = 0);
 
   std::size_t kept() const { return events_.size(); }

@@ -72,18 +72,18 @@ ReportInput read_report_input(const std::vector<std::string>& paths) {
   for (const auto& path : paths) {
     in.files.push_back(path);
     const std::string text = read_text_file(path, "results");
-    const std::size_t first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos) throw ScenarioError({fmt::format("{}: empty: expected results", path)});
-    if (text[first] == '[' || text.find("\"comparisons\"") != std::string::npos) {
-      const json doc = parse_json_text(text, path);
-      if (doc.is_array()) {
-        for (std::size_t i = 0; i < doc.size(); ++i) in.entries.push_back(entry_of(doc[i], fmt::format("{}:/{}", path, i)));
-        continue;
-      }
-      if (!doc.is_object() || !doc.contains("comparisons") || !doc.at("comparisons").is_array()) {
-        throw ScenarioError({fmt::format("{}: expected results (an array), sweep results (JSON Lines) or "
-                                         "validation results (an object with \"comparisons\")",
-                                         path)});
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+      throw ScenarioError({fmt::format("{}: empty: expected results", path)});
+    }
+    // One JSON document: results (an array) or validation results; else JSON Lines (sweep).
+    const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_array()) {
+      for (std::size_t i = 0; i < doc.size(); ++i) in.entries.push_back(entry_of(doc[i], fmt::format("{}:/{}", path, i)));
+      continue;
+    }
+    if (doc.is_object() && doc.contains("comparisons")) {
+      if (!doc.at("comparisons").is_array()) {
+        throw ScenarioError({fmt::format("{}:/comparisons: expected an array of validated policies", path)});
       }
       for (std::size_t i = 0; i < doc.at("comparisons").size(); ++i) {
         const json& c = doc.at("comparisons")[i];

@@ -14,7 +14,7 @@
 #include "models/error.h"
 #include "models/random.h"
 #include "models/scenario_loader.h"
-#include "sim/engine/scheduler.h"
+#include "sim/engine/calendar_scheduler.h"
 #include "sim/simulate.h"
 
 namespace {
@@ -28,7 +28,7 @@ double peak_rss_mib() {
 // Nanoseconds per pop and push of the default event queue holding `pending`
 // events with times drawn like a run's (microseconds to a millisecond ahead).
 double queue_ns_per_event(std::size_t pending) {
-  exsim::sim::QuadHeapScheduler queue;
+  exsim::sim::CalendarScheduler queue;
   exsim::Random random(1);
   std::uint64_t seq = 0;
   for (std::size_t i = 0; i < pending; ++i) {

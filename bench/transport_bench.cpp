@@ -2,7 +2,7 @@
 // machine (transport anchors (a)): goodput of one channel against iperf3,
 // the RPC round trip against sockperf ping-pong, and LZ4 on our own batches
 // against `lz4 -b1` on the same bytes. Prints numbers; asserts nothing.
-// Usage: exsim_bench_transport [--seconds N]
+// Usage: exsim_bench_transport [--only goodput|round-trip|lz4]
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,9 +161,15 @@ void lz4_speed() {
 
 }  // namespace
 
-int main() {
-  goodput();
-  round_trip();
-  lz4_speed();
+int main(int argc, char** argv) {
+  // --only goodput|round-trip|lz4: one of the three, to profile it alone.
+  const std::string only = argc == 3 && std::string(argv[1]) == "--only" ? argv[2] : "";
+  if (argc != 1 && only.empty()) {
+    fmt::print(stderr, "usage: exsim_bench_transport [--only goodput|round-trip|lz4]\n");
+    return 2;
+  }
+  if (only.empty() || only == "goodput") goodput();
+  if (only.empty() || only == "round-trip") round_trip();
+  if (only.empty() || only == "lz4") lz4_speed();
   return 0;
 }

@@ -35,7 +35,7 @@ int simulate_command(const std::vector<std::string>& args) {
       ("set,s", po::value<std::vector<std::string>>()->composing(),
        "override a scenario value by its dotted path, e.g. mt_dop=8, policies.16K.in_flight=2,\n"
        "policies.*.buffer.flat=64K (repeatable)")
-      ("scheduler", po::value<std::string>()->default_value("quad-heap"), "event queue: quad-heap | binary-heap");
+      ("scheduler", po::value<std::string>()->default_value("calendar"), "event queue: calendar | quad-heap | binary-heap");
   add_trace_options(visible);
   const auto parsed = parse_command_line(args, visible, "scenario");
   if (!parsed) return kExitOk;
@@ -54,8 +54,8 @@ int simulate_command(const std::vector<std::string>& args) {
 
   SimulateOptions options;
   options.scheduler = vm["scheduler"].as<std::string>();
-  if (options.scheduler != "quad-heap" && options.scheduler != "binary-heap") {
-    throw UsageError(fmt::format("--scheduler {}: expected quad-heap or binary-heap", options.scheduler));
+  if (options.scheduler != "calendar" && options.scheduler != "quad-heap" && options.scheduler != "binary-heap") {
+    throw UsageError(fmt::format("--scheduler {}: expected calendar, quad-heap or binary-heap", options.scheduler));
   }
   std::vector<RunResult> results;
   for (const auto& policy : policies) {

@@ -14,7 +14,7 @@ namespace exsim {
 class Trace;
 
 struct SimulateOptions {
-  std::string scheduler = "quad-heap";  // event queue implementation (sim/engine/scheduler.h)
+  std::string scheduler = "calendar";  // event queue implementation (sim/engine/scheduler.h)
   // When set, the run's spans go to this trace (models/trace.h), its hosts as
   // processes trace_pid_base + host, named "<policy>: <host>".
   Trace* trace = nullptr;

@@ -94,7 +94,8 @@ class DaryHeapScheduler final : public Scheduler {
 
 using QuadHeapScheduler = DaryHeapScheduler<4>;
 
-// "quad-heap" (default) or "binary-heap". Returns nullptr for an unknown name.
+// "calendar" (default, calendar_scheduler.h), "quad-heap" or "binary-heap".
+// Returns nullptr for an unknown name.
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name);
 
 }  // namespace exsim::sim

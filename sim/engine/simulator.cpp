@@ -8,7 +8,7 @@
 namespace exsim::sim {
 
 Simulator::Simulator(std::unique_ptr<Scheduler> scheduler)
-    : scheduler_(std::move(scheduler)), quad_heap_(dynamic_cast<QuadHeapScheduler*>(scheduler_.get())) {
+    : scheduler_(std::move(scheduler)), calendar_(dynamic_cast<CalendarScheduler*>(scheduler_.get())) {
   if (!scheduler_) throw std::invalid_argument("Simulator: no scheduler");
 }
 
@@ -17,8 +17,8 @@ EventId Simulator::at(SimTime when, EventHandler* handler, std::uint64_t tag) {
     throw std::logic_error(fmt::format("internal error: event scheduled in the past ({} < {} ns)", when, now_));
   }
   EventId id = next_seq_++;
-  if (quad_heap_) {
-    quad_heap_->push_inline(Event{when, id, handler, tag});
+  if (calendar_) {
+    calendar_->push_inline(Event{when, id, handler, tag});
   } else {
     scheduler_->push(Event{when, id, handler, tag});
   }
@@ -29,7 +29,7 @@ EventId Simulator::at(SimTime when, EventHandler* handler, std::uint64_t tag) {
 void Simulator::run() {
   stopped_ = false;
   while (!stopped_ && !scheduler_->empty()) {
-    Event event = quad_heap_ ? quad_heap_->pop_inline() : scheduler_->pop();
+    Event event = calendar_ ? calendar_->pop_inline() : scheduler_->pop();
     if (!cancelled_.empty() && cancelled_.erase(event.seq) > 0) continue;
     now_ = event.time;
     ++processed_;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <unordered_set>
 
+#include "sim/engine/calendar_scheduler.h"
 #include "sim/engine/scheduler.h"
 
 namespace exsim::sim {
@@ -18,7 +19,7 @@ using EventId = std::uint64_t;
 
 class Simulator {
  public:
-  explicit Simulator(std::unique_ptr<Scheduler> scheduler = make_scheduler("quad-heap"));
+  explicit Simulator(std::unique_ptr<Scheduler> scheduler = make_scheduler("calendar"));
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
@@ -39,7 +40,7 @@ class Simulator {
 
  private:
   std::unique_ptr<Scheduler> scheduler_;
-  QuadHeapScheduler* quad_heap_;  // scheduler_ itself when it is the default: called inline
+  CalendarScheduler* calendar_;  // scheduler_ itself when it is the default: called inline
   std::unordered_set<EventId> cancelled_;
   SimTime now_ = 0;
   std::uint64_t next_seq_ = 0;

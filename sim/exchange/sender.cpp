@@ -247,8 +247,7 @@ void SenderInstance::run_steps() {
         ++step_;
         if (step.work > 0) {
           cpu_step_ = step;
-          cpu_started_ = context_.simulator.now();
-          context_.cpu_pool(host_).start(step.work, this, 0);
+          cpu_started_ = context_.cpu_pool(host_).start(step.work, this, kCpuDone);
           return;
         }
         break;

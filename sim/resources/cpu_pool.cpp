@@ -1,72 +1,61 @@
 #include "sim/resources/cpu_pool.h"
 
 #include <algorithm>
-#include <cmath>
+#include <stdexcept>
 
 namespace exsim::sim {
-namespace {
-// Floating-point slack when deciding a job is done (a thousandth of a nanosecond).
-constexpr double kEpsilon = 1e-3;
-}  // namespace
 
-CpuPool::CpuPool(Simulator& simulator, int cores) : simulator_(simulator), cores_(cores) {}
-
-double CpuPool::speed() const {
-  const auto n = static_cast<double>(jobs_.size());
-  return n <= cores_ ? 1.0 : cores_ / n;
+CpuPool::CpuPool(Simulator& simulator, int cores, SimTime slice)
+    : simulator_(simulator), slice_(slice), free_at_(static_cast<std::size_t>(std::max(cores, 0)), 0) {
+  if (cores <= 0 || slice <= 0) throw std::invalid_argument("CpuPool: cores and slice must be positive");
 }
 
-void CpuPool::advance() {
+void CpuPool::sift_down_top(SimTime free_at) {
+  const std::size_t n = free_at_.size();
+  std::size_t i = 0;
+  while (true) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && free_at_[child + 1] < free_at_[child]) ++child;
+    if (free_at_[child] >= free_at) break;
+    free_at_[i] = free_at_[child];
+    i = child;
+  }
+  free_at_[i] = free_at;
+}
+
+SimTime CpuPool::start(SimTime work, EventHandler* done, std::uint64_t tag) {
   const SimTime now = simulator_.now();
-  if (now != last_update_ && !jobs_.empty()) virtual_time_ += static_cast<double>(now - last_update_) * speed();
-  last_update_ = now;
-}
-
-void CpuPool::start(SimTime work, EventHandler* done, std::uint64_t tag) {
   if (work <= 0) {
-    simulator_.after(0, done, tag);
-    return;
+    simulator_.at(now, done, tag);
+    return now;
   }
-  advance();
-  jobs_.push_back(Job{virtual_time_ + static_cast<double>(work), next_seq_++, done, tag});
-  std::push_heap(jobs_.begin(), jobs_.end(), Later{});
-  if (!dispatching_) reschedule();
+  // The core free first (the heap's top) takes the step; its new free time
+  // sinks to its place. A heap of a few dozen entries at most.
+  const SimTime begin = std::max(now, free_at_.front());
+  const SimTime run = std::min(work, slice_);
+  sift_down_top(begin + run);
+  if (run == work) {
+    simulator_.at(begin + run, done, tag);
+    return begin;
+  }
+  std::uint64_t slot;
+  if (free_slots_.empty()) {
+    slot = long_steps_.size();
+    long_steps_.push_back({});
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  long_steps_[slot] = LongStep{work - run, done, tag};
+  simulator_.at(begin + run, this, slot);
+  return begin;
 }
 
-void CpuPool::reschedule() {
-  if (jobs_.empty()) {
-    scheduled_at_ = -1;
-    return;
-  }
-  const double remaining = std::max(0.0, jobs_.front().finish - virtual_time_);
-  const SimTime when = last_update_ + static_cast<SimTime>(std::ceil(remaining / speed() - kEpsilon));
-  if (when == scheduled_at_) return;
-  scheduled_at_ = when;
-  simulator_.at(std::max(when, simulator_.now()), this, ++generation_);
-}
-
-void CpuPool::on_event(std::uint64_t generation) {
-  if (generation != generation_) return;  // superseded by a later reschedule
-  scheduled_at_ = -1;
-  advance();
-  finished_.clear();
-  // This event was scheduled for the front job's completion (any change since
-  // would have superseded it), so the front job is done even when rounding of a
-  // large virtual time leaves it a hair short; others due within the slack too.
-  while (!jobs_.empty() && (finished_.empty() || jobs_.front().finish <= virtual_time_ + kEpsilon)) {
-    std::pop_heap(jobs_.begin(), jobs_.end(), Later{});
-    finished_.push_back(jobs_.back());
-    jobs_.pop_back();
-  }
-  // Callbacks may start new jobs; reschedule once afterwards. Iterate by index:
-  // a callback never touches finished_, but keep the loop safe anyway.
-  dispatching_ = true;
-  for (std::size_t i = 0; i < finished_.size(); ++i) {
-    Job job = finished_[i];
-    job.done->on_event(job.tag);
-  }
-  dispatching_ = false;
-  reschedule();
+void CpuPool::on_event(std::uint64_t slot) {
+  const LongStep step = long_steps_[slot];
+  free_slots_.push_back(slot);
+  start(step.remaining, step.done, step.tag);  // to the back of the queue
 }
 
 }  // namespace exsim::sim

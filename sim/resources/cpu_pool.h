@@ -1,11 +1,20 @@
 // The cores of a host (or of one machine shared by emulated hosts), shared by
-// the threads that run on them: egalitarian processor sharing where one job,
-// being one thread, never runs faster than one core. With n jobs on k cores
-// each progresses at min(1, k / n) of a core.
+// the threads that run on them the way a kernel's run queue shares them: a
+// thread that becomes runnable waits for a free core in FIFO order, then runs
+// its step without preemption up to one time slice; a longer step goes to the
+// back of the queue after each slice. A thread never runs faster than one core.
 //
-// Implemented with virtual time: V advances at min(1, k/n) per nanosecond and a
-// job ends when V reaches its start V plus its work, so a job's finish tag
-// never changes and the pool keeps a single pending event, its next completion.
+// Why not processor sharing: a step here (serializing one batch, receiving one
+// call, consuming one batch) is microseconds, far shorter than a kernel's slice
+// (milliseconds), so a kernel runs it to completion once it has a core, and a
+// thread that wakes waits behind the steps already queued. Processor sharing
+// would give a woken thread an instant share, which on a saturated machine
+// makes calls look faster than they are.
+//
+// It also makes a step's start and end known when it is queued: the cores'
+// free times form a min-heap, the step takes the earliest, and its completion
+// is one event addressed to the caller; the pool schedules nothing of its own
+// except for steps longer than a slice.
 #ifndef EXSIM_SIM_RESOURCES_CPU_POOL_H_
 #define EXSIM_SIM_RESOURCES_CPU_POOL_H_
 
@@ -18,45 +27,40 @@ namespace exsim::sim {
 
 class CpuPool final : public EventHandler {
  public:
-  CpuPool(Simulator& simulator, int cores);
+  // A kernel's scheduling slice on a busy many-core host (Linux CFS:
+  // sched_min_granularity, 0.75 ms x (1 + log2 of up to 8 CPUs) = 3 ms).
+  static constexpr SimTime kDefaultSlice = 3'000'000;
+
+  CpuPool(Simulator& simulator, int cores, SimTime slice = kDefaultSlice);
   CpuPool(const CpuPool&) = delete;
   CpuPool& operator=(const CpuPool&) = delete;
 
-  // Runs `work` nanoseconds of one core's time; done->on_event(tag) when finished.
-  void start(SimTime work, EventHandler* done, std::uint64_t tag);
+  // Queues `work` nanoseconds of one core's time behind the steps already
+  // queued; done->on_event(tag) when finished. Returns when the step (or its
+  // first slice) starts running.
+  SimTime start(SimTime work, EventHandler* done, std::uint64_t tag);
 
-  int cores() const { return cores_; }
-  std::size_t active() const { return jobs_.size(); }
+  int cores() const { return static_cast<int>(free_at_.size()); }
 
-  void on_event(std::uint64_t generation) override;
+  // The end of a slice of a step longer than one slice (tag: its slot).
+  void on_event(std::uint64_t slot) override;
 
  private:
-  struct Job {
-    double finish;  // virtual time at which the job is done
-    std::uint64_t seq;
+  // A step that has run a slice and has more to do.
+  struct LongStep {
+    SimTime remaining;
     EventHandler* done;
     std::uint64_t tag;
   };
-  struct Later {
-    bool operator()(const Job& a, const Job& b) const {
-      return a.finish > b.finish || (a.finish == b.finish && a.seq > b.seq);
-    }
-  };
 
-  double speed() const;  // of each job, in cores
-  void advance();
-  void reschedule();
+  // Replaces the earliest free time (the top) with `free_at` and restores the heap.
+  void sift_down_top(SimTime free_at);
 
   Simulator& simulator_;
-  const int cores_;
-  std::vector<Job> jobs_;  // min-heap on (finish, seq)
-  std::vector<Job> finished_;
-  double virtual_time_ = 0;
-  SimTime last_update_ = 0;
-  std::uint64_t next_seq_ = 0;
-  std::uint64_t generation_ = 0;
-  SimTime scheduled_at_ = -1;  // time of the pending completion event, -1 if none
-  bool dispatching_ = false;
+  const SimTime slice_;
+  std::vector<SimTime> free_at_;  // min-heap: when each core is next free
+  std::vector<LongStep> long_steps_;
+  std::vector<std::uint64_t> free_slots_;  // of long_steps_
 };
 
 }  // namespace exsim::sim

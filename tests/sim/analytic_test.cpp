@@ -112,7 +112,7 @@ TEST_CASE("two senders into one host share its NIC: each gets half") {
   CHECK(two.bytes_wire == doctest::Approx(2 * one.bytes_wire));
 }
 
-TEST_CASE("processor sharing: two sender threads on one core take twice as long") {
+TEST_CASE("a shared core: two sender threads on one core take twice as long") {
   auto scenario = [](int cores) {
     // Serialization, LZ4 and RPC costs made negligible: only producing rows costs CPU.
     return std::string(R"({"name": "cpu", "costs": {"serialize_bytes_per_s": 1e13, "deserialize_bytes_per_s": 1e13,

@@ -1,4 +1,4 @@
-// CPU processor sharing and NIC max-min sharing, against hand-derived times.
+// CPU run queues and NIC max-min sharing, against hand-derived times.
 #include <doctest/doctest.h>
 
 #include "sim/resources/cpu_pool.h"
@@ -15,34 +15,63 @@ TEST_CASE("a thread never runs faster than one core") {
   Simulator simulator;
   CpuPool pool(simulator, 4);
   Recorder f(simulator);
-  pool.start(1000, &f, 1);
+  CHECK(pool.start(1000, &f, 1) == 0);
   simulator.run();
   CHECK(f.at[1] == 1000);
 }
 
-TEST_CASE("three jobs on two cores share them equally") {
-  // Each runs at 2/3 of a core: 1000 ns of work takes 1500 ns.
+TEST_CASE("three steps on two cores: the third waits for the first free core") {
+  // A and B take the two cores at 0 and end at 1000; C starts at 1000, ends at 2000.
   Simulator simulator;
   CpuPool pool(simulator, 2);
   Recorder f(simulator);
-  for (std::uint64_t i = 0; i < 3; ++i) pool.start(1000, &f, i);
+  CHECK(pool.start(1000, &f, 0) == 0);
+  CHECK(pool.start(1000, &f, 1) == 0);
+  CHECK(pool.start(1000, &f, 2) == 1000);
   simulator.run();
-  for (std::uint64_t i = 0; i < 3; ++i) CHECK(f.at[i] == 1500);
+  CHECK(f.at[0] == 1000);
+  CHECK(f.at[1] == 1000);
+  CHECK(f.at[2] == 2000);
 }
 
-TEST_CASE("processor sharing with staggered arrivals") {
-  // One core. Job A (1000 ns) starts at 0, job B (1000 ns) at 500.
-  // 0-500: A alone, 500 done. 500-1500: both at half speed, A finishes at 1500.
-  // B has 500 left, alone from 1500: finishes at 2000.
+TEST_CASE("waiting steps take the cores in the order they were queued") {
+  // One core. A (1000 ns) at 0; B (300 ns) at 200 and C (100 ns) at 400 wait:
+  // B runs 1000-1300, C 1300-1400, though C is shorter.
   Simulator simulator;
   CpuPool pool(simulator, 1);
   Recorder f(simulator);
-  Action starter([&](std::uint64_t tag) { pool.start(1000, &f, tag); });
+  Action starter([&](std::uint64_t tag) { pool.start(tag == 1 ? 1000 : tag == 2 ? 300 : 100, &f, tag); });
   simulator.at(0, &starter, 1);
-  simulator.at(500, &starter, 2);
+  simulator.at(200, &starter, 2);
+  simulator.at(400, &starter, 3);
   simulator.run();
-  CHECK(f.at[1] == 1500);
-  CHECK(f.at[2] == 2000);
+  CHECK(f.at[1] == 1000);
+  CHECK(f.at[2] == 1300);
+  CHECK(f.at[3] == 1400);
+}
+
+TEST_CASE("a step longer than a slice goes to the back of the queue after each slice") {
+  // One core, slice 1000. A (2500 ns) at 0 runs 0-1000; B (500 ns), queued at 100,
+  // runs 1000-1500; A's rest runs 1500-2500 and, alone, 2500-3000.
+  Simulator simulator;
+  CpuPool pool(simulator, 1, 1000);
+  Recorder f(simulator);
+  Action starter([&](std::uint64_t tag) { pool.start(tag == 1 ? 2500 : 500, &f, tag); });
+  simulator.at(0, &starter, 1);
+  simulator.at(100, &starter, 2);
+  simulator.run();
+  CHECK(f.at[2] == 1500);
+  CHECK(f.at[1] == 3000);
+}
+
+TEST_CASE("an idle core waits for no one: work is conserved") {
+  // Two cores, ten 1000-ns steps at once: five rounds of two, the last ending at 5000.
+  Simulator simulator;
+  CpuPool pool(simulator, 2);
+  Recorder f(simulator);
+  for (std::uint64_t i = 0; i < 10; ++i) pool.start(1000, &f, i);
+  simulator.run();
+  for (std::uint64_t i = 0; i < 10; ++i) CHECK(f.at[i] == 1000 * static_cast<SimTime>(i / 2 + 1));
 }
 
 TEST_CASE("a lone transfer gets the whole NIC") {

@@ -36,6 +36,29 @@ TEST_CASE("the checksum sees every byte") {
   }
   CHECK(checksum64(data.data(), 999) != sum);  // length matters
   CHECK(checksum64(data.data(), 10, 1) != checksum64(data.data(), 10, 2));
+  // Zero bytes appended are not invisible: the length is part of the sum.
+  std::vector<char> padded(data);
+  padded.resize(1003, 0);
+  CHECK(checksum64(padded.data(), padded.size()) != sum);
+}
+
+TEST_CASE("the checksum sees bytes moved, not only changed") {
+  // What a framing bug does: the same bytes in another order.
+  std::vector<char> data(4096);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 131 % 251);
+  const auto sum = checksum64(data.data(), data.size());
+  std::vector<char> moved(data);
+  std::swap_ranges(moved.begin(), moved.begin() + 8, moved.begin() + 64);  // same lane, another block
+  CHECK(checksum64(moved.data(), moved.size()) != sum);
+  moved = data;
+  std::swap_ranges(moved.begin(), moved.begin() + 8, moved.begin() + 8 + 8);  // another lane, same block
+  CHECK(checksum64(moved.data(), moved.size()) != sum);
+  moved = data;
+  std::rotate(moved.begin(), moved.begin() + 100, moved.begin() + 1100);  // a row moved
+  CHECK(checksum64(moved.data(), moved.size()) != sum);
+  moved = data;
+  std::copy(moved.begin(), moved.begin() + 64, moved.begin() + 64);  // a block repeated over the next
+  CHECK(checksum64(moved.data(), moved.size()) != sum);
 }
 
 TEST_CASE("LZ4 round trip; incompressible data is reported as not worth it") {

@@ -63,7 +63,7 @@ enum class Compression : std::uint8_t { kNone = 0, kLz4 = 1 };
 struct RowBatchHeader {
   static constexpr std::size_t kSize = 40;
   static constexpr std::uint32_t kMagic = 0x42525845;  // "EXRB"
-  static constexpr std::uint16_t kVersion = 1;
+  static constexpr std::uint16_t kVersion = 2;  // 2: the Fletcher-style checksum
 
   std::uint32_t rows = 0;
   Compression compression = Compression::kNone;

@@ -6,10 +6,10 @@
 //
 // Why not processor sharing: a step here (serializing one batch, receiving one
 // call, consuming one batch) is microseconds, far shorter than a kernel's slice
-// (milliseconds), so a kernel runs it to completion once it has a core, and a
-// thread that wakes waits behind the steps already queued. Processor sharing
-// would give a woken thread an instant share, which on a saturated machine
-// makes calls look faster than they are.
+// (milliseconds), so a kernel runs it to its end once it has a core rather than
+// sharing the core among all runnable threads at once. (Linux does let a waking
+// thread preempt a running one whose virtual runtime is well ahead; the FIFO
+// order here does not model that priority.)
 //
 // It also makes a step's start and end known when it is queued: the cores'
 // free times form a min-heap, the step takes the earliest, and its completion

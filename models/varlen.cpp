@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "models/rounding.h"
+
 namespace exsim {
 namespace {
 
@@ -69,7 +71,7 @@ double VarLenDistribution::draw(Random& random) const {
 std::int64_t VarLenDistribution::sample_sum(std::int64_t rows, Random& random) const {
   if (rows <= 0) return 0;
   const double n = static_cast<double>(rows);
-  if (kind_ == Kind::kFixed) return static_cast<std::int64_t>(std::llround(n * mean_));
+  if (kind_ == Kind::kFixed) return round_half_away(n * mean_);
   double sum = 0;
   if (rows < 16) {
     for (std::int64_t i = 0; i < rows; ++i) sum += draw(random);
@@ -77,7 +79,7 @@ std::int64_t VarLenDistribution::sample_sum(std::int64_t rows, Random& random) c
     sum = n * mean_ + std::sqrt(n) * stddev_ * random.normal();
     sum = std::fmin(std::fmax(sum, n * low_), n * max_);
   }
-  return static_cast<std::int64_t>(std::llround(sum));
+  return round_half_away(sum);
 }
 
 }  // namespace exsim

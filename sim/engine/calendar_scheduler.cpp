@@ -50,7 +50,7 @@ void CalendarScheduler::take_bucket(std::size_t slot) {
   heads_[slot] = kNil;
   words_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
   if (words_[slot >> 6] == 0) summary_ &= ~(std::uint64_t{1} << (slot >> 6));
-  if (current_events_.size() > 1) std::sort(current_events_.begin(), current_events_.end(), later);
+  if (current_events_.size() > 1) std::sort(current_events_.begin(), current_events_.end(), Later{});
 }
 
 void CalendarScheduler::migrate_far() {

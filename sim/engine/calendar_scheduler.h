@@ -61,8 +61,11 @@ class CalendarScheduler final : public Scheduler {
     Event event;
     std::uint32_t next;
   };
-  // Latest first, so the next event is at the back.
-  static bool later(const Event& a, const Event& b) { return b.before(a); }
+  // Latest first, so the next event is at the back. A function object, so that
+  // sort and upper_bound inline it.
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const { return b.before(a); }
+  };
 
   void place(const Event& event) {
     const std::int64_t bucket = event.time >> kWidthBits;
@@ -79,7 +82,7 @@ class CalendarScheduler final : public Scheduler {
 
   void insert_current(const Event& event) {
     // Usually the latest of the bucket: the front, after a short search.
-    auto at = std::upper_bound(current_events_.begin(), current_events_.end(), event, later);
+    auto at = std::upper_bound(current_events_.begin(), current_events_.end(), event, Later{});
     current_events_.insert(at, event);
   }
 

@@ -19,10 +19,11 @@ EventId Simulator::at(SimTime when, EventHandler* handler, std::uint64_t tag) {
   EventId id = next_seq_++;
   if (calendar_) {
     calendar_->push_inline(Event{when, id, handler, tag});
+    max_pending_ = std::max(max_pending_, calendar_->size());
   } else {
     scheduler_->push(Event{when, id, handler, tag});
+    max_pending_ = std::max(max_pending_, scheduler_->size());
   }
-  max_pending_ = std::max(max_pending_, scheduler_->size());
   return id;
 }
 

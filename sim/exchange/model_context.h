@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/histogram.h"
+#include "models/rounding.h"
 #include "models/results.h"
 #include "models/trace.h"
 #include "models/scenario.h"
@@ -31,7 +32,7 @@ struct CostRates {
   Bytes wire_overhead;
 };
 
-inline SimTime to_ns(double ns) { return static_cast<SimTime>(std::llround(ns)); }
+inline SimTime to_ns(double ns) { return round_half_away(ns); }
 
 // Sender and receiver buffer bytes per host over simulated time.
 class MemoryLedger {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "models/rounding.h"
+
 namespace exsim::sim {
 
 HashSplitter::HashSplitter(const std::vector<double>& shares) : conditional_(shares.size()) {
@@ -33,7 +35,7 @@ void split_proportionally(std::int64_t total, const std::vector<std::int64_t>& w
     // Rounding the running sum keeps every part within one of its share and the
     // parts summing to `total` exactly (the last running sum is weight_sum).
     const std::int64_t target =
-        running_weight == weight_sum ? total : static_cast<std::int64_t>(std::llround(scale * static_cast<double>(running_weight)));
+        running_weight == weight_sum ? total : round_half_away(scale * static_cast<double>(running_weight));
     parts[i] = target - given;
     given = target;
   }

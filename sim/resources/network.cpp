@@ -13,7 +13,15 @@ Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns)
       connections_(static_cast<std::size_t>(hosts) * hosts),
       nic_remaining_(2 * static_cast<std::size_t>(hosts)),
       nic_unfixed_(2 * static_cast<std::size_t>(hosts), 0),
-      nic_active_(2 * static_cast<std::size_t>(hosts)) {}
+      nic_active_(2 * static_cast<std::size_t>(hosts)) {
+  // Each connection's NICs, worked out once: a division per use adds up.
+  for (int from = 0; from < hosts; ++from) {
+    for (int to = 0; to < hosts; ++to) {
+      connections_[static_cast<std::size_t>(index(from, to))].out_nic = from;
+      connections_[static_cast<std::size_t>(index(from, to))].in_nic = hosts + to;
+    }
+  }
+}
 
 void Network::send(int from, int to, double bytes, EventHandler* done, std::uint64_t tag) {
   if (from == to) throw std::logic_error("internal error: Network::send within one host");
@@ -28,7 +36,7 @@ void Network::send(int from, int to, double bytes, EventHandler* done, std::uint
 }
 
 void Network::activate(int c) {
-  const int out = c / hosts_, in = hosts_ + c % hosts_;
+  const int out = connections_[c].out_nic, in = connections_[c].in_nic;
   connections_[c].active_slot = static_cast<int>(active_.size());
   active_.push_back(c);
   nic_active_[out].push_back(c);
@@ -51,7 +59,7 @@ void Network::deactivate(int c) {
   active_.pop_back();
   conn.active_slot = -1;
   conn.rate = 0;
-  const int out = c / hosts_, in = hosts_ + c % hosts_;
+  const int out = conn.out_nic, in = conn.in_nic;
   for (int nic : {out, in}) {
     auto& list = nic_active_[nic];
     list.erase(std::find(list.begin(), list.end(), c));
@@ -68,7 +76,7 @@ void Network::recompute_rates() {
   busy_nics_.clear();
   for (int c : active_) {
     connections_[c].fixed = false;
-    for (int nic : {c / hosts_, hosts_ + c % hosts_}) {
+    for (int nic : {connections_[c].out_nic, connections_[c].in_nic}) {
       if (nic_unfixed_[nic] != 0) continue;  // listed already (idle NICs are left at zero)
       nic_unfixed_[nic] = static_cast<int>(nic_active_[nic].size());
       nic_remaining_[nic] = capacity_;
@@ -92,7 +100,7 @@ void Network::recompute_rates() {
       if (conn.fixed) continue;
       conn.fixed = true;
       conn.next_rate = share;
-      const int out = c / hosts_, in = hosts_ + c % hosts_;
+      const int out = conn.out_nic, in = conn.in_nic;
       nic_remaining_[out] -= share;
       nic_remaining_[in] -= share;
       --nic_unfixed_[out];

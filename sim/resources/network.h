@@ -50,6 +50,7 @@ class Network final : public EventHandler {
     double rate = 0;
     SimTime updated = 0;
     SimTime finish_at = 0;  // when the front transfer's last byte leaves, at the current rate
+    int out_nic = 0, in_nic = 0;  // its NICs: the source's outbound (h), the destination's inbound (hosts + h)
     int active_slot = -1;  // position in active_, -1 when idle
     bool fixed = false;    // recompute_rates scratch
     double next_rate = 0;  // recompute_rates scratch

@@ -10,6 +10,7 @@
 #include "models/json_reader.h"
 #include "models/overrides.h"
 #include "models/random.h"
+#include "models/rounding.h"
 #include "models/sender_memory.h"
 #include "models/size.h"
 #include "models/sizing_policy.h"
@@ -207,6 +208,10 @@ TEST_CASE("buffers filled row by row grow by doubling and never shrink") {
   CHECK(appended_capacity(16385) == 32768);
   CHECK(appended_capacity(163, 1) == 256);
   CHECK(appended_capacity(0) == 0);
+  CHECK(appended_capacity(256) == 256);
+  CHECK(appended_capacity(257) == 512);
+  CHECK(appended_capacity(3 * 100, 100) == 400);  // from a start that is not a power of two
+  CHECK(appended_capacity(8 * kMiB + 1) == 16 * kMiB);
   BufferRoom room = room_after({}, BatchSize{1024, 40000}, false);
   CHECK(room.data == 65536);
   CHECK(room.rows == 1024);
@@ -215,6 +220,21 @@ TEST_CASE("buffers filled row by row grow by doubling and never shrink") {
   CHECK(room.rows == 1024);
   // Compressed: the LZ4 bound of 65536 B (65808) no longer fits 64 KiB.
   CHECK(room_after({}, BatchSize{1024, 65536}, true).data == 131072);
+}
+
+TEST_CASE("round_half_away is std::llround") {
+  // Halves go away from zero; everything else to the nearest; over the ranges
+  // the simulator rounds (nanoseconds and bytes up to about 2^50).
+  for (double x : {0.0, 0.5, 1.5, 2.5, -0.5, -1.5, 0.49999999999999994, -0.49999999999999994, 1e15 + 0.5,
+                   4503599627370495.5, 0.1, 1234567.4999, 1234567.5000001, -7.5}) {
+    CAPTURE(x);
+    CHECK(round_half_away(x) == std::llround(x));
+  }
+  Random random(5);
+  for (int i = 0; i < 100000; ++i) {
+    const double x = (random.uniform() - 0.3) * std::ldexp(1.0, static_cast<int>(random.below(51)));
+    REQUIRE(round_half_away(x) == std::llround(x));
+  }
 }
 
 TEST_CASE("compression decisions follow IMPALA-12430") {

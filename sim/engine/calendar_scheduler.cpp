@@ -50,7 +50,18 @@ void CalendarScheduler::take_bucket(std::size_t slot) {
   heads_[slot] = kNil;
   words_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
   if (words_[slot >> 6] == 0) summary_ &= ~(std::uint64_t{1} << (slot >> 6));
-  if (current_events_.size() > 1) std::sort(current_events_.begin(), current_events_.end(), Later{});
+  // Most buckets hold a few events: an insertion sort beats std::sort's setup.
+  const std::size_t n = current_events_.size();
+  if (n > 16) {
+    std::sort(current_events_.begin(), current_events_.end(), Later{});
+  } else {
+    for (std::size_t i = 1; i < n; ++i) {
+      const Event e = current_events_[i];
+      std::size_t j = i;
+      for (; j > 0 && Later{}(e, current_events_[j - 1]); --j) current_events_[j] = current_events_[j - 1];
+      current_events_[j] = e;
+    }
+  }
 }
 
 void CalendarScheduler::migrate_far() {

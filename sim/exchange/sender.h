@@ -65,6 +65,7 @@ class SenderInstance final : public EventHandler {
     BatchSize filling;      // hash: rows waiting in the collector
     BufferRoom room;        // of each of this channel's buffers
     Bytes footprint = 0;    // bytes of its buffers now
+    BatchSize largest;      // the largest rows and bytes noted, each: a batch within both grows nothing
   };
   struct Step {
     enum class Kind : std::uint8_t { kCpu, kSend, kWaitAll, kEos, kNextBatch, kDone };

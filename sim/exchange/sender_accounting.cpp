@@ -1,5 +1,7 @@
 // A sender instance's bookkeeping beside its thread's steps: the memory its
 // buffers hold over time, and its spans in a trace.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "models/sender_memory.h"
@@ -14,8 +16,14 @@ namespace exsim::sim {
 // first go in flight together.
 void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
   const PartitionKind path = run_.exchange().send_path();
-  const BufferRoom room = room_after(ch.room, batch, ch.compress);
   const int outbound = std::max(ch.outbound_used, path == PartitionKind::kHash ? 0 : 1);
+  // Room only grows with a batch larger than any before (room_after is monotonic).
+  if (ch.footprint != 0 && outbound == ch.outbound_counted && batch.rows <= ch.largest.rows &&
+      batch.tuple_bytes <= ch.largest.tuple_bytes) {
+    return;
+  }
+  ch.largest = {std::max(ch.largest.rows, batch.rows), std::max(ch.largest.tuple_bytes, batch.tuple_bytes)};
+  const BufferRoom room = room_after(ch.room, batch, ch.compress);
   const bool grew = room.data != ch.room.data || room.rows != ch.room.rows;
   if (!grew && ch.footprint != 0 && outbound == ch.outbound_counted) return;
   ch.room = room;

@@ -1,6 +1,9 @@
 // CPU run queues and NIC max-min sharing, against hand-derived times.
 #include <doctest/doctest.h>
 
+#include <utility>
+#include <vector>
+
 #include "sim/resources/cpu_pool.h"
 #include "sim/resources/network.h"
 #include "tests/sim/sim_test_util.h"
@@ -11,67 +14,49 @@ namespace {
 using test::Action;
 using test::Recorder;
 
+// Steps of (queued at, work) ns on a pool of `cores`; returns when each ends.
+std::vector<SimTime> step_ends(int cores, std::vector<std::pair<SimTime, SimTime>> steps,
+                               SimTime slice = CpuPool::kDefaultSlice) {
+  Simulator simulator;
+  CpuPool pool(simulator, cores, slice);
+  Recorder done(simulator);
+  Action queue([&](std::uint64_t i) { pool.start(steps[i].second, &done, i); });
+  for (std::size_t i = 0; i < steps.size(); ++i) simulator.at(steps[i].first, &queue, i);
+  simulator.run();
+  std::vector<SimTime> ends;
+  for (std::size_t i = 0; i < steps.size(); ++i) ends.push_back(done.at[i]);
+  return ends;
+}
+
 TEST_CASE("a thread never runs faster than one core") {
   Simulator simulator;
   CpuPool pool(simulator, 4);
   Recorder f(simulator);
-  CHECK(pool.start(1000, &f, 1) == 0);
+  CHECK(pool.start(1000, &f, 1) == 0);  // starts at once on an idle core
   simulator.run();
   CHECK(f.at[1] == 1000);
 }
 
 TEST_CASE("three steps on two cores: the third waits for the first free core") {
-  // A and B take the two cores at 0 and end at 1000; C starts at 1000, ends at 2000.
-  Simulator simulator;
-  CpuPool pool(simulator, 2);
-  Recorder f(simulator);
-  CHECK(pool.start(1000, &f, 0) == 0);
-  CHECK(pool.start(1000, &f, 1) == 0);
-  CHECK(pool.start(1000, &f, 2) == 1000);
-  simulator.run();
-  CHECK(f.at[0] == 1000);
-  CHECK(f.at[1] == 1000);
-  CHECK(f.at[2] == 2000);
+  CHECK(step_ends(2, {{0, 1000}, {0, 1000}, {0, 1000}}) == std::vector<SimTime>{1000, 1000, 2000});
 }
 
 TEST_CASE("waiting steps take the cores in the order they were queued") {
   // One core. A (1000 ns) at 0; B (300 ns) at 200 and C (100 ns) at 400 wait:
   // B runs 1000-1300, C 1300-1400, though C is shorter.
-  Simulator simulator;
-  CpuPool pool(simulator, 1);
-  Recorder f(simulator);
-  Action starter([&](std::uint64_t tag) { pool.start(tag == 1 ? 1000 : tag == 2 ? 300 : 100, &f, tag); });
-  simulator.at(0, &starter, 1);
-  simulator.at(200, &starter, 2);
-  simulator.at(400, &starter, 3);
-  simulator.run();
-  CHECK(f.at[1] == 1000);
-  CHECK(f.at[2] == 1300);
-  CHECK(f.at[3] == 1400);
+  CHECK(step_ends(1, {{0, 1000}, {200, 300}, {400, 100}}) == std::vector<SimTime>{1000, 1300, 1400});
 }
 
 TEST_CASE("a step longer than a slice goes to the back of the queue after each slice") {
   // One core, slice 1000. A (2500 ns) at 0 runs 0-1000; B (500 ns), queued at 100,
   // runs 1000-1500; A's rest runs 1500-2500 and, alone, 2500-3000.
-  Simulator simulator;
-  CpuPool pool(simulator, 1, 1000);
-  Recorder f(simulator);
-  Action starter([&](std::uint64_t tag) { pool.start(tag == 1 ? 2500 : 500, &f, tag); });
-  simulator.at(0, &starter, 1);
-  simulator.at(100, &starter, 2);
-  simulator.run();
-  CHECK(f.at[2] == 1500);
-  CHECK(f.at[1] == 3000);
+  CHECK(step_ends(1, {{0, 2500}, {100, 500}}, 1000) == std::vector<SimTime>{3000, 1500});
 }
 
 TEST_CASE("an idle core waits for no one: work is conserved") {
   // Two cores, ten 1000-ns steps at once: five rounds of two, the last ending at 5000.
-  Simulator simulator;
-  CpuPool pool(simulator, 2);
-  Recorder f(simulator);
-  for (std::uint64_t i = 0; i < 10; ++i) pool.start(1000, &f, i);
-  simulator.run();
-  for (std::uint64_t i = 0; i < 10; ++i) CHECK(f.at[i] == 1000 * static_cast<SimTime>(i / 2 + 1));
+  const std::vector<SimTime> ends = step_ends(2, std::vector<std::pair<SimTime, SimTime>>(10, {0, 1000}));
+  for (std::size_t i = 0; i < ends.size(); ++i) CHECK(ends[i] == 1000 * static_cast<SimTime>(i / 2 + 1));
 }
 
 TEST_CASE("a lone transfer gets the whole NIC") {

@@ -65,8 +65,9 @@ void CalendarScheduler::take_bucket(std::size_t slot) {
 }
 
 void CalendarScheduler::migrate_far() {
-  const std::int64_t reach = (current_ + kBuckets) << kWidthBits;
-  while (!far_.empty() && far_.top().time < reach) place(far_.pop_inline());
+  // Compared in buckets, not nanoseconds: no overflow near the end of time.
+  const std::int64_t reach = current_ + kBuckets;
+  while (!far_.empty() && (far_.top().time >> kWidthBits) < reach) place(far_.pop_inline());
 }
 
 void CalendarScheduler::rewind(const Event& event) {

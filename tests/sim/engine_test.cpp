@@ -2,6 +2,7 @@
 // order for ties, cancellation, and delay lines releasing in order.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <vector>
 
 #include "models/random.h"
@@ -99,6 +100,23 @@ TEST_CASE("the calendar queue takes an event earlier than the last one popped") 
   CHECK(calendar.pop().seq == 2);
   CHECK(calendar.pop().seq == 3);
   CHECK(calendar.pop().seq == 1);
+  CHECK(calendar.empty());
+}
+
+TEST_CASE("the calendar queue keeps its order at the far end of time") {
+  // Times near the largest SimTime (centuries of simulated time): nothing overflows.
+  CalendarScheduler calendar;
+  const SimTime end = std::numeric_limits<SimTime>::max();
+  calendar.push({end - 5, 0, nullptr, 0});
+  calendar.push({end - 1'000'000'000, 1, nullptr, 0});
+  calendar.push({1000, 2, nullptr, 0});
+  calendar.push({end, 3, nullptr, 0});
+  CHECK(calendar.pop().seq == 2);
+  CHECK(calendar.pop().seq == 1);
+  calendar.push({end - 5, 4, nullptr, 0});  // a tie with an earlier one: after it
+  CHECK(calendar.pop().seq == 0);
+  CHECK(calendar.pop().seq == 4);
+  CHECK(calendar.pop().seq == 3);
   CHECK(calendar.empty());
 }
 

@@ -59,6 +59,17 @@ TEST_CASE("the checksum sees bytes moved, not only changed") {
   moved = data;
   std::copy(moved.begin(), moved.begin() + 64, moved.begin() + 64);  // a block repeated over the next
   CHECK(checksum64(moved.data(), moved.size()) != sum);
+  moved = data;
+  moved[7] ^= static_cast<char>(0x80);  // a word's top bit, in two blocks an even number apart
+  moved[135] ^= static_cast<char>(0x80);
+  CHECK(checksum64(moved.data(), moved.size()) != sum);
+  // Any word's top bit with the same word's a power of two blocks later.
+  for (std::size_t apart = 2; apart < 64; apart *= 2) {
+    moved = data;
+    moved[3] ^= static_cast<char>(0x80);
+    moved[3 + 64 * apart] ^= static_cast<char>(0x80);
+    CHECK(checksum64(moved.data(), moved.size()) != sum);
+  }
 }
 
 TEST_CASE("LZ4 round trip; incompressible data is reported as not worth it") {

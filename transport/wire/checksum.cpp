@@ -7,6 +7,7 @@ namespace {
 
 // Two 64-bit lanes; GCC and Clang compile the arithmetic to SSE2 (or wider).
 using Lanes = std::uint64_t __attribute__((vector_size(16)));
+using Words = std::uint32_t __attribute__((vector_size(16)));
 
 inline std::uint64_t mix(std::uint64_t x) {
   x ^= x >> 32;
@@ -20,12 +21,18 @@ struct Sums {
   Lanes a[4] = {};
   Lanes b[4] = {};
 
-  // One 64-byte block: eight words, one per lane.
+  // One 64-byte block: sixteen 32-bit words, widened to 64 bits, two a step
+  // into each lane pair. 32-bit words in 64-bit sums keep a change of one word
+  // times a distance in words from wrapping to zero (with 64-bit words, flipping
+  // the top bit of two words an even number of blocks apart went unseen).
   void add(const unsigned char* block) {
+    const Words zero = {};
     for (int k = 0; k < 4; ++k) {
-      Lanes words;
+      Words words;
       std::memcpy(&words, block + 16 * k, sizeof words);
-      a[k] += words;
+      a[k] += reinterpret_cast<Lanes>(__builtin_shufflevector(words, zero, 0, 4, 1, 5));
+      b[k] += a[k];
+      a[k] += reinterpret_cast<Lanes>(__builtin_shufflevector(words, zero, 2, 6, 3, 7));
       b[k] += a[k];
     }
   }

@@ -3,7 +3,7 @@
 namespace exsim::sim {
 
 const Event& CalendarScheduler::top() const {
-  if (!current_events_.empty()) return current_events_.back();
+  if (next_ < current_events_.size()) return current_events_[next_];
   if (on_wheel_ == 0) return far_.top();
   // The earliest of the next non-empty bucket, found without making it current.
   const std::uint32_t head = heads_[next_slot(static_cast<std::size_t>((current_ + 1) & kMask))];
@@ -39,6 +39,8 @@ std::size_t CalendarScheduler::next_slot(std::size_t from) const {
 }
 
 void CalendarScheduler::take_bucket(std::size_t slot) {
+  current_events_.clear();
+  next_ = 0;
   for (std::uint32_t n = heads_[slot]; n != kNil;) {
     current_events_.push_back(nodes_[n].event);
     const std::uint32_t next = nodes_[n].next;
@@ -53,12 +55,12 @@ void CalendarScheduler::take_bucket(std::size_t slot) {
   // Most buckets hold a few events: an insertion sort beats std::sort's setup.
   const std::size_t n = current_events_.size();
   if (n > 16) {
-    std::sort(current_events_.begin(), current_events_.end(), Later{});
+    std::sort(current_events_.begin(), current_events_.end(), Earlier{});
   } else {
     for (std::size_t i = 1; i < n; ++i) {
       const Event e = current_events_[i];
       std::size_t j = i;
-      for (; j > 0 && Later{}(e, current_events_[j - 1]); --j) current_events_[j] = current_events_[j - 1];
+      for (; j > 0 && e.before(current_events_[j - 1]); --j) current_events_[j] = current_events_[j - 1];
       current_events_[j] = e;
     }
   }
@@ -73,8 +75,9 @@ void CalendarScheduler::migrate_far() {
 void CalendarScheduler::rewind(const Event& event) {
   // An event before the current bucket: put everything back in the far heap
   // and start the wheel again at the new event's bucket.
-  for (const Event& e : current_events_) far_.push_inline(e);
+  for (std::size_t i = next_; i < current_events_.size(); ++i) far_.push_inline(current_events_[i]);
   current_events_.clear();
+  next_ = 0;
   for (std::size_t slot = 0; slot < static_cast<std::size_t>(kBuckets); ++slot) {
     for (std::uint32_t n = heads_[slot]; n != kNil; n = nodes_[n].next) far_.push_inline(nodes_[n].event);
     heads_[slot] = kNil;

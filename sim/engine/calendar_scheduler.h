@@ -47,11 +47,9 @@ class CalendarScheduler final : public Scheduler {
   }
 
   Event pop_inline() {
-    if (current_events_.empty()) advance();
-    const Event event = current_events_.back();
-    current_events_.pop_back();
     --size_;
-    return event;
+    if (next_ == current_events_.size()) advance();
+    return current_events_[next_++];
   }
 
  private:
@@ -61,10 +59,9 @@ class CalendarScheduler final : public Scheduler {
     Event event;
     std::uint32_t next;
   };
-  // Latest first, so the next event is at the back. A function object, so that
-  // sort and upper_bound inline it.
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const { return b.before(a); }
+  // A function object, so that sort and upper_bound inline it.
+  struct Earlier {
+    bool operator()(const Event& a, const Event& b) const { return a.before(b); }
   };
 
   void place(const Event& event) {
@@ -81,9 +78,22 @@ class CalendarScheduler final : public Scheduler {
   }
 
   void insert_current(const Event& event) {
-    // Usually the latest of the bucket: the front, after a short search.
-    auto at = std::upper_bound(current_events_.begin(), current_events_.end(), event, Later{});
-    current_events_.insert(at, event);
+    if (next_ == current_events_.size()) {
+      current_events_.clear();  // all popped: start afresh
+      next_ = 0;
+    } else if (next_ >= 1024 && 2 * next_ >= current_events_.size()) {
+      // A bucket pushed to as fast as it is popped: drop the popped part.
+      current_events_.erase(current_events_.begin(), current_events_.begin() + static_cast<std::ptrdiff_t>(next_));
+      next_ = 0;
+    }
+    // Usually the latest of the bucket, appended; otherwise in its place among
+    // those not yet popped.
+    if (current_events_.empty() || !event.before(current_events_.back())) {
+      current_events_.push_back(event);
+      return;
+    }
+    const auto from = current_events_.begin() + static_cast<std::ptrdiff_t>(next_);
+    current_events_.insert(std::upper_bound(from, current_events_.end(), event, Earlier{}), event);
   }
 
   void add_to_wheel(const Event& event, std::int64_t bucket) {
@@ -119,7 +129,8 @@ class CalendarScheduler final : public Scheduler {
   std::vector<Node> nodes_;
   std::uint32_t free_ = kNil;
   std::size_t on_wheel_ = 0;
-  std::vector<Event> current_events_;  // the current bucket, sorted latest first
+  std::vector<Event> current_events_;  // the current bucket, in order; popped up to next_
+  std::size_t next_ = 0;
   std::int64_t current_ = 0;           // absolute index of the current bucket
   DaryHeapScheduler<4> far_;           // events 4096 buckets or more ahead
   std::size_t size_ = 0;

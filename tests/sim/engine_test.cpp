@@ -103,6 +103,21 @@ TEST_CASE("the calendar queue takes an event earlier than the last one popped") 
   CHECK(calendar.empty());
 }
 
+TEST_CASE("the calendar queue takes a crowd of events due at one time in scheduling order") {
+  // 100000 events at the same time, pushed while others are popped, as a handler
+  // that schedules many at(now) calls does: each is appended, none shifts the rest.
+  CalendarScheduler calendar;
+  std::uint64_t seq = 0;
+  for (int i = 0; i < 50000; ++i) calendar.push({10'000'000, seq++, nullptr, 0});
+  std::uint64_t expected = 0;
+  for (int i = 0; i < 25000; ++i) REQUIRE(calendar.pop().seq == expected++);
+  for (int i = 0; i < 50000; ++i) calendar.push({10'000'000, seq++, nullptr, 0});
+  calendar.push({10'000'000 - 1, seq++, nullptr, 0});  // earlier in the same bucket: ahead of all
+  CHECK(calendar.pop().seq == seq - 1);
+  while (!calendar.empty()) REQUIRE(calendar.pop().seq == expected++);
+  CHECK(expected == 100000);
+}
+
 TEST_CASE("the calendar queue keeps its order at the far end of time") {
   // Times near the largest SimTime (centuries of simulated time): nothing overflows.
   CalendarScheduler calendar;

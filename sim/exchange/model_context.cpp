@@ -1,5 +1,9 @@
 #include "sim/exchange/model_context.h"
 
+#include <stdexcept>
+
+#include <fmt/format.h>
+
 #include "sim/exchange/rpc_transport.h"
 
 namespace exsim::sim {
@@ -14,6 +18,13 @@ CostRates::CostRates(const CostProfile& costs)
       partition_ns_per_row(costs.partition_rows_per_s > 0 ? 1e9 / costs.partition_rows_per_s : 0),
       rpc_latency(to_ns(costs.rpc_latency_us * 1e3)),
       wire_overhead(costs.wire_overhead_bytes) {}
+
+void step_out_of_range(double ns) {
+  throw std::range_error(fmt::format(
+      "a step of {:.3g} s is beyond what the simulator represents (about 146 years); check the scenario's rates "
+      "(produce_rows_per_s, consume_rows_per_s, the costs)",
+      ns * 1e-9));
+}
 
 int ModelContext::trace_track(int host, const std::string& name) {
   if (!trace) return 0;

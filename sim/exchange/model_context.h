@@ -32,7 +32,13 @@ struct CostRates {
   Bytes wire_overhead;
 };
 
-inline SimTime to_ns(double ns) { return round_half_away(ns); }
+[[noreturn]] void step_out_of_range(double ns);
+// Nanoseconds of a step; one beyond about 146 years (or not a number, from
+// absurd rates) stops the run rather than wrap the clock.
+inline SimTime to_ns(double ns) {
+  if (!(ns < 4.6e18 && ns > -4.6e18)) [[unlikely]] step_out_of_range(ns);
+  return round_half_away(ns);
+}
 
 // Sender and receiver buffer bytes per host over simulated time.
 class MemoryLedger {

@@ -57,8 +57,9 @@ void SenderInstance::add_footprint(Bytes delta) {
 }
 
 void SenderInstance::trace_cpu(const Step& step, SimTime start, SimTime end) {
-  // The step ran `end - start` of simulated time for `work` of CPU (longer when
-  // the host's cores were shared): each part gets its share of that time.
+  // The step ran from `start` (when it had a core; waiting for one is not
+  // traced) to `end`, which is `work` later unless it ran in slices and waited
+  // between them: each part gets its share of that time.
   const double scale = static_cast<double>(end - start) / static_cast<double>(step.work);
   const SimTime rows_end = start + to_ns(static_cast<double>(step.work - step.compress - step.call) * scale);
   const SimTime compress_end = rows_end + to_ns(static_cast<double>(step.compress) * scale);

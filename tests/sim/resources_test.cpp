@@ -53,6 +53,21 @@ TEST_CASE("a step longer than a slice goes to the back of the queue after each s
   CHECK(step_ends(1, {{0, 2500}, {100, 500}}, 1000) == std::vector<SimTime>{3000, 1500});
 }
 
+TEST_CASE("slices take turns on several cores, and a step learns when it starts") {
+  // Two cores, slice 1000: A and B (2500 ns each) start at 0. C (500 ns), queued
+  // at 100, gets the first core free: 1000-1500. At 1000 A's rest queues first
+  // and gets the other core, 1000-2000; B's rest waits for C: 1500-2500. A's last
+  // 500 ns run 2000-2500, B's 2500-3000.
+  CHECK(step_ends(2, {{0, 2500}, {0, 2500}, {100, 500}}, 1000) == std::vector<SimTime>{2500, 3000, 1500});
+  // A step of exactly one slice runs once, without coming back.
+  CHECK(step_ends(1, {{0, 1000}, {0, 1000}}, 1000) == std::vector<SimTime>{1000, 2000});
+  Simulator simulator;
+  CpuPool pool(simulator, 1);
+  Recorder f(simulator);
+  CHECK(pool.start(700, &f, 1) == 0);
+  CHECK(pool.start(300, &f, 2) == 700);  // starts when the core is free
+}
+
 TEST_CASE("an idle core waits for no one: work is conserved") {
   // Two cores, ten 1000-ns steps at once: five rounds of two, the last ending at 5000.
   const std::vector<SimTime> ends = step_ends(2, std::vector<std::pair<SimTime, SimTime>>(10, {0, 1000}));

@@ -84,9 +84,13 @@ void goodput() {
 }
 
 void round_trip() {
-  // One row of 8 bytes per batch: the cost of an RPC itself.
-  const Scenario s = parse_scenario(
-      one_channel(R"({"buffer": {"flat": "8"}, "in_flight": 1, "compression": "none"})", 20000, 8), "bench-rtt");
+  // One row of 8 bytes per batch: the cost of an RPC itself. A hash sender with
+  // one channel would send whole 1024-row input batches, so the receiver host
+  // has two instances and a skew that sends all but a 1e-9 share to the first:
+  // rows are routed one by one and each batch closes at one row.
+  std::string text = one_channel(R"({"buffer": {"flat": "8"}, "in_flight": 1, "compression": "none"})", 20000, 8);
+  text.replace(text.find(R"("per_host": 1}}]}]}})"), 21, R"("per_host": 2}, "skew": 30}]}]}})");
+  const Scenario s = parse_scenario(text, "bench-rtt");
   transport::LocalCluster cluster(s, /*delay_line=*/false);
   transport::RunStats stats(2);
   const auto outcome = cluster.run_exchange(s.policies[0], 0, 0, 0, stats, 120s);

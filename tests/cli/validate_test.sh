@@ -44,6 +44,7 @@ timeout 180 "$exsim" validate "$src/tests/data/validate/strict" --profile "$work
 check "beyond the thresholds exits 1" test $? -eq 1
 check "says which threshold" has "exceeds the threshold of 0.0%" "$work/strict.out"
 check "shows where they differ: CPU by stage" has "CPU by stage" "$work/strict.out"
+check "shows where they differ: CPU of all stages" has "all stages" "$work/strict.out"
 check "shows where they differ: network time" has "RPC network time" "$work/strict.out"
 
 # 4. Bad input: exit 2 with a clear message, nothing run.

@@ -38,13 +38,17 @@ std::string run(const std::string& command) {
 
 bool have(const char* tool) { return !run(fmt::format("command -v {}", tool)).empty(); }
 
-std::string one_channel(const std::string& policy, std::int64_t rows, int row_bytes) {
+// One sender on h0, its rows all to one receiver instance on h1. `row_by_row`:
+// two instances there and a skew that leaves the second a 1e-9 share, so rows
+// are routed one by one (a hash sender with one channel sends whole 1024-row
+// input batches, section 1.7).
+std::string one_channel(const std::string& policy, std::int64_t rows, int row_bytes, bool row_by_row = false) {
   return fmt::format(R"({{"name": "bench", "cluster": {{"hosts": 2, "rtt_ms": {{"same_group": 0.05}}}},
     "policies": {{"p": {}}},
     "workload": {{"queries": [{{"name": "q", "exchanges": [{{"id": "x", "kind": "hash", "rows": {},
-      "row": {{"fixed_bytes": {}}}, "lz4_ratio": 1,
-      "senders": {{"hosts": ["h0"], "per_host": 1}}, "receivers": {{"hosts": ["h1"], "per_host": 1}}}}]}}]}}}})",
-                     policy, rows, row_bytes);
+      "row": {{"fixed_bytes": {}}}, "lz4_ratio": 1{},
+      "senders": {{"hosts": ["h0"], "per_host": 1}}, "receivers": {{"hosts": ["h1"], "per_host": {}}}}}]}}]}}}})",
+                     policy, rows, row_bytes, row_by_row ? R"(, "skew": 30)" : "", row_by_row ? 2 : 1);
 }
 
 void goodput() {
@@ -84,13 +88,10 @@ void goodput() {
 }
 
 void round_trip() {
-  // One row of 8 bytes per batch: the cost of an RPC itself. A hash sender with
-  // one channel would send whole 1024-row input batches, so the receiver host
-  // has two instances and a skew that sends all but a 1e-9 share to the first:
-  // rows are routed one by one and each batch closes at one row.
-  std::string text = one_channel(R"({"buffer": {"flat": "8"}, "in_flight": 1, "compression": "none"})", 20000, 8);
-  text.replace(text.find(R"("per_host": 1}}]}]}})"), 21, R"("per_host": 2}, "skew": 30}]}]}})");
-  const Scenario s = parse_scenario(text, "bench-rtt");
+  // One row of 8 bytes per batch: the cost of an RPC itself.
+  const Scenario s = parse_scenario(
+      one_channel(R"({"buffer": {"flat": "8"}, "in_flight": 1, "compression": "none"})", 20000, 8, /*row_by_row=*/true),
+      "bench-rtt");
   transport::LocalCluster cluster(s, /*delay_line=*/false);
   transport::RunStats stats(2);
   const auto outcome = cluster.run_exchange(s.policies[0], 0, 0, 0, stats, 120s);

@@ -15,6 +15,7 @@
 #include "models/json_reader.h"
 #include "models/scenario_loader.h"
 #include "models/trace.h"
+#include "sim/engine/scheduler.h"
 #include "sim/simulate.h"
 
 namespace exsim::cli {
@@ -35,7 +36,8 @@ int simulate_command(const std::vector<std::string>& args) {
       ("set,s", po::value<std::vector<std::string>>()->composing(),
        "override a scenario value by its dotted path, e.g. mt_dop=8, policies.16K.in_flight=2,\n"
        "policies.*.buffer.flat=64K (repeatable)")
-      ("scheduler", po::value<std::string>()->default_value("calendar"), "event queue: calendar | quad-heap | binary-heap");
+      ("scheduler", po::value<std::string>()->default_value("calendar"),
+       fmt::format("event queue: {}", sim::kSchedulerNames).c_str());
   add_trace_options(visible);
   const auto parsed = parse_command_line(args, visible, "scenario");
   if (!parsed) return kExitOk;
@@ -54,8 +56,8 @@ int simulate_command(const std::vector<std::string>& args) {
 
   SimulateOptions options;
   options.scheduler = vm["scheduler"].as<std::string>();
-  if (options.scheduler != "calendar" && options.scheduler != "quad-heap" && options.scheduler != "binary-heap") {
-    throw UsageError(fmt::format("--scheduler {}: expected calendar, quad-heap or binary-heap", options.scheduler));
+  if (!sim::make_scheduler(options.scheduler)) {
+    throw UsageError(fmt::format("--scheduler {}: expected {}", options.scheduler, sim::kSchedulerNames));
   }
   std::vector<RunResult> results;
   for (const auto& policy : policies) {

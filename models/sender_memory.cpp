@@ -31,14 +31,9 @@ int outbound_buffers_per_channel(const Policy& policy) {
 
 Bytes appended_capacity(Bytes bytes, Bytes start) {
   if (bytes <= 0) return 0;
-  // The smallest start x 2^k >= bytes. From a power of two (as buffers start),
-  // that is the larger of start and the power of two at or above bytes.
-  if (std::has_single_bit(static_cast<std::uint64_t>(start))) {
-    return std::max(start, static_cast<Bytes>(std::bit_ceil(static_cast<std::uint64_t>(bytes))));
-  }
-  // Otherwise 2^k >= ceil(bytes / start).
-  const auto doublings = static_cast<std::uint64_t>((bytes + start - 1) / start);
-  return start * static_cast<Bytes>(std::bit_ceil(doublings));
+  // The smallest start x 2^k >= bytes: start being a power of two, the larger
+  // of start and the power of two at or above bytes.
+  return std::max(start, static_cast<Bytes>(std::bit_ceil(static_cast<std::uint64_t>(bytes))));
 }
 
 BufferRoom room_after(BufferRoom before, BatchSize batch, bool compressed) {

@@ -36,7 +36,7 @@ int outbound_buffers_per_channel(const Policy& policy);
 // from empty, as every sender buffer is (rows appended by the hash collector,
 // tuples deep-copied by Serialize), a buffer so ends at the first power of two
 // at or above its largest content: from 256 B for tuple data, 1 for offsets.
-// REQUIRES: start > 0 and bytes at most 2^62 (buffers are at most a few GiB).
+// REQUIRES: start a power of two, bytes at most 2^62 (buffers are a few GiB at most).
 Bytes appended_capacity(Bytes bytes, Bytes start = 256);
 
 // Room of one batch buffer: tuple data and row offsets (4 B each).

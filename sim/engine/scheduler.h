@@ -94,8 +94,9 @@ class DaryHeapScheduler final : public Scheduler {
 
 using QuadHeapScheduler = DaryHeapScheduler<4>;
 
-// "calendar" (default, calendar_scheduler.h), "quad-heap" or "binary-heap".
-// Returns nullptr for an unknown name.
+// The event queues by name, the default first: "calendar" (calendar_scheduler.h),
+// "quad-heap" or "binary-heap". Returns nullptr for an unknown name.
+inline constexpr std::string_view kSchedulerNames = "calendar, quad-heap or binary-heap";
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name);
 
 }  // namespace exsim::sim

@@ -149,8 +149,8 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
       const std::int64_t need = rows_to_fill(ch, row_bytes);
       if (k - taken < need) break;
       taken += need;
-      const auto upto = static_cast<Bytes>(round_half_away(static_cast<double>(chunk) * static_cast<double>(taken) /
-                                                        static_cast<double>(k)));
+      const Bytes upto =
+          round_half_away(static_cast<double>(chunk) * static_cast<double>(taken) / static_cast<double>(k));
       BatchSize sealed{ch.filling.rows + need, ch.filling.tuple_bytes + (upto - taken_bytes)};
       taken_bytes = upto;
       ch.filling = {};

@@ -17,15 +17,13 @@ namespace exsim::sim {
 void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
   const PartitionKind path = run_.exchange().send_path();
   const int outbound = std::max(ch.outbound_used, path == PartitionKind::kHash ? 0 : 1);
+  const bool counted = ch.footprint != 0 && outbound == ch.outbound_counted;
   // Room only grows with a batch larger than any before (room_after is monotonic).
-  if (ch.footprint != 0 && outbound == ch.outbound_counted && batch.rows <= ch.largest.rows &&
-      batch.tuple_bytes <= ch.largest.tuple_bytes) {
-    return;
-  }
+  if (counted && batch.rows <= ch.largest.rows && batch.tuple_bytes <= ch.largest.tuple_bytes) return;
   ch.largest = {std::max(ch.largest.rows, batch.rows), std::max(ch.largest.tuple_bytes, batch.tuple_bytes)};
   const BufferRoom room = room_after(ch.room, batch, ch.compress);
   const bool grew = room.data != ch.room.data || room.rows != ch.room.rows;
-  if (!grew && ch.footprint != 0 && outbound == ch.outbound_counted) return;
+  if (!grew && counted) return;
   ch.room = room;
   ch.outbound_counted = outbound;
   const Bytes now = channel_buffer_bytes(context_.policy, path, ch.room, ch.compress, outbound);

@@ -40,8 +40,6 @@ class CpuPool final : public EventHandler {
   // first slice) starts running.
   SimTime start(SimTime work, EventHandler* done, std::uint64_t tag);
 
-  int cores() const { return static_cast<int>(free_at_.size()); }
-
   // The end of a slice of a step longer than one slice (tag: its slot).
   void on_event(std::uint64_t slot) override;
 

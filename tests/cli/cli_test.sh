@@ -48,6 +48,11 @@ check "bad --set message" has "expected KEY=VALUE" "$work/err"
 check "--set of a bad value" run 2 simulate "$src/scenarios/default.json" --set mt_dop=-3
 check "--set bad value named" has "default.json:/mt_dop" "$work/err"
 check "unknown flag" run 2 simulate "$src/scenarios/default.json" --frobnicate
+check "unknown scheduler" run 2 simulate "$src/scenarios/default.json" --scheduler nope
+check "unknown scheduler: the names" has "expected calendar, quad-heap or binary-heap" "$work/err"
+check "every scheduler, the same results" run 0 simulate "$src/scenarios/default.json" --scheduler binary-heap --json "$work/heap.json"
+check "every scheduler, the same results: calendar" run 0 simulate "$src/scenarios/default.json" --json "$work/calendar.json"
+check "every scheduler, the same results: identical" cmp -s "$work/heap.json" "$work/calendar.json"
 check "missing scenario" run 2 simulate
 check "missing file" run 2 simulate "$work/none.json"
 check "missing file named" has "$work/none.json" "$work/err"

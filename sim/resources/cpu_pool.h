@@ -56,7 +56,7 @@ class CpuPool final : public EventHandler {
 
   Simulator& simulator_;
   const SimTime slice_;
-  std::vector<SimTime> free_at_;  // min-heap: when each core is next free
+  std::vector<SimTime> free_at_;  // min-heap: when each core is next free; then a sentinel, never free
   std::vector<LongStep> long_steps_;
   std::vector<std::uint64_t> free_slots_;  // of long_steps_
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace exsim::sim {
@@ -11,8 +12,9 @@ Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns)
       hosts_(hosts),
       capacity_(nic_bytes_per_ns),
       connections_(static_cast<std::size_t>(hosts) * hosts),
-      nic_remaining_(2 * static_cast<std::size_t>(hosts)),
-      nic_unfixed_(2 * static_cast<std::size_t>(hosts), 0),
+      none_(2 * hosts),
+      nic_remaining_(2 * static_cast<std::size_t>(hosts) + 1, 1.0),
+      nic_unfixed_(2 * static_cast<std::size_t>(hosts) + 1, 0),
       nic_active_(2 * static_cast<std::size_t>(hosts)) {
   // Each connection's NICs, worked out once: a division per use adds up.
   for (int from = 0; from < hosts; ++from) {
@@ -85,27 +87,32 @@ void Network::recompute_rates() {
   }
   std::size_t unfixed = active_.size();
   while (unfixed > 0) {
-    // The smallest remaining / unfixed, compared without dividing.
-    int bottleneck = -1;
+    // The smallest remaining / unfixed, compared without dividing; the first
+    // such NIC wins ties. The best so far stays in registers: reloading it
+    // through its index (to select without a branch) measured slower.
+    int bottleneck = none_;
+    double best_remaining = 1, best_unfixed = 0;  // none_: anything with unfixed connections beats it
     for (int nic : busy_nics_) {
-      if (nic_unfixed_[nic] == 0) continue;
-      if (bottleneck < 0 ||
-          nic_remaining_[nic] * nic_unfixed_[bottleneck] < nic_remaining_[bottleneck] * nic_unfixed_[nic]) {
+      const double remaining = nic_remaining_[nic], unfixed_here = nic_unfixed_[nic];
+      if ((unfixed_here > 0) & (remaining * best_unfixed < best_remaining * unfixed_here)) {
         bottleneck = nic;
+        best_remaining = remaining;
+        best_unfixed = unfixed_here;
       }
     }
     const double share = nic_remaining_[bottleneck] / nic_unfixed_[bottleneck];
     for (int c : nic_active_[bottleneck]) {
+      // Fixed already through its other NIC: left as it is (adds and takes zero).
       Connection& conn = connections_[c];
-      if (conn.fixed) continue;
+      const int now_fixed = conn.fixed ? 0 : 1;
       conn.fixed = true;
-      conn.next_rate = share;
-      const int out = conn.out_nic, in = conn.in_nic;
-      nic_remaining_[out] -= share;
-      nic_remaining_[in] -= share;
-      --nic_unfixed_[out];
-      --nic_unfixed_[in];
-      --unfixed;
+      conn.next_rate = now_fixed ? share : conn.next_rate;
+      const double taken = now_fixed ? share : 0.0;
+      nic_remaining_[conn.out_nic] -= taken;
+      nic_remaining_[conn.in_nic] -= taken;
+      nic_unfixed_[conn.out_nic] -= now_fixed;
+      nic_unfixed_[conn.in_nic] -= now_fixed;
+      unfixed -= static_cast<std::size_t>(now_fixed);
     }
   }
   const SimTime now = simulator_.now();
@@ -126,10 +133,9 @@ void Network::schedule_front(int c) {
 }
 
 void Network::arm() {
-  SimTime next = -1;
-  for (int c : active_) {
-    if (next < 0 || connections_[c].finish_at < next) next = connections_[c].finish_at;
-  }
+  SimTime next = std::numeric_limits<SimTime>::max();
+  for (int c : active_) next = std::min(next, connections_[c].finish_at);
+  if (next == std::numeric_limits<SimTime>::max()) next = -1;  // nothing active
   if (next == armed_at_) return;
   armed_at_ = next;
   ++generation_;
@@ -144,11 +150,10 @@ void Network::on_event(std::uint64_t generation) {
   // Complete every front transfer that is due, one at a time: each completion
   // may change the active set, and with it everyone's rate.
   while (true) {
-    int due = -1;
-    for (int c : active_) {
-      if (connections_[c].finish_at <= now && (due < 0 || c < due)) due = c;
-    }
-    if (due < 0) break;
+    // The lowest-numbered due connection: a fixed order among equals.
+    int due = std::numeric_limits<int>::max();
+    for (int c : active_) due = std::min(due, connections_[c].finish_at <= now ? c : std::numeric_limits<int>::max());
+    if (due == std::numeric_limits<int>::max()) break;
     Connection& conn = connections_[due];
     Transfer done = conn.queue.pop();
     conn.updated = now;

@@ -1,9 +1,11 @@
 // CPU run queues and NIC max-min sharing, against hand-derived times.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
+#include "models/random.h"
 #include "sim/resources/cpu_pool.h"
 #include "sim/resources/network.h"
 #include "tests/sim/sim_test_util.h"
@@ -72,6 +74,25 @@ TEST_CASE("an idle core waits for no one: work is conserved") {
   // Two cores, ten 1000-ns steps at once: five rounds of two, the last ending at 5000.
   const std::vector<SimTime> ends = step_ends(2, std::vector<std::pair<SimTime, SimTime>>(10, {0, 1000}));
   for (std::size_t i = 0; i < ends.size(); ++i) CHECK(ends[i] == 1000 * static_cast<SimTime>(i / 2 + 1));
+}
+
+TEST_CASE("any number of cores: each step starts on the earliest free core") {
+  // Against the plainest statement of the rule, a scan of every core's free
+  // time, for heaps of every shape up to 17 cores (odd and even, full and not).
+  Random random(11);
+  for (int cores = 1; cores <= 17; ++cores) {
+    Simulator simulator;
+    CpuPool pool(simulator, cores);
+    Recorder done(simulator);
+    std::vector<SimTime> free_at(static_cast<std::size_t>(cores), 0);
+    for (std::uint64_t i = 0; i < 200; ++i) {
+      const auto work = static_cast<SimTime>(1 + random.below(5000));
+      auto earliest = std::min_element(free_at.begin(), free_at.end());
+      const SimTime begin = pool.start(work, &done, i);
+      CHECK(begin == *earliest);
+      *earliest = begin + work;
+    }
+  }
 }
 
 TEST_CASE("a lone transfer gets the whole NIC") {

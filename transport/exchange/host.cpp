@@ -257,16 +257,17 @@ void Host::respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id,
   });
 }
 
-Host::AchievedDelays Host::achieved_delays_ms() {
+Host::AchievedDelays Host::achieved_delays_ms(Statistic statistic) {
   const auto n = static_cast<std::size_t>(options_.hosts);
   auto result = std::make_shared<AchievedDelays>();
   result->calls_from.assign(n, -1.0);
   result->responses_from.assign(n, -1.0);
   auto done = std::make_shared<std::promise<void>>();
-  reactor_.post([this, result, done] {
-    auto record = [](std::vector<double>& into, int host, const LogHistogram& delays) {
+  reactor_.post([this, result, done, statistic] {
+    auto record = [statistic](std::vector<double>& into, int host, const LogHistogram& delays) {
       const auto h = static_cast<std::size_t>(host);
-      if (host >= 0 && h < into.size() && delays.count() > 0) into[h] = delays.quantile(0.5) * 1e-6;
+      if (host < 0 || h >= into.size() || delays.count() == 0) return;
+      into[h] = (statistic == Statistic::kMean ? delays.mean() : delays.quantile(0.5)) * 1e-6;
     };
     for (const auto& in : inbound_) {
       if (in->achieved()) record(result->calls_from, in->from(), *in->achieved());

@@ -106,15 +106,17 @@ class Host {
 
   void stop();
 
-  // Median one-way delays achieved, in ms, sender's stamp to release (the
-  // emulated distance plus the real path), by host index; -1 where nothing
-  // travelled. A call's achieved RTT is its one-way delay, measured by the
-  // callee, plus its response's, measured by the caller.
+  // One-way delays achieved, in ms, sender's stamp to release (the emulated
+  // distance plus the real path), by host index; -1 where nothing travelled.
+  // A call's achieved RTT is its one-way delay, measured by the callee, plus
+  // its response's, measured by the caller. Medians for reports; means where
+  // a total matters (calibration: what the emulated network adds per call).
   struct AchievedDelays {
     std::vector<double> calls_from;      // calls from each host to this one
     std::vector<double> responses_from;  // responses from each host to this one's calls
   };
-  AchievedDelays achieved_delays_ms();
+  enum class Statistic { kMedian, kMean };
+  AchievedDelays achieved_delays_ms(Statistic statistic = Statistic::kMedian);
 
   // CPU time the host's reactor thread has used so far, ns: RPC work (framing,
   // system calls, delay lines, admission) plus the batches it decoded.

@@ -50,10 +50,10 @@ int calibrate_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim calibrate [-o PROFILE.json] [--repetitions N] [--scale X]\n\n"
       "Measures this machine's costs through the real exchange (two loopback hosts in\n"
-      "this process, delay line off): serialization, deserialization, LZ4 both ways per\n"
-      "byte, CPU and software latency per RPC, wire overhead per RPC, and the cores\n"
+      "this process, delay lines as in `run`): serialization, deserialization, LZ4 both\n"
+      "ways per byte, CPU and latency per RPC, wire overhead per RPC, and the cores\n"
       "available. Prints each figure's median and spread, and writes a costs profile\n"
-      "(spec format) for `simulate --profile` and `validate --profile`.\n\noptions");
+      "(spec format) for `simulate --set costs=PROFILE.json` and `validate --profile`.\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
       ("output,o", po::value<std::string>(), "write the profile to this file (default: standard output)")

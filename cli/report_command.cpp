@@ -33,7 +33,7 @@ int report_command(const std::vector<std::string>& args) {
       ("output,o", po::value<std::string>(), "write the HTML report here (default: report.html)")
       ("memory-budget", po::value<std::string>(), "per-host sender memory allowed, e.g. 2G")
       ("markdown", po::value<std::string>(), "also write the report as Markdown (for a CI comment)")
-      ("csv", po::value<std::string>(), "also write each figure's data as DIR/NAME.csv, for plots/NAME.gp")
+      ("csv", po::value<std::string>(), "also write each figure's data as DIR/NAME.csv, for plots/NAME.gp (DIR made if missing)")
       ("title", po::value<std::string>(), "the report's title");
   const auto parsed = parse_command_line(args, visible, "results");
   if (!parsed) return kExitOk;
@@ -50,8 +50,12 @@ int report_command(const std::vector<std::string>& args) {
   const std::string html_path = vm.count("output") ? vm["output"].as<std::string>() : "report.html";
   check_writable("--output", html_path);
   if (vm.count("markdown")) check_writable("--markdown", vm["markdown"].as<std::string>());
-  if (vm.count("csv") && !std::filesystem::is_directory(vm["csv"].as<std::string>())) {
-    throw UsageError(fmt::format("--csv {}: not a directory", vm["csv"].as<std::string>()));
+  if (vm.count("csv")) {
+    // Made if missing (after the inputs are read, so bad input leaves nothing behind).
+    const std::filesystem::path dir = vm["csv"].as<std::string>();
+    if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir)) {
+      throw UsageError(fmt::format("--csv {}: exists and is not a directory", dir.string()));
+    }
   }
 
   const report::ReportInput input = report::read_report_input(vm["results"].as<std::vector<std::string>>());
@@ -63,6 +67,9 @@ int report_command(const std::vector<std::string>& args) {
     svgs.push_back(f.csv.empty() ? "" : report::render_svg(f.name, f.csv, vars));
   }
   if (vm.count("csv")) {
+    std::error_code error;
+    std::filesystem::create_directories(vm["csv"].as<std::string>(), error);
+    if (error) throw UsageError(fmt::format("--csv {}: cannot make the directory: {}", vm["csv"].as<std::string>(), error.message()));
     for (const auto& f : figures) {
       if (!f.csv.empty()) write_file_atomically((std::filesystem::path(vm["csv"].as<std::string>()) / (f.name + ".csv")).string(), f.csv);
     }

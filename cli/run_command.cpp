@@ -30,7 +30,7 @@ int run_command(const std::vector<std::string>& args) {
       ("hosts", po::value<std::string>(), "agents already running: one ADDRESS:PORT line per scenario host")
       ("token-file", po::value<std::string>(), "with --hosts: file holding the agents' shared token")
       ("no-delay-line", "do not impose the scenario's RTTs (real hosts)")
-      ("nic-cap", "cap each host's outbound bandwidth at the scenario's nic_gbps (token bucket)")
+      ("nic-cap", "cap each host's bandwidth at the scenario's nic_gbps, each way (token buckets)")
       ("timeout", po::value<int>()->default_value(600), "seconds each exchange may take before the run fails");
   add_trace_options(visible);
   const auto parsed = parse_command_line(args, visible, "scenario");

@@ -15,8 +15,7 @@ timeout 120 "$exsim" validate "$src/tests/data/validate/small.json" --repetition
   >/dev/null 2>&1
 check "inputs made" test -s "$work/sim.json" -a -s "$work/sweep.jsonl" -a -s "$work/validation.json"
 
-# 1. The report: HTML, Markdown and CSV.
-mkdir "$work/csv"
+# 1. The report: HTML, Markdown and CSV (its directory made by the report).
 "$exsim" report "$work/sim.json" "$work/sweep.jsonl" "$work/validation.json" -o "$work/report.html" \
   --memory-budget 2M --markdown "$work/report.md" --csv "$work/csv" >"$work/out" 2>"$work/err"
 check "report exits 0" test $? -eq 0
@@ -78,5 +77,11 @@ check "not results: nothing written" test ! -e "$work/bad.html"
 "$exsim" report "$work/sim.json" --memory-budget lots -o "$work/bad2.html" >/dev/null 2>"$work/e2"
 check "bad budget: exit 2" test $? -eq 2
 check "bad budget: named" has "--memory-budget lots" "$work/e2"
+"$exsim" report "$work/sim.json" --csv "$work/sim.json" -o "$work/bad3.html" >/dev/null 2>"$work/e3"
+check "--csv on a file: exit 2" test $? -eq 2
+check "--csv on a file: named" has "not a directory" "$work/e3"
+check "--csv on a file: nothing written" test ! -e "$work/bad3.html"
+"$exsim" report "$work/bad.json" --csv "$work/never" -o "$work/bad4.html" >/dev/null 2>&1
+check "bad input: no CSV directory made" test ! -e "$work/never"
 
 summary

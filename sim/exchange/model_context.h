@@ -30,6 +30,13 @@ struct CostRates {
   double partition_ns_per_row;  // hash senders, per row routed
   SimTime rpc_latency;
   Bytes wire_overhead;
+
+  // A TransmitData call's bytes on the wire: its payload (tuple data, LZ4'd
+  // or not), 4 B of offset per row (row-batch.cc), and the framing.
+  Bytes wire_bytes(Bytes payload, std::int64_t rows) const { return payload + 4 * rows + wire_overhead; }
+  // CPU of one side of a call of `wire` bytes: per call, and per byte on the
+  // wire (each side pays both).
+  double call_ns(Bytes wire) const { return static_cast<double>(rpc_cpu) + static_cast<double>(wire) * transfer_ns_per_byte; }
 };
 
 [[noreturn]] void step_out_of_range(double ns);

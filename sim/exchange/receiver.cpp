@@ -24,8 +24,9 @@ Bytes ReceiverInstance::limit() const {
 
 void ReceiverInstance::on_arrival(Rpc* rpc) {
   if (rpc->eos) {  // EndDataStream is always admitted (IMPALA-13130)
-    context_.cpu.rpc += static_cast<double>(context_.rates.rpc_cpu) * 1e-9;
-    context_.transport->start_receiver_work(rpc, context_.rates.rpc_cpu);
+    const double rpc_work = context_.rates.call_ns(rpc->wire_bytes);
+    context_.cpu.rpc += rpc_work * 1e-9;
+    context_.transport->start_receiver_work(rpc, to_ns(rpc_work));
     return;
   }
   Queue& queue = queue_of(*rpc);
@@ -46,8 +47,7 @@ void ReceiverInstance::start_work(Rpc* rpc) {
   const double deserialize = tuple * context_.rates.deserialize_ns_per_byte;
   context_.cpu.decompress += decompress * 1e-9;
   context_.cpu.deserialize += deserialize * 1e-9;
-  const double rpc_work = static_cast<double>(context_.rates.rpc_cpu) +
-                         static_cast<double>(rpc->wire_bytes) * context_.rates.transfer_ns_per_byte;
+  const double rpc_work = context_.rates.call_ns(rpc->wire_bytes);
   context_.cpu.rpc += rpc_work * 1e-9;
   context_.transport->start_receiver_work(rpc, to_ns(decompress + deserialize + rpc_work));
 }

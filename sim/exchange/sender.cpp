@@ -99,16 +99,15 @@ static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t 
   return to_ns(produce + serialize);
 }
 
-SenderInstance::SendCpu SenderInstance::send_cpu(const Channel& channel, Bytes tuple_bytes) {
-  double compress = channel.compress ? static_cast<double>(tuple_bytes) * context_.rates.compress_ns_per_byte : 0;
+SenderInstance::SendCpu SenderInstance::send_cpu(const Channel& channel, BatchSize batch) {
+  double compress = channel.compress ? static_cast<double>(batch.tuple_bytes) * context_.rates.compress_ns_per_byte : 0;
   context_.cpu.compress += compress * 1e-9;
-  return {to_ns(compress), call_cpu(payload_bytes(channel, tuple_bytes))};
+  return {to_ns(compress), call_cpu(channel, batch)};
 }
 
-// The sender's side of one call carrying `payload` bytes.
-SimTime SenderInstance::call_cpu(Bytes payload) {
-  const double rpc = static_cast<double>(context_.rates.rpc_cpu) +
-                     static_cast<double>(payload) * context_.rates.transfer_ns_per_byte;
+// The sender's side of one call carrying `batch` to `channel` (end-of-stream: an empty batch).
+SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch) {
+  const double rpc = context_.rates.call_ns(context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows));
   context_.cpu.rpc += rpc * 1e-9;
   return to_ns(rpc);
 }
@@ -167,7 +166,7 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   const double work = static_cast<double>(batch_cpu(context_, x, rows, tuple_bytes, copies));
   double done = 0;
   for (const Fill& fill : fills_) {
-    const SendCpu send = send_cpu(channels_[fill.channel], fill.batch.tuple_bytes);
+    const SendCpu send = send_cpu(channels_[fill.channel], fill.batch);
     steps_.push_back(Step::cpu(to_ns((fill.at - done) * work) + send.total(), send.compress, send.call));
     steps_.push_back(Step::send(fill.channel, fill.batch));
     done = fill.at;
@@ -187,12 +186,12 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   if (context_.policy.broadcast_serialize == BroadcastSerialize::kOnce) {
     // Serialized (and compressed) once; every channel sends the same payload (section 3.1).
     note_shared(batch, /*serialized=*/true, channels_[order_[0]].compress);
-    const SendCpu send = send_cpu(channels_[order_[0]], tuple_bytes);
+    const SendCpu send = send_cpu(channels_[order_[0]], batch);
     steps_.push_back(Step::cpu(work + serialize() + send.total(), send.compress, send.call));
     for (std::size_t i = 0; i < order_.size(); ++i) {
       // Each further call's own CPU, its payload (the same bytes) included.
       if (i > 0) {
-        const SimTime call = call_cpu(payload_bytes(channels_[order_[i]], tuple_bytes));
+        const SimTime call = call_cpu(channels_[order_[i]], batch);
         steps_.push_back(Step::cpu(call, 0, call));
       }
       steps_.push_back(Step::send(order_[i], batch));
@@ -204,7 +203,7 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   for (int c : order_) {
     note_shared(batch, /*serialized=*/true, channels_[c].compress);
     note_batch(channels_[c], batch);
-    const SendCpu send = send_cpu(channels_[c], tuple_bytes);
+    const SendCpu send = send_cpu(channels_[c], batch);
     steps_.push_back(Step::cpu(serialize() + send.total(), send.compress, send.call));
     steps_.push_back(Step::send(c, batch));
   }
@@ -217,7 +216,7 @@ void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
   next_channel_ = (next_channel_ + 1) % static_cast<int>(channels_.size());
   note_shared(batch, /*serialized=*/true, channels_[c].compress);
   note_batch(channels_[c], batch);
-  const SendCpu send = send_cpu(channels_[c], tuple_bytes);
+  const SendCpu send = send_cpu(channels_[c], batch);
   steps_.push_back(Step::cpu(batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1) + send.total(), send.compress,
                              send.call));
   steps_.push_back(Step::send(c, batch));
@@ -229,14 +228,14 @@ void SenderInstance::plan_final() {
   for (std::size_t c = 0; c < channels_.size(); ++c) {
     Channel& ch = channels_[c];
     if (ch.filling.rows == 0) continue;
-    const SendCpu send = send_cpu(ch, ch.filling.tuple_bytes);
+    const SendCpu send = send_cpu(ch, ch.filling);
     steps_.push_back(Step::cpu(send.total(), send.compress, send.call));
     steps_.push_back(Step::send(static_cast<int>(c), ch.filling));
     ch.filling = {};
   }
   steps_.push_back(Step::of(Step::Kind::kWaitAll));
   SimTime eos_cpu = 0;
-  for (std::size_t c = 0; c < channels_.size(); ++c) eos_cpu += call_cpu(0);
+  for (const Channel& ch : channels_) eos_cpu += call_cpu(ch, BatchSize{});
   steps_.push_back(Step::cpu(eos_cpu, 0, eos_cpu));
   steps_.push_back(Step::of(Step::Kind::kEos));
   steps_.push_back(Step::of(Step::Kind::kWaitAll));
@@ -376,7 +375,7 @@ void SenderInstance::issue_batch(int channel, BatchSize batch) {
   rpc->rows = batch.rows;
   rpc->tuple_bytes = batch.tuple_bytes;
   rpc->compressed = compressed;
-  rpc->wire_bytes = data + 4 * batch.rows + context_.rates.wire_overhead;
+  rpc->wire_bytes = context_.rates.wire_bytes(data, batch.rows);
   ++ch.in_flight;
   ++in_flight_total_;
   ++unknown_;
@@ -408,7 +407,7 @@ void SenderInstance::issue_eos_all() {
     rpc->sender_index = index_;
     rpc->from_host = host_;
     rpc->to_host = ch.host;
-    rpc->wire_bytes = context_.rates.wire_overhead;
+    rpc->wire_bytes = context_.rates.wire_bytes(0, 0);
     ++ch.in_flight;
     ++in_flight_total_;
     ++unknown_;

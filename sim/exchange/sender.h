@@ -106,9 +106,9 @@ class SenderInstance final : public EventHandler {
 
   // CPU of sending one batch on the sender thread: LZ4 (if the channel
   // compresses) and the per-RPC CPU. Adds it to the stage totals.
-  SendCpu send_cpu(const Channel& channel, Bytes tuple_bytes);
+  SendCpu send_cpu(const Channel& channel, BatchSize batch);
   Bytes payload_bytes(const Channel& channel, Bytes tuple_bytes) const;
-  SimTime call_cpu(Bytes payload);
+  SimTime call_cpu(const Channel& channel, BatchSize batch);
   std::int64_t rows_to_fill(const Channel& channel, double row_bytes) const;
   void issue_batch(int channel, BatchSize batch);
   void issue_eos_all();

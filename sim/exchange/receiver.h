@@ -22,7 +22,7 @@ struct ModelContext;
 
 class ReceiverInstance final : public EventHandler {
  public:
-  // `queues` is 1 (all `senders` share it) or `senders` (merge: one per sender).
+  // One queue that all `senders` share, or (`merging`) one per sender.
   ReceiverInstance(ExchangeRun& run, int host, int senders, bool merging);
 
   int host() const { return host_; }

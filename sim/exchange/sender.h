@@ -44,14 +44,14 @@ class SenderInstance final : public EventHandler {
   Bytes peak_bytes() const { return peak_bytes_; }  // largest footprint of this instance's buffers
 
  private:
-  // A channel's lifecycle: filling its batch; sending (RPCs in flight); after
-  // end-of-stream, done. The filling batch only exists for hash senders.
   // A call whose response time is known.
   struct Answered {
     SimTime issued, back;
     std::int64_t rows;
     Bytes wire;
   };
+  // A channel's lifecycle: filling its batch; sending (RPCs in flight); after
+  // end-of-stream, done. The filling batch only exists for hash senders.
   struct Channel {
     std::vector<Answered> answered;  // at most in_flight; not in response order (receiver work varies)
     int receiver = 0;  // receiver instance

@@ -8,7 +8,8 @@
 // NIC, and gets the largest rate such that no NIC is over capacity and no
 // connection could go faster without slowing one that is slower (progressive
 // filling). Rates change only when a connection becomes busy or idle. The
-// network keeps a single pending event, its earliest completion.
+// network keeps one live event, its earliest completion (one it supersedes stays
+// queued and is skipped when it comes up).
 // Same-host transfers never reach a NIC; callers do not send them here.
 #ifndef EXSIM_SIM_RESOURCES_NETWORK_H_
 #define EXSIM_SIM_RESOURCES_NETWORK_H_

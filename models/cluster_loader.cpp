@@ -236,8 +236,10 @@ Cluster read_cluster(const JsonNode& node, std::uint64_t seed) {
   JsonNode matrix = node.member("rtt_matrix_ms");
   JsonNode topology = node.member("topology");
   if ((matrix.present() || topology.present()) && node.member("rtt_ms").present()) {
-    node.member("rtt_ms").error(fmt::format("rtt_ms is not used with {}: give one or the other",
-                                            matrix.present() ? "rtt_matrix_ms" : "topology"));
+    // The matrix (or topology) overrides the rules (scenario format), which
+    // must still be well formed: a typo there is an error all the same.
+    Cluster unused = cluster;
+    fill_from_rules(node.member("rtt_ms"), seed, unused);
   }
   if (matrix.present() && topology.present()) {
     topology.error("give either rtt_matrix_ms or topology, not both");

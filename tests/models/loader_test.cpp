@@ -131,6 +131,22 @@ TEST_CASE("a topology gives RTTs by shortest path") {
       "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})").find("unknown node 's9'") != std::string::npos);
 }
 
+TEST_CASE("an RTT matrix overrides the rtt_ms rules, which must still be well formed") {
+  const std::string with = R"({"name": "m",
+    "cluster": {"hosts": 2, "rtt_ms": RULES, "rtt_matrix_ms": [[0.01, 0.3], [0.3, 0.01]]},
+    "policies": {"p": {}},
+    "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 1,
+      "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})";
+  auto with_rules = [&](const std::string& rules) {
+    std::string json = with;
+    return json.replace(json.find("RULES"), 5, rules);
+  };
+  const Scenario s = test::scenario_from(with_rules(R"({"same_group": 0.1})"));
+  CHECK(s.cluster.rtt.rtt_ms(0, 1) == doctest::Approx(0.3));
+  CHECK(s.cluster.rtt.rtt_ms(0, 0) == doctest::Approx(0.01));
+  CHECK(test::load_error(with_rules(R"({"same_grup": 0.1})")).find("/cluster/rtt_ms/same_grup") != std::string::npos);
+}
+
 TEST_CASE("costs: a path relative to the scenario, or inline values over the reference profile") {
   const Scenario s = test::scenario_from(std::string(kGood).replace(std::string(kGood).find("\"mt_dop\""), 0,
                                                                     R"("costs": {"rpc_latency_us": 55, "cores": 2}, )"));

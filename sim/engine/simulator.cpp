@@ -28,10 +28,8 @@ EventId Simulator::at(SimTime when, EventHandler* handler, std::uint64_t tag) {
 }
 
 void Simulator::run() {
-  stopped_ = false;
-  while (!stopped_ && !scheduler_->empty()) {
+  while (!scheduler_->empty()) {
     Event event = calendar_ ? calendar_->pop_inline() : scheduler_->pop();
-    if (!cancelled_.empty() && cancelled_.erase(event.seq) > 0) continue;
     now_ = event.time;
     ++processed_;
     event.handler->on_event(event.tag);

@@ -2,13 +2,13 @@
 // no word for host, batch or RPC; models schedule EventHandlers on it.
 //
 // Time is integer nanoseconds. Events at the same time run in the order they
-// were scheduled. Cancel only marks an event; it is skipped when it comes up.
+// were scheduled. There is no cancel: a model whose plans change keeps a
+// generation number in its tag and ignores the events it has superseded.
 #ifndef EXSIM_SIM_ENGINE_SIMULATOR_H_
 #define EXSIM_SIM_ENGINE_SIMULATOR_H_
 
 #include <cstdint>
 #include <memory>
-#include <unordered_set>
 
 #include "sim/engine/calendar_scheduler.h"
 #include "sim/engine/scheduler.h"
@@ -28,11 +28,9 @@ class Simulator {
   // Calls handler->on_event(tag) at time `when`. REQUIRES: when >= now().
   EventId at(SimTime when, EventHandler* handler, std::uint64_t tag = 0);
   EventId after(SimTime delay, EventHandler* handler, std::uint64_t tag = 0) { return at(now_ + delay, handler, tag); }
-  void cancel(EventId id) { cancelled_.insert(id); }
 
-  // Runs events until none are left or stop() is called.
+  // Runs events until none are left.
   void run();
-  void stop() { stopped_ = true; }
 
   std::uint64_t events_processed() const { return processed_; }
   std::size_t pending() const { return scheduler_->size(); }
@@ -41,12 +39,10 @@ class Simulator {
  private:
   std::unique_ptr<Scheduler> scheduler_;
   CalendarScheduler* calendar_;  // scheduler_ itself when it is the default: called inline
-  std::unordered_set<EventId> cancelled_;
   SimTime now_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t processed_ = 0;
   std::size_t max_pending_ = 0;
-  bool stopped_ = false;
 };
 
 }  // namespace exsim::sim

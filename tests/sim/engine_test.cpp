@@ -135,18 +135,6 @@ TEST_CASE("the calendar queue keeps its order at the far end of time") {
   CHECK(calendar.empty());
 }
 
-TEST_CASE("a cancelled event never runs") {
-  Simulator simulator;
-  Recorder r(simulator);
-  simulator.at(10, &r, 1);
-  EventId id = simulator.at(20, &r, 2);
-  simulator.at(30, &r, 3);
-  simulator.cancel(id);
-  simulator.run();
-  REQUIRE(r.seen.size() == 2);
-  CHECK(r.seen[0].second == 1);
-  CHECK(r.seen[1].second == 3);
-}
 
 TEST_CASE("scheduling in the past is an internal error") {
   Simulator simulator;

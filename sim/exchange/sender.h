@@ -110,6 +110,8 @@ class SenderInstance final : public EventHandler {
   Bytes payload_bytes(const Channel& channel, Bytes tuple_bytes) const;
   SimTime call_cpu(const Channel& channel, BatchSize batch);
   std::int64_t rows_to_fill(const Channel& channel, double row_bytes) const;
+  // A call on `channel`, counted in flight; its payload is the caller's to fill in.
+  Rpc* new_call(int channel, Bytes wire_bytes);
   void issue_batch(int channel, BatchSize batch);
   void issue_eos_all();
   void note_batch(Channel& channel, BatchSize batch);

@@ -1,0 +1,197 @@
+// A sender instance's plans: what its thread does for each input batch (the
+// CPU of producing, routing, serializing and compressing rows, and the sends),
+// by partitioning kind, and at the end of the stream (reference sections 1-3).
+#include <algorithm>
+#include <cmath>
+
+#include "models/rounding.h"
+#include "models/sender_memory.h"
+#include "sim/exchange/exchange_run.h"
+#include "sim/exchange/model_context.h"
+#include "sim/exchange/sender.h"
+
+namespace exsim::sim {
+
+void SenderInstance::plan_next() {
+  steps_.clear();
+  step_ = 0;
+  if (rows_left_ == 0) {
+    plan_final();
+    return;
+  }
+  const Exchange& x = run_.exchange();
+  const std::int64_t rows = std::min(rows_left_, rows_per_step_);
+  rows_left_ -= rows;
+  const Bytes tuple_bytes = rows * x.row.fixed_bytes + x.row.varlen.sample_sum(rows, random_);
+  switch (x.send_path()) {
+    case PartitionKind::kHash:
+      plan_hash(rows, tuple_bytes);
+      break;
+    case PartitionKind::kBroadcast:
+      plan_broadcast(rows, tuple_bytes);
+      break;
+    case PartitionKind::kRandom:
+    case PartitionKind::kMerge:
+      plan_round_robin(rows, tuple_bytes);
+      break;
+  }
+  steps_.push_back(Step::of(Step::Kind::kNextBatch));
+}
+
+// Work of producing input rows and copying its rows into outbound batches; a
+// hash sender also hashes each row to its channel (section 3.2). v4.3 copies
+// every hash row twice: into a RowBatch, then serialized (section 2.5).
+static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t rows, Bytes tuple_bytes,
+                         int copies) {
+  double produce = x.produce_rows_per_s > 0 ? static_cast<double>(rows) / x.produce_rows_per_s * 1e9 : 0;
+  double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte;
+  if (x.send_path() == PartitionKind::kHash) serialize += static_cast<double>(rows) * context.rates.partition_ns_per_row;
+  context.cpu.produce += produce * 1e-9;
+  context.cpu.serialize += serialize * 1e-9;
+  return to_ns(produce + serialize);
+}
+
+SenderInstance::SendCpu SenderInstance::send_cpu(const Channel& channel, BatchSize batch) {
+  double compress = channel.compress ? static_cast<double>(batch.tuple_bytes) * context_.rates.compress_ns_per_byte : 0;
+  context_.cpu.compress += compress * 1e-9;
+  return {to_ns(compress), call_cpu(channel, batch)};
+}
+
+// The sender's side of one call carrying `batch` to `channel` (end-of-stream: an empty batch).
+SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch) {
+  const double rpc = context_.rates.call_ns(context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows));
+  context_.cpu.rpc += rpc * 1e-9;
+  return to_ns(rpc);
+}
+
+// LZ4 output is kept only if smaller (outbound-row-batch.cc:76-82).
+Bytes SenderInstance::payload_bytes(const Channel& channel, Bytes tuple_bytes) const {
+  const double ratio = run_.exchange().lz4_ratio;
+  return channel.compress && ratio < 1.0 ? static_cast<Bytes>(std::ceil(ratio * static_cast<double>(tuple_bytes)))
+                                         : tuple_bytes;
+}
+
+std::int64_t SenderInstance::rows_to_fill(const Channel& channel, double row_bytes) const {
+  const BatchCapacity& cap = run_.capacity();
+  auto rows_until = [&](Bytes limit) {
+    return static_cast<std::int64_t>(std::ceil(static_cast<double>(limit - channel.filling.tuple_bytes) / row_bytes));
+  };
+  std::int64_t need = rows_until(kBatchHardCap);
+  need = std::min(need, cap.rule == CapacityRule::kFixedLen ? cap.rows - channel.filling.rows : rows_until(cap.target));
+  return std::max<std::int64_t>(1, need);
+}
+
+void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
+  const Exchange& x = run_.exchange();
+  run_.splitter().split(rows, random_, counts_);
+  split_proportionally(tuple_bytes - rows * x.row.fixed_bytes, counts_, rows, varlen_parts_);
+  fills_.clear();
+  for (std::size_t c = 0; c < channels_.size(); ++c) {
+    const std::int64_t k = counts_[c];
+    if (k == 0) continue;
+    Channel& ch = channels_[c];
+    const Bytes chunk = k * x.row.fixed_bytes + varlen_parts_[c];
+    const double row_bytes = static_cast<double>(chunk) / static_cast<double>(k);
+    // The channel's rows are spread evenly through the input batch, so its j-th
+    // row arrives at fraction j / k of the batch's work.
+    std::int64_t taken = 0;
+    Bytes taken_bytes = 0;
+    while (true) {
+      const std::int64_t need = rows_to_fill(ch, row_bytes);
+      if (k - taken < need) break;
+      taken += need;
+      const Bytes upto =
+          round_half_away(static_cast<double>(chunk) * static_cast<double>(taken) / static_cast<double>(k));
+      BatchSize sealed{ch.filling.rows + need, ch.filling.tuple_bytes + (upto - taken_bytes)};
+      taken_bytes = upto;
+      ch.filling = {};
+      note_batch(ch, sealed);
+      fills_.push_back({static_cast<double>(taken) / static_cast<double>(k), static_cast<int>(c), sealed});
+    }
+    ch.filling.rows += k - taken;
+    ch.filling.tuple_bytes += chunk - taken_bytes;
+    note_batch(ch, ch.filling);
+  }
+  std::sort(fills_.begin(), fills_.end(),
+            [](const Fill& a, const Fill& b) { return a.at < b.at || (a.at == b.at && a.channel < b.channel); });
+  const int copies = context_.policy.sender_layout == SenderLayout::kV43 ? 2 : 1;
+  const double work = static_cast<double>(batch_cpu(context_, x, rows, tuple_bytes, copies));
+  double done = 0;
+  for (const Fill& fill : fills_) {
+    const SendCpu send = send_cpu(channels_[fill.channel], fill.batch);
+    steps_.push_back(Step::cpu(to_ns((fill.at - done) * work) + send.total(), send.compress, send.call));
+    steps_.push_back(Step::send(fill.channel, fill.batch));
+    done = fill.at;
+  }
+  steps_.push_back(Step::cpu(to_ns((1 - done) * work)));
+}
+
+void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
+  const Exchange& x = run_.exchange();
+  const BatchSize batch{rows, tuple_bytes};
+  SimTime work = batch_cpu(context_, x, rows, 0, 1);  // produce only; serialization below
+  const auto serialize = [&] {
+    double ns = static_cast<double>(tuple_bytes) * context_.rates.serialize_ns_per_byte;
+    context_.cpu.serialize += ns * 1e-9;
+    return to_ns(ns);
+  };
+  if (context_.policy.broadcast_serialize == BroadcastSerialize::kOnce) {
+    // Serialized (and compressed) once; every channel sends the same payload (section 3.1).
+    note_shared(batch, /*serialized=*/true, channels_[order_[0]].compress);
+    const SendCpu send = send_cpu(channels_[order_[0]], batch);
+    steps_.push_back(Step::cpu(work + serialize() + send.total(), send.compress, send.call));
+    for (std::size_t i = 0; i < order_.size(); ++i) {
+      // Each further call's own CPU, its payload (the same bytes) included.
+      if (i > 0) {
+        const SimTime call = call_cpu(channels_[order_[i]], batch);
+        steps_.push_back(Step::cpu(call, 0, call));
+      }
+      steps_.push_back(Step::send(order_[i], batch));
+    }
+    return;
+  }
+  // per_channel: the IMPALA-6041 regression serializes once per destination.
+  steps_.push_back(Step::cpu(work));
+  for (int c : order_) {
+    note_shared(batch, /*serialized=*/true, channels_[c].compress);
+    note_batch(channels_[c], batch);
+    const SendCpu send = send_cpu(channels_[c], batch);
+    steps_.push_back(Step::cpu(serialize() + send.total(), send.compress, send.call));
+    steps_.push_back(Step::send(c, batch));
+  }
+}
+
+void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
+  // Whole input batches, one channel after another (section 3.3).
+  const BatchSize batch{rows, tuple_bytes};
+  const int c = next_channel_;
+  next_channel_ = (next_channel_ + 1) % static_cast<int>(channels_.size());
+  note_shared(batch, /*serialized=*/true, channels_[c].compress);
+  note_batch(channels_[c], batch);
+  const SendCpu send = send_cpu(channels_[c], batch);
+  steps_.push_back(Step::cpu(batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1) + send.total(), send.compress,
+                             send.call));
+  steps_.push_back(Step::send(c, batch));
+}
+
+void SenderInstance::plan_final() {
+  // FlushFinal (sender.cc:1297-1323): last partial batches, wait for all
+  // channels, end-of-stream on all of them in parallel, wait again.
+  for (std::size_t c = 0; c < channels_.size(); ++c) {
+    Channel& ch = channels_[c];
+    if (ch.filling.rows == 0) continue;
+    const SendCpu send = send_cpu(ch, ch.filling);
+    steps_.push_back(Step::cpu(send.total(), send.compress, send.call));
+    steps_.push_back(Step::send(static_cast<int>(c), ch.filling));
+    ch.filling = {};
+  }
+  steps_.push_back(Step::of(Step::Kind::kWaitAll));
+  SimTime eos_cpu = 0;
+  for (const Channel& ch : channels_) eos_cpu += call_cpu(ch, BatchSize{});
+  steps_.push_back(Step::cpu(eos_cpu, 0, eos_cpu));
+  steps_.push_back(Step::of(Step::Kind::kEos));
+  steps_.push_back(Step::of(Step::Kind::kWaitAll));
+  steps_.push_back(Step::of(Step::Kind::kDone));
+}
+
+}  // namespace exsim::sim

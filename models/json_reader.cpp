@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -247,6 +251,96 @@ std::vector<std::pair<std::size_t, std::string_view>> json_lines(std::string_vie
     if (line.find_first_not_of(" \t") != std::string_view::npos) lines.emplace_back(number, line);
   }
   return lines;
+}
+
+// Reading JSON text: syntax errors as FILE:LINE:COLUMN, duplicate keys as errors.
+namespace {
+
+// Finds keys given twice in one object, which JSON parsers resolve silently
+// (the last wins): two policies of the same name must not pass unnoticed.
+class DuplicateKeyFinder {
+ public:
+  bool operator()(int /*depth*/, nlohmann::ordered_json::parse_event_t event, nlohmann::ordered_json& value) {
+    using Event = nlohmann::ordered_json::parse_event_t;
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        enter_value();
+        frames_.push_back({event == Event::array_start, -1, {}, {}});
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        frames_.pop_back();
+        break;
+      case Event::key: {
+        Frame& frame = frames_.back();
+        frame.key = value.get<std::string>();
+        if (!frame.keys.insert(frame.key).second) duplicates_.push_back(pointer() + ": duplicate key '" + frame.key + "'");
+        break;
+      }
+      case Event::value:
+        enter_value();
+        break;
+    }
+    return true;
+  }
+  const std::vector<std::string>& duplicates() const { return duplicates_; }
+
+ private:
+  struct Frame {
+    bool array;
+    int index;
+    std::string key;
+    std::set<std::string> keys;
+  };
+  void enter_value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  std::string pointer() const {
+    std::string p;
+    for (const auto& f : frames_) p += "/" + (f.array ? std::to_string(f.index) : f.key);
+    return p;
+  }
+  std::vector<Frame> frames_;
+  std::vector<std::string> duplicates_;
+};
+
+}  // namespace
+
+nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& file) {
+  try {
+    DuplicateKeyFinder finder;
+    auto document = nlohmann::ordered_json::parse(text, std::ref(finder));
+    if (!finder.duplicates().empty()) {
+      std::vector<std::string> messages;
+      for (const auto& d : finder.duplicates()) messages.push_back(file + ":" + d);
+      throw ScenarioError(messages);
+    }
+    return document;
+  } catch (const nlohmann::ordered_json::parse_error& e) {
+    // Turn the byte offset into line:column, which editors understand.
+    size_t line = 1, column = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    std::string what = e.what();
+    auto detail = what.find("syntax error");
+    throw ScenarioError({fmt::format("{}:{}:{}: invalid JSON: {}", file, line, column,
+                                     detail == std::string::npos ? what : what.substr(detail))});
+  }
+}
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError({fmt::format("{}: cannot open {}", path, what)});
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
 }
 
 }  // namespace exsim

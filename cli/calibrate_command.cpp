@@ -49,7 +49,7 @@ std::string calibration_profile_json(const transport::Calibration& calibration) 
 int calibrate_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim calibrate [-o PROFILE.json] [--repetitions N] [--scale X]\n\n"
-      "Measures this machine's costs through the real exchange (two loopback hosts in\n"
+      "Measures this machine's costs through the real exchange (loopback hosts in\n"
       "this process, delay lines as in `run`): serialization, deserialization, LZ4 both\n"
       "ways per byte, CPU and latency per RPC, wire overhead per RPC, and the cores\n"
       "available. Prints each figure's median and spread, and writes a costs profile\n"

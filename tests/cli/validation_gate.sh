@@ -5,13 +5,13 @@
 # model is"), so a verdict beyond the thresholds is measured again, up to three
 # runs, and the gate fails only if all are beyond them: a model that has drifted
 # fails every run. Bad input or a failed real run (exit 2 or 3) fails at once.
-# Usage: validation_gate.sh EXSIM SOURCE_DIR OUT_PREFIX
+# Usage: validation_gate.sh EXSIM SOURCE_DIR OUT_PREFIX (writes OUT_PREFIX-N.json and .md per run)
 set -u
 exsim=$1
 src=$2
 out=$3
 for attempt in 1 2 3; do
-  "$exsim" validate "$src/scenarios/validation" --repeat 3 --json "$out.json" --markdown "$out.md"
+  "$exsim" validate "$src/scenarios/validation" --repeat 3 --json "$out-$attempt.json" --markdown "$out-$attempt.md"
   code=$?
   if [ "$code" -ne 1 ]; then
     exit "$code"

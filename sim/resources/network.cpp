@@ -12,9 +12,8 @@ Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns)
       hosts_(hosts),
       capacity_(nic_bytes_per_ns),
       connections_(static_cast<std::size_t>(hosts) * hosts),
-      none_(2 * hosts),
-      nic_remaining_(2 * static_cast<std::size_t>(hosts) + 1, 1.0),
-      nic_unfixed_(2 * static_cast<std::size_t>(hosts) + 1, 0),
+      nic_remaining_(2 * static_cast<std::size_t>(hosts)),
+      nic_unfixed_(2 * static_cast<std::size_t>(hosts), 0),
       nic_active_(2 * static_cast<std::size_t>(hosts)) {
   // Each connection's NICs, worked out once: a division per use adds up.
   for (int from = 0; from < hosts; ++from) {
@@ -90,8 +89,8 @@ void Network::recompute_rates() {
     // The smallest remaining / unfixed, compared without dividing; the first
     // such NIC wins ties. The best so far stays in registers: reloading it
     // through its index (to select without a branch) measured slower.
-    int bottleneck = none_;
-    double best_remaining = 1, best_unfixed = 0;  // none_: anything with unfixed connections beats it
+    int bottleneck = -1;
+    double best_remaining = 1, best_unfixed = 0;  // none yet: any NIC with unfixed connections beats it
     for (int nic : busy_nics_) {
       const double remaining = nic_remaining_[nic], unfixed_here = nic_unfixed_[nic];
       if ((unfixed_here > 0) & (remaining * best_unfixed < best_remaining * unfixed_here)) {
@@ -100,7 +99,7 @@ void Network::recompute_rates() {
         best_unfixed = unfixed_here;
       }
     }
-    const double share = nic_remaining_[bottleneck] / nic_unfixed_[bottleneck];
+    const double share = best_remaining / best_unfixed;
     for (int c : nic_active_[bottleneck]) {
       // Fixed already through its other NIC: left as it is (adds and takes zero).
       Connection& conn = connections_[c];

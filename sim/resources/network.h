@@ -72,9 +72,7 @@ class Network final : public EventHandler {
   std::uint64_t generation_ = 0;
   SimTime armed_at_ = -1;
   bool in_dispatch_ = false;
-  // Scratch for recompute_rates, per NIC, and past the NICs an entry (none_)
-  // that stands for "no bottleneck yet".
-  const int none_;
+  // Scratch for recompute_rates.
   std::vector<double> nic_remaining_;
   std::vector<int> nic_unfixed_;  // zero outside recompute_rates
   std::vector<int> busy_nics_;

@@ -135,7 +135,6 @@ TEST_CASE("the calendar queue keeps its order at the far end of time") {
   CHECK(calendar.empty());
 }
 
-
 TEST_CASE("scheduling in the past is an internal error") {
   Simulator simulator;
   Recorder r(simulator);

@@ -53,10 +53,10 @@ struct Sample {
   double bytes_uncompressed = 0;  // tuple data plus offsets
   double compressed_in = 0;       // tuple bytes given to LZ4
   double serialize_ns = 0, compress_ns = 0, decompress_ns = 0, deserialize_ns = 0, reactor_ns = 0;
-  double achieved_rtt_ms = -1;  // host 0's calls to host 1: mean one-way delays there and back
+  double achieved_rtt_ms = -1;  // if asked: host 0's calls to host 1, mean one-way delays there and back
 };
 
-Sample run_benchmark(const std::string& text) {
+Sample run_benchmark(const std::string& text, bool measure_rtt = false) {
   const Scenario scenario = parse_scenario(text, "(calibration benchmark)");
   LocalCluster cluster(scenario, /*delay_line=*/true, /*nic_cap=*/true);
   RunStats stats(static_cast<int>(scenario.cluster.hosts.size()));
@@ -81,13 +81,13 @@ Sample run_benchmark(const std::string& text) {
   s.decompress_ns = static_cast<double>(stats.cpu_decompress.load());
   s.deserialize_ns = static_cast<double>(stats.cpu_deserialize.load());
   s.reactor_ns = static_cast<double>(reactor_after - reactor_before - stats.cpu_decode_on_reactor.load());
-  // Host 0 calls host 1 (and, in the two-way runs, the other way round too).
-  const auto from = [](const Host::AchievedDelays& d, std::size_t h) { return h < d.calls_from.size() ? d.calls_from[h] : -1; };
-  const Host::AchievedDelays at_callee = cluster.host(1).achieved_delays_ms(Host::Statistic::kMean);
-  const Host::AchievedDelays at_caller = cluster.host(0).achieved_delays_ms(Host::Statistic::kMean);
-  const double call_ms = from(at_callee, 0);
-  const double response_ms = at_caller.responses_from.size() > 1 ? at_caller.responses_from[1] : -1;
-  if (call_ms >= 0 && response_ms >= 0) s.achieved_rtt_ms = call_ms + response_ms;
+  if (measure_rtt) {
+    // Host 0's calls as host 1 received them, and their responses as host 0 did.
+    const auto delay = [](const std::vector<double>& by_host, std::size_t h) { return h < by_host.size() ? by_host[h] : -1; };
+    const double call_ms = delay(cluster.host(1).achieved_delays_ms(Host::Statistic::kMean).calls_from, 0);
+    const double response_ms = delay(cluster.host(0).achieved_delays_ms(Host::Statistic::kMean).responses_from, 1);
+    if (call_ms >= 0 && response_ms >= 0) s.achieved_rtt_ms = call_ms + response_ms;
+  }
   return s;
 }
 
@@ -118,7 +118,8 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     say(fmt::format("repetition {}/{}: per-RPC latency (one-row batches, one in flight, {} ms RTT)", rep + 1, reps,
                     kDistantRttMs));
     const Sample distant =
-        run_benchmark(benchmark_scenario(rows(1500), one_row_calls, /*one_pair=*/true, seed, "hash", kDistantRttMs));
+        run_benchmark(benchmark_scenario(rows(1500), one_row_calls, /*one_pair=*/true, seed, "hash", kDistantRttMs),
+                      /*measure_rtt=*/true);
     say(fmt::format("repetition {}/{}: serialization (64K batches, uncompressed)", rep + 1, reps));
     const Sample plain = run_benchmark(
         benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})",
@@ -195,7 +196,7 @@ Calibration summarize_costs(const CalibrationSamples& values) {
       {"rpc_cpu_us",
        "measured: CPU of every stage and both reactors per call of one-row batches, one in flight, halved per side"},
       {"rpc_latency_us",
-       "measured: in the same run at 0.2 ms RTT, the mean achieved RTT (the delay lines' stamps, there and back) "
+       "measured: the same calls at 0.2 ms RTT, their mean achieved RTT (the delay lines' stamps, there and back) "
        "beyond the nominal one: timer lateness and the loopback path"},
       {"transfer_bytes_per_s",
        "measured: the reactors' CPU in the 64K exchange beyond the per-call part, per byte on the wire, per side"},

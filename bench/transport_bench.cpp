@@ -2,16 +2,22 @@
 // machine (transport anchors (a)): goodput of one channel against iperf3,
 // the RPC round trip against sockperf ping-pong, and LZ4 on our own batches
 // against `lz4 -b1` on the same bytes. Prints numbers; asserts nothing.
+// The goodput also prints the CPU each side spends per byte and the ceiling
+// that puts on goodput with every core busy.
 // Usage: exsim_bench_transport [--only goodput|round-trip|lz4]
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <regex>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -38,6 +44,14 @@ std::string run(const std::string& command) {
 
 bool have(const char* tool) { return !run(fmt::format("command -v {}", tool)).empty(); }
 
+// CPU seconds this process has used, all threads, user and system.
+double process_cpu_s() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 // One sender on h0, its rows all to one receiver instance on h1. `row_by_row`:
 // two instances there and a skew that leaves the second a 1e-9 share, so rows
 // are routed one by one (a hash sender with one channel sends whole 1024-row
@@ -51,6 +65,35 @@ std::string one_channel(const std::string& policy, std::int64_t rows, int row_by
                      policy, rows, row_bytes, row_by_row ? R"(, "skew": 30)" : "", row_by_row ? 2 : 1);
 }
 
+// CPU seconds per GB of the work each batch needs beyond the kernel's socket
+// copies, timed alone on one thread with nothing else running: the sender's
+// row copy and encoding (checksum), and the receiver's decoding (payload copy
+// and checksum), the same code the exchange runs, on 1 MiB batches in turn
+// from a ring like the sender's. The least CPU per byte exsim could add to iperf3's.
+double own_work_cpu_s_per_gb() {
+  const RowShape shape{1024, VarLenDistribution{}};
+  transport::RowGenerator generator(shape, 1.0, 3);
+  std::vector<transport::RowBatch> inputs(8), outbound(3);
+  for (auto& input : inputs) generator.fill(input, 1024);
+  transport::Lz4Codec codec;
+  transport::ByteBuffer scratch;
+  transport::RowBatch received;
+  std::string error;
+  constexpr int kBatches = 512;
+  const double start = process_cpu_s();
+  for (int i = 0; i < kBatches; ++i) {
+    transport::RowBatch& batch = outbound[i % outbound.size()];
+    batch.copy_rows_from(inputs[i % inputs.size()]);
+    transport::EncodedBatch encoded;
+    transport::encode_batch(batch, /*compress=*/false, codec, scratch, encoded);
+    if (!transport::decode_batch(encoded.fields, encoded.offsets, encoded.payload, received, error)) {
+      throw std::runtime_error(error);
+    }
+  }
+  const double bytes = static_cast<double>(kBatches) * static_cast<double>(inputs[0].tuple_bytes());
+  return (process_cpu_s() - start) / (bytes * 1e-9);
+}
+
 void goodput() {
   // 1 MiB batches (1024 rows of 1 KiB), no compression, 2 in flight, no delay line.
   const Scenario s = parse_scenario(
@@ -59,14 +102,18 @@ void goodput() {
       "bench-goodput");
   transport::LocalCluster cluster(s, /*delay_line=*/false);
   transport::RunStats stats(2);
+  const double cpu_before = process_cpu_s();
   const auto outcome = cluster.run_exchange(s.policies[0], 0, 0, 0, stats, 120s);
+  const double cpu = process_cpu_s() - cpu_before;  // every thread of both hosts, kernel time included
   const double ours = static_cast<double>(stats.bytes_uncompressed) / outcome.wall_s;
+  const double ours_cpu_per_gb = cpu / (static_cast<double>(stats.bytes_uncompressed) * 1e-9);
   fmt::print("goodput, one channel, 1 MiB batches, 2 in flight, no LZ4\n");
   fmt::print("  exsim             {:8.0f} MB/s  ({} RPCs, {:.2f} s{})\n", ours / 1e6, stats.rpcs.load(), outcome.wall_s,
              outcome.ok ? "" : ", FAILED: " + outcome.error);
-  fmt::print("  of which CPU      produce {:.2f} s, serialize {:.2f} s, deserialize {:.2f} s\n",
-             static_cast<double>(stats.cpu_produce) * 1e-9, static_cast<double>(stats.cpu_serialize) * 1e-9,
-             static_cast<double>(stats.cpu_deserialize) * 1e-9);
+  fmt::print("  its CPU           {:8.2f} cores busy, {:.2f} CPU-s per GB (of which produce {:.2f} s, serialize {:.2f} s, "
+             "deserialize {:.2f} s)\n",
+             cpu / outcome.wall_s, ours_cpu_per_gb, static_cast<double>(stats.cpu_produce) * 1e-9,
+             static_cast<double>(stats.cpu_serialize) * 1e-9, static_cast<double>(stats.cpu_deserialize) * 1e-9);
   if (!have("iperf3")) {
     fmt::print("  iperf3            not installed (scripts/install-deps installs it)\n");
     return;
@@ -76,14 +123,39 @@ void goodput() {
   std::this_thread::sleep_for(500ms);
   const std::string json = run("iperf3 -c 127.0.0.1 -p " + port + " -t 3 -O 1 -l 1M -J");
   server.join();
-  std::smatch m;
+  std::smatch m, client, remote;
   const std::regex received(R"("sum_received":\s*\{[^}]*"bits_per_second":\s*([0-9.e+]+))");
-  if (std::regex_search(json, m, received)) {
-    const double iperf = std::stod(m[1]) / 8;
-    fmt::print("  iperf3 -l 1M      {:8.0f} MB/s\n", iperf / 1e6);
-    fmt::print("  ratio             {:8.2f}  (target: at least 0.8)\n", ours / iperf);
-  } else {
+  if (!std::regex_search(json, m, received)) {
     fmt::print("  iperf3            no result: {}\n", json.substr(0, 200));
+    return;
+  }
+  const double iperf = std::stod(m[1]) / 8;
+  // iperf3's own CPU figures: each side's process time over the test, in percent of one core.
+  const bool have_cpu = std::regex_search(json, client, std::regex(R"("host_total":\s*([0-9.e+]+))")) &&
+                        std::regex_search(json, remote, std::regex(R"("remote_total":\s*([0-9.e+]+))"));
+  if (have_cpu) {
+    const double client_cores = std::stod(client[1]) / 100, server_cores = std::stod(remote[1]) / 100;
+    fmt::print("  iperf3 -l 1M      {:8.0f} MB/s, {:.2f} cores busy (client {:.2f}, server {:.2f}), {:.2f} CPU-s per GB\n",
+               iperf / 1e6, client_cores + server_cores, client_cores, server_cores,
+               (client_cores + server_cores) / (iperf * 1e-9));
+  } else {
+    fmt::print("  iperf3 -l 1M      {:8.0f} MB/s\n", iperf / 1e6);
+  }
+  fmt::print("  ratio             {:8.2f}  (target: at least 0.8)\n", ours / iperf);
+  // What the machine allows whatever the scheduling: every core busy all the
+  // time. First at the CPU per byte measured in the run; then at the least it
+  // could be, iperf3's kernel work plus exsim's own per-byte work timed alone.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const double ceiling = cores / ours_cpu_per_gb * 1e9;
+  fmt::print("  ceiling           {:8.0f} MB/s with all {} cores at exsim's CPU per byte: {:.2f} of iperf3\n",
+             ceiling / 1e6, cores, ceiling / iperf);
+  if (have_cpu) {
+    const double iperf_cpu_per_gb = (std::stod(client[1]) + std::stod(remote[1])) / 100 / (iperf * 1e-9);
+    const double own = own_work_cpu_s_per_gb();
+    const double best = cores / (iperf_cpu_per_gb + own) * 1e9;
+    fmt::print("  at best           {:8.0f} MB/s: iperf3's CPU per byte plus {:.2f} CPU-s per GB of row copy, payload copy\n"
+               "                    and checksums timed alone: {:.2f} of iperf3\n",
+               best / 1e6, own, best / iperf);
   }
 }
 

@@ -24,6 +24,7 @@
 #include "models/scenario_loader.h"
 #include "transport/data/row_generator.h"
 #include "transport/exchange/local_cluster.h"
+#include "transport/exchange/thread_cpu.h"
 #include "transport/wire/lz4_codec.h"
 
 namespace {
@@ -80,7 +81,7 @@ double own_work_cpu_s_per_gb() {
   transport::RowBatch received;
   std::string error;
   constexpr int kBatches = 512;
-  const double start = process_cpu_s();
+  const std::int64_t start = transport::thread_cpu_ns();
   for (int i = 0; i < kBatches; ++i) {
     transport::RowBatch& batch = outbound[i % outbound.size()];
     batch.copy_rows_from(inputs[i % inputs.size()]);
@@ -91,7 +92,7 @@ double own_work_cpu_s_per_gb() {
     }
   }
   const double bytes = static_cast<double>(kBatches) * static_cast<double>(inputs[0].tuple_bytes());
-  return (process_cpu_s() - start) / (bytes * 1e-9);
+  return static_cast<double>(transport::thread_cpu_ns() - start) * 1e-9 / (bytes * 1e-9);
 }
 
 struct Goodput {
@@ -151,13 +152,13 @@ void goodput() {
   }
   const double iperf = std::stod(m[1]) / 8;
   // iperf3's own CPU figures: each side's process time over the test, in percent of one core.
-  const bool have_cpu = std::regex_search(json, client, std::regex(R"("host_total":\s*([0-9.e+]+))")) &&
-                        std::regex_search(json, remote, std::regex(R"("remote_total":\s*([0-9.e+]+))"));
-  if (have_cpu) {
+  double iperf_cpu_per_gb = 0;  // 0: not reported
+  if (std::regex_search(json, client, std::regex(R"("host_total":\s*([0-9.e+]+))")) &&
+      std::regex_search(json, remote, std::regex(R"("remote_total":\s*([0-9.e+]+))"))) {
     const double client_cores = std::stod(client[1]) / 100, server_cores = std::stod(remote[1]) / 100;
+    iperf_cpu_per_gb = (client_cores + server_cores) / (iperf * 1e-9);
     fmt::print("  iperf3 -l 1M      {:8.0f} MB/s, {:.2f} cores busy (client {:.2f}, server {:.2f}), {:.2f} CPU-s per GB\n",
-               iperf / 1e6, client_cores + server_cores, client_cores, server_cores,
-               (client_cores + server_cores) / (iperf * 1e-9));
+               iperf / 1e6, client_cores + server_cores, client_cores, server_cores, iperf_cpu_per_gb);
   } else {
     fmt::print("  iperf3 -l 1M      {:8.0f} MB/s\n", iperf / 1e6);
   }
@@ -169,8 +170,7 @@ void goodput() {
   const double ceiling = cores / ours_cpu_per_gb * 1e9;
   fmt::print("  ceiling           {:8.0f} MB/s with all {} cores at exsim's CPU per byte: {:.2f} of iperf3\n",
              ceiling / 1e6, cores, ceiling / iperf);
-  if (have_cpu) {
-    const double iperf_cpu_per_gb = (std::stod(client[1]) + std::stod(remote[1])) / 100 / (iperf * 1e-9);
+  if (iperf_cpu_per_gb > 0) {
     const double own = own_work_cpu_s_per_gb();
     const double best = cores / (iperf_cpu_per_gb + own) * 1e9;
     fmt::print("  at best           {:8.0f} MB/s: iperf3's CPU per byte plus {:.2f} CPU-s per GB of row copy, payload copy\n"

@@ -66,7 +66,7 @@ void CalendarScheduler::take_bucket(std::size_t slot) {
   }
 }
 
-void CalendarScheduler::migrate_far() {
+void CalendarScheduler::migrate_far_events() {
   // Compared in buckets, not nanoseconds: no overflow near the end of time.
   const std::int64_t reach = current_ + kBuckets;
   while (!far_.empty() && (far_.top().time >> kWidthBits) < reach) place(far_.pop_inline());

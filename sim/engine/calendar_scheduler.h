@@ -119,8 +119,12 @@ class CalendarScheduler final : public Scheduler {
   std::size_t next_slot(std::size_t from) const;
   // Moves a wheel slot's events, sorted, into current_events_.
   void take_bucket(std::size_t slot);
-  // Places the far events that the wheel now reaches.
-  void migrate_far();
+  // Places the far events that the wheel now reaches. The check is inline:
+  // the far heap is almost always empty, and a call per bucket showed up.
+  void migrate_far() {
+    if (!far_.empty()) migrate_far_events();
+  }
+  void migrate_far_events();
   void rewind(const Event& event);
 
   std::array<std::uint32_t, kBuckets> heads_;

@@ -28,7 +28,7 @@ EventId Simulator::at(SimTime when, EventHandler* handler, std::uint64_t tag) {
 }
 
 void Simulator::run() {
-  while (!scheduler_->empty()) {
+  while (calendar_ ? !calendar_->empty() : !scheduler_->empty()) {
     Event event = calendar_ ? calendar_->pop_inline() : scheduler_->pop();
     now_ = event.time;
     ++processed_;

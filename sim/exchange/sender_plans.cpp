@@ -67,14 +67,14 @@ SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch) {
 // LZ4 output is kept only if smaller (outbound-row-batch.cc:76-82).
 Bytes SenderInstance::payload_bytes(const Channel& channel, Bytes tuple_bytes) const {
   const double ratio = run_.exchange().lz4_ratio;
-  return channel.compress && ratio < 1.0 ? static_cast<Bytes>(std::ceil(ratio * static_cast<double>(tuple_bytes)))
+  return channel.compress && ratio < 1.0 ? ceil_to_int(ratio * static_cast<double>(tuple_bytes))
                                          : tuple_bytes;
 }
 
 std::int64_t SenderInstance::rows_to_fill(const Channel& channel, double row_bytes) const {
   const BatchCapacity& cap = run_.capacity();
   auto rows_until = [&](Bytes limit) {
-    return static_cast<std::int64_t>(std::ceil(static_cast<double>(limit - channel.filling.tuple_bytes) / row_bytes));
+    return ceil_to_int(static_cast<double>(limit - channel.filling.tuple_bytes) / row_bytes);
   };
   std::int64_t need = rows_until(kBatchHardCap);
   need = std::min(need, cap.rule == CapacityRule::kFixedLen ? cap.rows - channel.filling.rows : rows_until(cap.target));

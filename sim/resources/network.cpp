@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "models/rounding.h"
+
 namespace exsim::sim {
 
 Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns)
@@ -128,7 +130,7 @@ void Network::recompute_rates() {
 void Network::schedule_front(int c) {
   Connection& conn = connections_[c];
   const double remaining = std::max(0.0, conn.remaining);
-  conn.finish_at = conn.updated + std::max<SimTime>(0, static_cast<SimTime>(std::ceil(remaining / conn.rate - 1e-6)));
+  conn.finish_at = conn.updated + std::max<SimTime>(0, ceil_to_int(remaining / conn.rate - 1e-6));
 }
 
 void Network::arm() {

@@ -236,6 +236,21 @@ TEST_CASE("round_half_away is std::llround") {
   }
 }
 
+TEST_CASE("ceil_to_int is std::ceil") {
+  // Integers stay; fractions go up, negative ones toward zero; over the ranges
+  // the simulator takes ceilings of (nanoseconds, bytes, rows up to about 2^50).
+  for (double x : {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1e-300, -1e-300, 0.9999999999999999, 4503599627370495.5,
+                   4503599627370496.0, -4503599627370495.5, 1e15 + 0.25}) {
+    CAPTURE(x);
+    CHECK(ceil_to_int(x) == static_cast<std::int64_t>(std::ceil(x)));
+  }
+  Random random(9);
+  for (int i = 0; i < 100000; ++i) {
+    const double x = (random.uniform() - 0.3) * std::ldexp(1.0, static_cast<int>(random.below(51)));
+    REQUIRE(ceil_to_int(x) == static_cast<std::int64_t>(std::ceil(x)));
+  }
+}
+
 TEST_CASE("compression decisions follow IMPALA-12430") {
   Policy policy;  // lz4_skip_local
   CHECK(channel_compresses(policy, PartitionKind::kHash, 5, false));

@@ -24,8 +24,12 @@ class DelayLine final : public EventHandler {
   SimTime delay() const { return delay_; }
 
   // Calls handler->on_event(tag) at now() + delay().
-  void schedule(EventHandler* handler, std::uint64_t tag) {
-    const SimTime when = simulator_.now() + delay_;
+  void schedule(EventHandler* handler, std::uint64_t tag) { schedule_at(simulator_.now() + delay_, handler, tag); }
+
+  // Calls handler->on_event(tag) at `when`: for a caller that learns late of
+  // what entered the line at when - delay(). REQUIRES: now() <= when, and no
+  // earlier than the line's latest entry.
+  void schedule_at(SimTime when, EventHandler* handler, std::uint64_t tag) {
     queue_.push(Entry{when, handler, tag});
     arm();
   }

@@ -18,9 +18,9 @@ class ReceiverInstance;
 struct Rpc {
   // Where the call is in its life: sender -> wire -> receiver (the response is
   // not an event: the sender is told when it arrives).
-  enum class Stage : std::uint8_t { kOnWire, kArriving, kReceiverWork };
+  enum class Stage : std::uint8_t { kArriving, kReceiverWork };
 
-  Stage stage = Stage::kOnWire;
+  Stage stage = Stage::kArriving;
   bool eos = false;
   bool compressed = false;
   SenderInstance* sender = nullptr;

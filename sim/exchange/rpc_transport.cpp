@@ -14,7 +14,14 @@ RpcTransport::RpcTransport(ModelContext& context)
   };
   for (int from = 0; from < hosts_; ++from) {
     for (int to = 0; to < hosts_; ++to) {
-      request_delay_.push_back(line_for(context_.rtt(from, to) / 2 + context_.rates.rpc_latency));
+      // After its last byte has left: half the RTT plus the software latency to arrive.
+      const SimTime arrival = context_.rtt(from, to) / 2 + context_.rates.rpc_latency;
+      if (from == to) {
+        local_arrival_.push_back(line_for(arrival));
+      } else {
+        local_arrival_.push_back(nullptr);
+        context_.network.set_delivery_delay(from, to, arrival);
+      }
       response_delay_.push_back(context_.rtt(from, to) / 2);
     }
   }
@@ -22,10 +29,10 @@ RpcTransport::RpcTransport(ModelContext& context)
 
 void RpcTransport::issue(Rpc* rpc) {
   rpc->issued = context_.simulator.now();
-  rpc->stage = Rpc::Stage::kOnWire;
+  rpc->stage = Rpc::Stage::kArriving;
   if (rpc->from_host == rpc->to_host) {
     // Same process: through the host's own RPC port, never through the NIC.
-    on_event(tag_of(rpc));
+    local_arrival_[static_cast<std::size_t>(rpc->from_host * hosts_ + rpc->to_host)]->schedule(this, tag_of(rpc));
     return;
   }
   context_.network.send(rpc->from_host, rpc->to_host, static_cast<double>(rpc->wire_bytes), this, tag_of(rpc));
@@ -49,11 +56,6 @@ void RpcTransport::respond(Rpc* rpc) {
 void RpcTransport::on_event(std::uint64_t tag) {
   Rpc* rpc = reinterpret_cast<Rpc*>(tag);
   switch (rpc->stage) {
-    case Rpc::Stage::kOnWire:
-      // The last byte has left: half the RTT plus the software latency to arrive.
-      rpc->stage = Rpc::Stage::kArriving;
-      line(request_delay_, rpc->from_host, rpc->to_host).schedule(this, tag);
-      break;
     case Rpc::Stage::kArriving:
       rpc->arrived = context_.simulator.now();
       rpc->receiver->on_arrival(rpc);

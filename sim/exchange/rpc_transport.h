@@ -37,17 +37,15 @@ class RpcTransport final : public EventHandler {
  private:
   static std::uint64_t tag_of(Rpc* rpc) { return reinterpret_cast<std::uint64_t>(rpc); }
 
-  DelayLine& line(std::vector<DelayLine*>& table, int from, int to) {
-    return *table[static_cast<std::size_t>(from * hosts_ + to)];
-  }
-
   ModelContext& context_;
   const int hosts_;
   RpcPool pool_;
-  // Fixed delays per host pair, one DelayLine per distinct value.
+  // A request's arrival after it is sent within a host (a line per distinct
+  // delay), or (across hosts, by the network) after its last byte has left:
+  // half the RTT plus the software latency.
   std::map<SimTime, std::unique_ptr<DelayLine>> lines_;
-  std::vector<DelayLine*> request_delay_;   // half the RTT plus the software latency
-  std::vector<SimTime> response_delay_;     // half the RTT
+  std::vector<DelayLine*> local_arrival_;  // per host pair; null across hosts
+  std::vector<SimTime> response_delay_;    // half the RTT
 };
 
 }  // namespace exsim::sim

@@ -1,13 +1,16 @@
 #include "sim/resources/network.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <stdexcept>
 
 #include "models/rounding.h"
 
 namespace exsim::sim {
+
+namespace {
+constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
+}  // namespace
 
 Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns)
     : simulator_(simulator),
@@ -24,21 +27,72 @@ Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns)
       connections_[static_cast<std::size_t>(index(from, to))].in_nic = hosts + to;
     }
   }
+  for (int from = 0; from < hosts; ++from) {
+    for (int to = 0; to < hosts; ++to) {
+      if (from != to) set_delivery_delay(from, to, 0);
+    }
+  }
+}
+
+void Network::set_delivery_delay(int from, int to, SimTime delay) {
+  if (from == to || delay < 0) throw std::logic_error("internal error: Network::set_delivery_delay");
+  auto& line = lines_[delay];
+  if (!line) line = std::make_unique<DelayLine>(simulator_, delay);
+  connections_[static_cast<std::size_t>(index(from, to))].delivery = line.get();
+  shortest_delay_ = kNever;
+  for (int c = 0; c < hosts_ * hosts_; ++c) {
+    if (connections_[c].delivery) shortest_delay_ = std::min(shortest_delay_, connections_[c].delivery->delay());
+  }
 }
 
 void Network::send(int from, int to, double bytes, EventHandler* done, std::uint64_t tag) {
   if (from == to) throw std::logic_error("internal error: Network::send within one host");
+  const SimTime now = simulator_.now();
+  settle(now);  // the rates of this moment: completions due by now come first
   const int c = index(from, to);
   Connection& conn = connections_[c];
   conn.queue.push(Transfer{bytes, done, tag});
   if (conn.queue.size() == 1) {
     conn.remaining = bytes;
-    conn.updated = simulator_.now();
-    activate(c);
+    conn.updated = now;
+    activate(c, now);
+  }
+  arm();
+}
+
+double Network::rate(int from, int to) {
+  settle(simulator_.now());
+  arm();
+  return connections_[index(from, to)].rate;
+}
+
+void Network::settle(SimTime until) {
+  while (true) {
+    // The earliest completion; the lowest-numbered connection among equals.
+    SimTime at = kNever;
+    int due = -1;
+    for (int c : active_) {
+      const SimTime finish = connections_[c].finish_at;
+      const bool first = finish < at || (finish == at && c < due);
+      at = first ? finish : at;
+      due = first ? c : due;
+    }
+    if (at > until) return;
+    Connection& conn = connections_[due];
+    const Transfer done = conn.queue.pop();
+    // Not in the past: the backstop fires before any delivery can be due.
+    conn.delivery->schedule_at(at + conn.delivery->delay(), done.done, done.tag);
+    conn.updated = at;
+    if (conn.queue.empty()) {
+      deactivate(due, at);
+    } else {
+      conn.remaining = conn.queue.front().bytes;
+      schedule_front(due);  // same active set, same rate
+    }
   }
 }
 
-void Network::activate(int c) {
+void Network::activate(int c, SimTime at) {
   const int out = connections_[c].out_nic, in = connections_[c].in_nic;
   connections_[c].active_slot = static_cast<int>(active_.size());
   active_.push_back(c);
@@ -49,12 +103,11 @@ void Network::activate(int c) {
     connections_[c].rate = capacity_;
     schedule_front(c);
   } else {
-    recompute_rates();
+    recompute_rates(at);
   }
-  if (!in_dispatch_) arm();
 }
 
-void Network::deactivate(int c) {
+void Network::deactivate(int c, SimTime at) {
   Connection& conn = connections_[c];
   const int slot = conn.active_slot;
   active_[slot] = active_.back();
@@ -68,11 +121,10 @@ void Network::deactivate(int c) {
     list.erase(std::find(list.begin(), list.end(), c));
   }
   // A connection that shared no NIC leaves everyone's rate as it was.
-  if (!nic_active_[out].empty() || !nic_active_[in].empty()) recompute_rates();
-  if (!in_dispatch_) arm();
+  if (!nic_active_[out].empty() || !nic_active_[in].empty()) recompute_rates(at);
 }
 
-void Network::recompute_rates() {
+void Network::recompute_rates(SimTime at) {
   // Progressive filling: repeatedly take the NIC with the smallest fair share
   // among its unfixed connections and fix those connections at that share.
   // Only NICs that carry an active connection take part; there are few.
@@ -116,12 +168,11 @@ void Network::recompute_rates() {
       unfixed -= static_cast<std::size_t>(now_fixed);
     }
   }
-  const SimTime now = simulator_.now();
   for (int c : active_) {
     Connection& conn = connections_[c];
     if (conn.rate == conn.next_rate) continue;
-    conn.remaining -= conn.rate * static_cast<double>(now - conn.updated);
-    conn.updated = now;
+    conn.remaining -= conn.rate * static_cast<double>(at - conn.updated);
+    conn.updated = at;
     conn.rate = conn.next_rate;
     schedule_front(c);
   }
@@ -134,39 +185,24 @@ void Network::schedule_front(int c) {
 }
 
 void Network::arm() {
-  SimTime next = std::numeric_limits<SimTime>::max();
+  // Completions only come later as rates change (a connection speeds up only
+  // when another completes, and then not to before that completion), so no
+  // delivery can be due before the earliest completion plus the shortest delay.
+  SimTime next = kNever;
   for (int c : active_) next = std::min(next, connections_[c].finish_at);
-  if (next == std::numeric_limits<SimTime>::max()) next = -1;  // nothing active
-  if (next == armed_at_) return;
-  armed_at_ = next;
+  if (next == kNever) return;  // nothing on the wire: a live backstop fires harmlessly
+  const SimTime due = std::max(simulator_.now(), next + shortest_delay_);
+  if (armed_at_ >= 0 && armed_at_ <= due) return;  // the live backstop comes first and arms the next
+  armed_at_ = due;
   ++generation_;
-  if (next >= 0) simulator_.at(std::max(next, simulator_.now()), this, generation_);
+  simulator_.at(due, this, generation_);
 }
 
 void Network::on_event(std::uint64_t generation) {
-  if (generation != generation_) return;  // superseded: the next completion moved
+  if (generation != generation_) return;  // superseded by an earlier backstop
   armed_at_ = -1;
-  const SimTime now = simulator_.now();
-  in_dispatch_ = true;
-  // Complete every front transfer that is due, one at a time: each completion
-  // may change the active set, and with it everyone's rate.
-  while (true) {
-    // The lowest-numbered due connection: a fixed order among equals.
-    int due = std::numeric_limits<int>::max();
-    for (int c : active_) due = std::min(due, connections_[c].finish_at <= now ? c : std::numeric_limits<int>::max());
-    if (due == std::numeric_limits<int>::max()) break;
-    Connection& conn = connections_[due];
-    Transfer done = conn.queue.pop();
-    conn.updated = now;
-    if (conn.queue.empty()) {
-      deactivate(due);
-    } else {
-      conn.remaining = conn.queue.front().bytes;
-      schedule_front(due);  // same active set, same rate
-    }
-    done.done->on_event(done.tag);
-  }
-  in_dispatch_ = false;
+  settle(simulator_.now());
   arm();
 }
+
 }  // namespace exsim::sim

@@ -60,7 +60,36 @@ void ReceiverInstance::on_work_done(Rpc* rpc) {
     queue.calls.enqueue({rpc->rows, rpc->deserialized_bytes()});
   }
   context_.transport->respond(rpc);
-  consume_next();
+  wake_consumer();
+}
+
+// A consumer's batch usually ends with nothing queued behind it: the thread
+// just goes idle, which nobody sees. So a batch of one slice or less that
+// nothing waits for yet gets no event when it starts (the CPU pool knows its
+// end all the same). When the queue next changes, either the batch is over
+// (the consumer went idle at its end and takes the next batch now) or an event
+// is scheduled for its end. Results are as with an event per batch, up to the
+// order of events due in the same nanosecond.
+void ReceiverInstance::wake_consumer() {
+  if (!consuming_) {
+    consume_next();
+    return;
+  }
+  if (end_event_ || batch_end_ < 0) return;  // the end is an event already
+  if (batch_end_ <= context_.simulator.now()) {
+    finish_batch();
+    consume_next();
+    return;
+  }
+  end_event_ = true;
+  context_.simulator.at(batch_end_, this, 0);
+}
+
+void ReceiverInstance::finish_batch() {
+  consuming_ = false;
+  end_event_ = false;
+  batch_end_ = -1;
+  run_.stats().rows_delivered += consuming_rows_;
 }
 
 void ReceiverInstance::consume_next() {
@@ -91,7 +120,18 @@ void ReceiverInstance::consume_next() {
     const double rate = run_.exchange().consume_rows_per_s;
     const double ns = rate > 0 ? static_cast<double>(batch->rows) / rate * 1e9 : 0;
     context_.cpu.consume += ns * 1e-9;
-    context_.cpu_pool(host_).start(to_ns(ns), this, 0);
+    const SimTime work = to_ns(ns);
+    CpuPool& pool = context_.cpu_pool(host_);
+    // Something waits for this batch's end already: the next batch, the end
+    // of the stream, or (merging) another sender's queue.
+    const bool awaited =
+        merging_ || queue.calls.has_batches() || (queue.open_senders == 0 && queue.calls.drained());
+    if (!awaited && work > 0 && work <= pool.slice()) {
+      batch_end_ = pool.run(work);  // no event unless the queue changes before it ends
+    } else {
+      end_event_ = true;
+      pool.start(work, this, 0);
+    }
     return;
   }
   finished_ = true;  // every queue closed and drained
@@ -99,8 +139,7 @@ void ReceiverInstance::consume_next() {
 }
 
 void ReceiverInstance::on_event(std::uint64_t /*tag*/) {
-  consuming_ = false;
-  run_.stats().rows_delivered += consuming_rows_;
+  finish_batch();
   consume_next();
 }
 

@@ -30,7 +30,8 @@ class ReceiverInstance final : public EventHandler {
   void on_arrival(Rpc* rpc);
   // The receiver-side work of a call (deserialization) has finished.
   void on_work_done(Rpc* rpc);
-  // The consumer has finished a batch.
+  // The consumer has finished a batch (an event only when something waits for
+  // that: see consume_next).
   void on_event(std::uint64_t tag) override;
 
  private:
@@ -43,6 +44,10 @@ class ReceiverInstance final : public EventHandler {
   Bytes limit() const;
   void start_work(Rpc* rpc);
   void consume_next();
+  // The queue has changed: the consumer takes the next batch now if it is
+  // idle, or when its batch ends.
+  void wake_consumer();
+  void finish_batch();
 
   ExchangeRun& run_;
   ModelContext& context_;
@@ -54,6 +59,8 @@ class ReceiverInstance final : public EventHandler {
   bool consuming_ = false;
   bool finished_ = false;
   std::int64_t consuming_rows_ = 0;
+  SimTime batch_end_ = -1;   // when the batch being consumed ends, if known (one slice or less)
+  bool end_event_ = false;   // an event comes at batch_end_
   int trace_tid_ = 0;
 };
 

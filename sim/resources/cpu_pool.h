@@ -18,6 +18,7 @@
 #ifndef EXSIM_SIM_RESOURCES_CPU_POOL_H_
 #define EXSIM_SIM_RESOURCES_CPU_POOL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -39,6 +40,16 @@ class CpuPool final : public EventHandler {
   // queued; done->on_event(tag) when finished. Returns when the step (or its
   // first slice) starts running.
   SimTime start(SimTime work, EventHandler* done, std::uint64_t tag);
+
+  // The same for a step of at most one slice whose caller needs no event at
+  // its end (it learns the end and decides later whether to schedule one).
+  // Returns when the step ends. REQUIRES: 0 < work <= slice().
+  SimTime run(SimTime work) {
+    const SimTime end = std::max(simulator_.now(), free_at_.front()) + work;
+    sift_down_top(end);
+    return end;
+  }
+  SimTime slice() const { return slice_; }
 
   // The end of a slice of a step longer than one slice (tag: its slot).
   void on_event(std::uint64_t slot) override;

@@ -95,6 +95,23 @@ TEST_CASE("any number of cores: each step starts on the earliest free core") {
   }
 }
 
+TEST_CASE("run takes a core as start does, and schedules nothing") {
+  // Two pools fed the same steps, one by start, one by run: the same ends; the
+  // second leaves no event behind.
+  Simulator with_events, without;
+  CpuPool a(with_events, 3), b(without, 3);
+  Recorder done(with_events);
+  Random random(4);
+  for (std::uint64_t i = 0; i < 50; ++i) {
+    const auto work = static_cast<SimTime>(1 + random.below(5000));
+    const SimTime begin = a.start(work, &done, i);
+    CHECK(b.run(work) == begin + work);
+  }
+  CHECK(without.pending() == 0);
+  with_events.run();
+  CHECK(done.at.size() == 50);
+}
+
 TEST_CASE("a lone transfer gets the whole NIC") {
   Simulator simulator;
   Network network(simulator, 2, 1.0);  // 1 byte per ns

@@ -138,7 +138,26 @@ void Network::recompute_rates(SimTime at) {
       busy_nics_.push_back(nic);
     }
   }
+  // Most sets of busy connections (three in five here) have every connection
+  // on a NIC of the largest degree D. Then everyone's rate is capacity / D:
+  // no NIC is over capacity, and every connection has a saturated NIC on which
+  // no connection is faster (the bottleneck test of max-min fairness). The
+  // same share progressive filling computes, without its rounds. Otherwise,
+  // progressive filling.
+  std::size_t most = 0;
+  for (int nic : busy_nics_) most = std::max(most, nic_active_[nic].size());
+  bool uniform = true;
+  for (int c : active_) {
+    const Connection& conn = connections_[c];
+    uniform &= std::max(nic_active_[conn.out_nic].size(), nic_active_[conn.in_nic].size()) == most;
+  }
   std::size_t unfixed = active_.size();
+  if (uniform) {
+    const double share = capacity_ / static_cast<double>(most);
+    for (int c : active_) connections_[c].next_rate = share;
+    for (int nic : busy_nics_) nic_unfixed_[nic] = 0;
+    unfixed = 0;
+  }
   while (unfixed > 0) {
     // The smallest remaining / unfixed, compared without dividing; the first
     // such NIC wins ties. The best so far stays in registers: reloading it

@@ -138,7 +138,7 @@ void Network::recompute_rates(SimTime at) {
       busy_nics_.push_back(nic);
     }
   }
-  // Most sets of busy connections (three in five here) have every connection
+  // Many sets of busy connections (half of those in `make bench`) have every connection
   // on a NIC of the largest degree D. Then everyone's rate is capacity / D:
   // no NIC is over capacity, and every connection has a saturated NIC on which
   // no connection is faster (the bottleneck test of max-min fairness). The

@@ -9,6 +9,7 @@
 #define EXSIM_SIM_ENGINE_DELAY_LINE_H_
 
 #include <cstdint>
+#include <stdexcept>
 
 #include "models/ring_queue.h"
 #include "sim/engine/simulator.h"
@@ -30,6 +31,9 @@ class DelayLine final : public EventHandler {
   // what entered the line at when - delay(). REQUIRES: now() <= when, and no
   // earlier than the line's latest entry.
   void schedule_at(SimTime when, EventHandler* handler, std::uint64_t tag) {
+    if (when < simulator_.now() || (!queue_.empty() && when < queue_.at(queue_.size() - 1).when)) {
+      throw std::logic_error("internal error: DelayLine::schedule_at out of order");
+    }
     queue_.push(Entry{when, handler, tag});
     arm();
   }

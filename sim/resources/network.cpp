@@ -27,11 +27,9 @@ Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns)
       connections_[static_cast<std::size_t>(index(from, to))].in_nic = hosts + to;
     }
   }
-  for (int from = 0; from < hosts; ++from) {
-    for (int to = 0; to < hosts; ++to) {
-      if (from != to) set_delivery_delay(from, to, 0);
-    }
-  }
+  auto& undelayed = lines_[0];
+  undelayed = std::make_unique<DelayLine>(simulator_, 0);
+  for (auto& conn : connections_) conn.delivery = undelayed.get();
 }
 
 void Network::set_delivery_delay(int from, int to, SimTime delay) {
@@ -39,10 +37,19 @@ void Network::set_delivery_delay(int from, int to, SimTime delay) {
   auto& line = lines_[delay];
   if (!line) line = std::make_unique<DelayLine>(simulator_, delay);
   connections_[static_cast<std::size_t>(index(from, to))].delivery = line.get();
-  shortest_delay_ = kNever;
-  for (int c = 0; c < hosts_ * hosts_; ++c) {
-    if (connections_[c].delivery) shortest_delay_ = std::min(shortest_delay_, connections_[c].delivery->delay());
+  shortest_delay_ = -1;  // worked out again when first needed: a scan per call would make setup O(hosts^4)
+}
+
+SimTime Network::shortest_delay() {
+  if (shortest_delay_ < 0) {
+    shortest_delay_ = kNever;
+    for (int from = 0; from < hosts_; ++from) {
+      for (int to = 0; to < hosts_; ++to) {
+        if (from != to) shortest_delay_ = std::min(shortest_delay_, connections_[index(from, to)].delivery->delay());
+      }
+    }
   }
+  return shortest_delay_;
 }
 
 void Network::send(int from, int to, double bytes, EventHandler* done, std::uint64_t tag) {
@@ -138,26 +145,7 @@ void Network::recompute_rates(SimTime at) {
       busy_nics_.push_back(nic);
     }
   }
-  // Many sets of busy connections (half of those in `make bench`) have every connection
-  // on a NIC of the largest degree D. Then everyone's rate is capacity / D:
-  // no NIC is over capacity, and every connection has a saturated NIC on which
-  // no connection is faster (the bottleneck test of max-min fairness). The
-  // same share progressive filling computes, without its rounds. Otherwise,
-  // progressive filling.
-  std::size_t most = 0;
-  for (int nic : busy_nics_) most = std::max(most, nic_active_[nic].size());
-  bool uniform = true;
-  for (int c : active_) {
-    const Connection& conn = connections_[c];
-    uniform &= std::max(nic_active_[conn.out_nic].size(), nic_active_[conn.in_nic].size()) == most;
-  }
   std::size_t unfixed = active_.size();
-  if (uniform) {
-    const double share = capacity_ / static_cast<double>(most);
-    for (int c : active_) connections_[c].next_rate = share;
-    for (int nic : busy_nics_) nic_unfixed_[nic] = 0;
-    unfixed = 0;
-  }
   while (unfixed > 0) {
     // The smallest remaining / unfixed, compared without dividing; the first
     // such NIC wins ties. The best so far stays in registers: reloading it
@@ -204,13 +192,14 @@ void Network::schedule_front(int c) {
 }
 
 void Network::arm() {
-  // Completions only come later as rates change (a connection speeds up only
-  // when another completes, and then not to before that completion), so no
-  // delivery can be due before the earliest completion plus the shortest delay.
+  // Every send ends here, so until the next call rates change only at
+  // completions, and a connection that a completion speeds up cannot finish
+  // before that completion: no delivery can be due before the earliest
+  // completion plus the shortest delay.
   SimTime next = kNever;
   for (int c : active_) next = std::min(next, connections_[c].finish_at);
   if (next == kNever) return;  // nothing on the wire: a live backstop fires harmlessly
-  const SimTime due = std::max(simulator_.now(), next + shortest_delay_);
+  const SimTime due = std::max(simulator_.now(), next + shortest_delay());
   if (armed_at_ >= 0 && armed_at_ <= due) return;  // the live backstop comes first and arms the next
   armed_at_ = due;
   ++generation_;

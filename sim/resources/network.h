@@ -14,13 +14,13 @@
 // Completions are settled lazily. Between two sends the NICs evolve on their
 // own, and nobody sees a transfer's last byte leave until it is delivered,
 // a delivery delay later. So the network settles every completion due when
-// the next send comes (each at its own time, with the rates of that moment,
-// exactly as an event at that time would), and keeps one backstop event at
-// the earliest completion plus the shortest delivery delay, the first moment
-// at which a delivery could be due. Deliveries then wait in delay lines. With
-// delays of tens of microseconds and sends microseconds apart, almost no
-// completion needs an event of its own: this took a fifth of the simulator's
-// events.
+// the next send comes (each at its own time, with the arithmetic an event at
+// that time would do; a completion due in the send's own nanosecond always
+// comes first), and keeps one backstop event at the earliest completion plus
+// the shortest delivery delay, the first moment at which a delivery could be
+// due. Deliveries then wait in delay lines. With delays of tens of
+// microseconds and sends microseconds apart, almost no completion needs an
+// event of its own: this took a fifth of the simulator's events.
 // Same-host transfers never reach a NIC; callers do not send them here.
 #ifndef EXSIM_SIM_RESOURCES_NETWORK_H_
 #define EXSIM_SIM_RESOURCES_NETWORK_H_
@@ -53,7 +53,7 @@ class Network final : public EventHandler {
   // has left, plus the pair's delivery delay.
   void send(int from, int to, double bytes, EventHandler* done, std::uint64_t tag);
 
-  // A connection's rate now, bytes per ns (0 when idle).
+  // A connection's rate now, bytes per ns (0 when idle); settles what is due first.
   double rate(int from, int to);
   int hosts() const { return hosts_; }
 
@@ -87,6 +87,7 @@ class Network final : public EventHandler {
   void recompute_rates(SimTime at);
   void schedule_front(int c);
   void arm();  // the backstop, no later than the earliest completion plus the shortest delay
+  SimTime shortest_delay();
 
   Simulator& simulator_;
   const int hosts_;
@@ -94,7 +95,7 @@ class Network final : public EventHandler {
   std::vector<Connection> connections_;
   std::vector<int> active_;
   std::map<SimTime, std::unique_ptr<DelayLine>> lines_;  // one per distinct delivery delay
-  SimTime shortest_delay_ = 0;
+  SimTime shortest_delay_ = -1;  // over all host pairs; -1: to be worked out
   std::uint64_t generation_ = 0;
   SimTime armed_at_ = -1;  // the live backstop, -1 if none
   // Scratch for recompute_rates.

@@ -193,10 +193,15 @@ TEST_CASE("a delivery comes the pair's delay after the last byte has left") {
 TEST_CASE("a completion nobody has seen yet still frees its NIC for the next send") {
   // 0->1 (10000 B) ends at 10000 ns, to be delivered at 210000. At 12000, 0->2
   // starts on the same outbound NIC: the first is gone, so it gets all of it.
+  // Every pair's delay is 200 us, so no event settles the first completion
+  // before the send does (the backstop is due at 210000).
   Simulator simulator;
   Network network(simulator, 3, 1.0);
-  network.set_delivery_delay(0, 1, 200000);
-  network.set_delivery_delay(0, 2, 200000);
+  for (int from = 0; from < 3; ++from) {
+    for (int to = 0; to < 3; ++to) {
+      if (from != to) network.set_delivery_delay(from, to, 200000);
+    }
+  }
   Recorder f(simulator);
   Action later([&](std::uint64_t) {
     network.send(0, 2, 5000, &f, 2);
@@ -208,6 +213,10 @@ TEST_CASE("a completion nobody has seen yet still frees its NIC for the next sen
   simulator.run();
   CHECK(f.at[1] == 210000);
   CHECK(f.at[2] == 12000 + 5000 + 200000);
+  // Four events: the second send; the backstop at 210000 (settling 0->2's
+  // completion at 17000); the delay line's two deliveries. Settled eagerly,
+  // the first completion would have taken a fifth, at 10000.
+  CHECK(simulator.events_processed() == 4);
 }
 
 TEST_CASE("settling completions lazily changes no delivery, only the events it takes") {

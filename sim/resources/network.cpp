@@ -68,14 +68,34 @@ void Network::send(int from, int to, double bytes, EventHandler* done, std::uint
 }
 
 double Network::rate(int from, int to) {
+  flush();
   settle(simulator_.now());
   arm();
   return connections_[index(from, to)].rate;
 }
 
+void Network::flush() {
+  if (!stale_) return;
+  stale_ = false;
+  settled_until_ = -1;  // finish times move
+  recompute_rates(stale_since_);
+}
+
+void Network::set_changed(SimTime at) {
+  stale_ = true;
+  stale_since_ = at;
+}
+
 void Network::settle(SimTime until) {
+  if (stale_ && stale_since_ < until) flush();  // the rates since then are needed
+  // Settled already at this instant: since then connections only came and
+  // went at it, which moves no finish time at or before it.
+  if (settled_until_ == until) return;
   while (true) {
     // The earliest completion; the lowest-numbered connection among equals.
+    // Finish times not yet moved by changes at `until` itself are good for
+    // completions up to it; changes before it move them.
+    if (stale_ && stale_since_ < until) flush();
     SimTime at = kNever;
     int due = -1;
     for (int c : active_) {
@@ -84,7 +104,7 @@ void Network::settle(SimTime until) {
       at = first ? finish : at;
       due = first ? c : due;
     }
-    if (at > until) return;
+    if (at > until) break;
     Connection& conn = connections_[due];
     const Transfer done = conn.queue.pop();
     // Not in the past: the backstop fires before any delivery can be due.
@@ -97,9 +117,11 @@ void Network::settle(SimTime until) {
       schedule_front(due);  // same active set, same rate
     }
   }
+  settled_until_ = until;
 }
 
 void Network::activate(int c, SimTime at) {
+  if (stale_ && stale_since_ != at) flush();  // the rates before this change
   const int out = connections_[c].out_nic, in = connections_[c].in_nic;
   connections_[c].active_slot = static_cast<int>(active_.size());
   active_.push_back(c);
@@ -110,11 +132,13 @@ void Network::activate(int c, SimTime at) {
     connections_[c].rate = capacity_;
     schedule_front(c);
   } else {
-    recompute_rates(at);
+    connections_[c].finish_at = kNever;  // not yet known: it has no rate until the rates are worked out
+    set_changed(at);
   }
 }
 
 void Network::deactivate(int c, SimTime at) {
+  if (stale_ && stale_since_ != at) flush();
   Connection& conn = connections_[c];
   const int slot = conn.active_slot;
   active_[slot] = active_.back();
@@ -128,7 +152,7 @@ void Network::deactivate(int c, SimTime at) {
     list.erase(std::find(list.begin(), list.end(), c));
   }
   // A connection that shared no NIC leaves everyone's rate as it was.
-  if (!nic_active_[out].empty() || !nic_active_[in].empty()) recompute_rates(at);
+  if (!nic_active_[out].empty() || !nic_active_[in].empty()) set_changed(at);
 }
 
 void Network::recompute_rates(SimTime at) {
@@ -196,8 +220,11 @@ void Network::arm() {
   // completions, and a connection that a completion speeds up cannot finish
   // before that completion: no delivery can be due before the earliest
   // completion plus the shortest delay.
-  SimTime next = kNever;
-  for (int c : active_) next = std::min(next, connections_[c].finish_at);
+  // Rates not yet worked out: no completion can come before they changed.
+  SimTime next = stale_ ? stale_since_ : kNever;
+  if (!stale_) {
+    for (int c : active_) next = std::min(next, connections_[c].finish_at);
+  }
   if (next == kNever) return;  // nothing on the wire: a live backstop fires harmlessly
   const SimTime due = std::max(simulator_.now(), next + shortest_delay());
   if (armed_at_ >= 0 && armed_at_ <= due) return;  // the live backstop comes first and arms the next
@@ -209,6 +236,7 @@ void Network::arm() {
 void Network::on_event(std::uint64_t generation) {
   if (generation != generation_) return;  // superseded by an earlier backstop
   armed_at_ = -1;
+  flush();
   settle(simulator_.now());
   arm();
 }

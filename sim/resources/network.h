@@ -82,6 +82,12 @@ class Network final : public EventHandler {
   int index(int from, int to) const { return from * hosts_ + to; }
   // Completes, in order, every front transfer whose last byte leaves by `until`.
   void settle(SimTime until);
+  // Connections that become busy or idle at one instant share one working
+  // out of the rates (a sender's end-of-stream to every channel is hundreds
+  // of sends at once): the rates go stale at the change and are worked out
+  // when something needs them, no later than the next change at a later time.
+  void set_changed(SimTime at);
+  void flush();
   void activate(int c, SimTime at);
   void deactivate(int c, SimTime at);
   void recompute_rates(SimTime at);
@@ -98,6 +104,9 @@ class Network final : public EventHandler {
   SimTime shortest_delay_ = -1;  // over all host pairs; -1: to be worked out
   std::uint64_t generation_ = 0;
   SimTime armed_at_ = -1;  // the live backstop, -1 if none
+  bool stale_ = false;     // rates not worked out since connections came or went at stale_since_
+  SimTime stale_since_ = 0;
+  SimTime settled_until_ = -1;  // completions up to here are settled and no finish time has moved since
   // Scratch for recompute_rates.
   std::vector<double> nic_remaining_;
   std::vector<int> nic_unfixed_;  // zero outside recompute_rates

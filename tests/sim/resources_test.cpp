@@ -220,9 +220,10 @@ TEST_CASE("a completion nobody has seen yet still frees its NIC for the next sen
 }
 
 TEST_CASE("settling completions lazily changes no delivery, only the events it takes") {
-  // The same random sends twice: with no delivery delays, every completion
-  // is settled by an event at its own time; with delays of 10-500 us, almost
-  // none is. Each delivery must come exactly its pair's delay later.
+  // The same random sends twice, some in bursts at one instant: with no
+  // delivery delays, every completion is settled by an event at its own time;
+  // with delays of 10-500 us, almost none is. Each delivery must come exactly
+  // its pair's delay later.
   constexpr int kHosts = 5;
   constexpr std::uint64_t kSends = 3000;
   Random random(11);
@@ -234,7 +235,8 @@ TEST_CASE("settling completions lazily changes no delivery, only the events it t
   std::vector<Send> sends;
   SimTime t = 0;
   for (std::uint64_t i = 0; i < kSends; ++i) {
-    t += static_cast<SimTime>(random.below(3000));
+    // A third of the sends come at the same instant as the one before (bursts).
+    if (random.below(3) != 0) t += static_cast<SimTime>(random.below(4500));
     const int from = static_cast<int>(random.below(kHosts));
     const int to = (from + 1 + static_cast<int>(random.below(kHosts - 1))) % kHosts;
     sends.push_back({t, from, to, static_cast<double>(1 + random.below(20000))});
@@ -266,9 +268,9 @@ TEST_CASE("settling completions lazily changes no delivery, only the events it t
     REQUIRE(lazy.at(i) == eager.at(i) + delay[sends[i].from * kHosts + sends[i].to]);
   }
   // Eager: the sends, one event per completion (or more) and the deliveries.
-  // Lazy: sends and deliveries, and a backstop now and then.
+  // Lazy: sends and deliveries (a burst's in one), and a backstop now and then.
   CHECK(eager_events >= 3 * kSends);
-  CHECK(lazy_events < 2 * kSends + kSends / 10);
+  CHECK(lazy_events < 2 * kSends + kSends / 5);
 }
 
 }  // namespace

@@ -19,7 +19,6 @@ RpcTransport::RpcTransport(ModelContext& context)
       if (from == to) {
         local_arrival_.push_back(line_for(arrival));
       } else {
-        local_arrival_.push_back(nullptr);
         context_.network.set_delivery_delay(from, to, arrival);
       }
       response_delay_.push_back(context_.rtt(from, to) / 2);
@@ -32,7 +31,7 @@ void RpcTransport::issue(Rpc* rpc) {
   rpc->stage = Rpc::Stage::kArriving;
   if (rpc->from_host == rpc->to_host) {
     // Same process: through the host's own RPC port, never through the NIC.
-    local_arrival_[static_cast<std::size_t>(rpc->from_host * hosts_ + rpc->to_host)]->schedule(this, tag_of(rpc));
+    local_arrival_[static_cast<std::size_t>(rpc->from_host)]->schedule(this, tag_of(rpc));
     return;
   }
   context_.network.send(rpc->from_host, rpc->to_host, static_cast<double>(rpc->wire_bytes), this, tag_of(rpc));

@@ -44,7 +44,7 @@ class RpcTransport final : public EventHandler {
   // delay), or (across hosts, by the network) after its last byte has left:
   // half the RTT plus the software latency.
   std::map<SimTime, std::unique_ptr<DelayLine>> lines_;
-  std::vector<DelayLine*> local_arrival_;  // per host pair; null across hosts
+  std::vector<DelayLine*> local_arrival_;  // per host
   std::vector<SimTime> response_delay_;    // half the RTT
 };
 

@@ -42,7 +42,6 @@ debug: deps
 	# beside iperf3) and the long reproductions (the same figures as Release) run in `make test` only.
 	cd $(BUILD_DIR)/debug && ctest --output-on-failure --timeout 900 -E 'validation-suite|reproduce'
 
-
 # ThreadSanitizer build in build/tsan: the multi-threaded transport tests.
 tsan: deps
 	@test -f $(BUILD_DIR)/tsan/CMakeCache.txt || cmake -S . -B $(BUILD_DIR)/tsan $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread

@@ -75,7 +75,7 @@ void ReceiverInstance::wake_consumer() {
     consume_next();
     return;
   }
-  if (end_event_ || batch_end_ < 0) return;  // the end is an event already
+  if (end_event_) return;  // the end is an event already
   if (batch_end_ <= context_.simulator.now()) {
     finish_batch();
     consume_next();

@@ -60,7 +60,7 @@ class ReceiverInstance final : public EventHandler {
   bool finished_ = false;
   std::int64_t consuming_rows_ = 0;
   SimTime batch_end_ = -1;   // when the batch being consumed ends, if known (one slice or less)
-  bool end_event_ = false;   // an event comes at batch_end_
+  bool end_event_ = false;   // an event comes at the batch's end
   int trace_tid_ = 0;
 };
 

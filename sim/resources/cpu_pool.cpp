@@ -44,11 +44,8 @@ SimTime CpuPool::start(SimTime work, EventHandler* done, std::uint64_t tag) {
     simulator_.at(now, done, tag);
     return now;
   }
-  // The core free first (the heap's top) takes the step; its new free time
-  // sinks to its place. A heap of a few dozen entries at most.
-  const SimTime begin = std::max(now, free_at_.front());
   const SimTime run = std::min(work, slice_);
-  sift_down_top(begin + run);
+  const SimTime begin = take_core(run);
   if (run == work) {
     simulator_.at(begin + run, done, tag);
     return begin;

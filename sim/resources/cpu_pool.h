@@ -44,11 +44,7 @@ class CpuPool final : public EventHandler {
   // The same for a step of at most one slice whose caller needs no event at
   // its end (it learns the end and decides later whether to schedule one).
   // Returns when the step ends. REQUIRES: 0 < work <= slice().
-  SimTime run(SimTime work) {
-    const SimTime end = std::max(simulator_.now(), free_at_.front()) + work;
-    sift_down_top(end);
-    return end;
-  }
+  SimTime run(SimTime work) { return take_core(work) + work; }
   SimTime slice() const { return slice_; }
 
   // The end of a slice of a step longer than one slice (tag: its slot).
@@ -62,6 +58,13 @@ class CpuPool final : public EventHandler {
     std::uint64_t tag;
   };
 
+  // The core free first (the heap's top) runs `busy` ns from now or from
+  // when it is free; its new free time sinks to its place. Returns the start.
+  SimTime take_core(SimTime busy) {
+    const SimTime begin = std::max(simulator_.now(), free_at_.front());
+    sift_down_top(begin + busy);
+    return begin;
+  }
   // Replaces the earliest free time (the top) with `free_at` and restores the heap.
   void sift_down_top(SimTime free_at);
 

@@ -87,9 +87,9 @@ void Network::set_changed(SimTime at) {
 }
 
 void Network::settle(SimTime until) {
-  if (stale_ && stale_since_ < until) flush();  // the rates since then are needed
   // Settled already at this instant: since then connections only came and
-  // went at it, which moves no finish time at or before it.
+  // went at it, which moves no finish time at or before it (nor can the rates
+  // have gone stale before it).
   if (settled_until_ == until) return;
   while (true) {
     // The earliest completion; the lowest-numbered connection among equals.
@@ -219,8 +219,8 @@ void Network::arm() {
   // Every send ends here, so until the next call rates change only at
   // completions, and a connection that a completion speeds up cannot finish
   // before that completion: no delivery can be due before the earliest
-  // completion plus the shortest delay.
-  // Rates not yet worked out: no completion can come before they changed.
+  // completion plus the shortest delay. With the rates stale, the earliest
+  // completion is not known, but none comes before they changed.
   SimTime next = stale_ ? stale_since_ : kNever;
   if (!stale_) {
     for (int c : active_) next = std::min(next, connections_[c].finish_at);

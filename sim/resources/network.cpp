@@ -10,6 +10,7 @@ namespace exsim::sim {
 
 namespace {
 constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
+constexpr double kNoShare = std::numeric_limits<double>::infinity();  // a NIC with no unfixed connection
 }  // namespace
 
 Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns)
@@ -19,6 +20,7 @@ Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns)
       connections_(static_cast<std::size_t>(hosts) * hosts),
       nic_remaining_(2 * static_cast<std::size_t>(hosts)),
       nic_unfixed_(2 * static_cast<std::size_t>(hosts), 0),
+      nic_share_(2 * static_cast<std::size_t>(hosts), kNoShare),
       nic_active_(2 * static_cast<std::size_t>(hosts)) {
   // Each connection's NICs, worked out once: a division per use adds up.
   for (int from = 0; from < hosts; ++from) {
@@ -158,7 +160,8 @@ void Network::deactivate(int c, SimTime at) {
 void Network::recompute_rates(SimTime at) {
   // Progressive filling: repeatedly take the NIC with the smallest fair share
   // among its unfixed connections and fix those connections at that share.
-  // Only NICs that carry an active connection take part; there are few.
+  // Only NICs that carry an active connection take part, listed in the order
+  // the active connections first reach them; that order breaks ties.
   busy_nics_.clear();
   for (int c : active_) {
     connections_[c].fixed = false;
@@ -166,37 +169,36 @@ void Network::recompute_rates(SimTime at) {
       if (nic_unfixed_[nic] != 0) continue;  // listed already (idle NICs are left at zero)
       nic_unfixed_[nic] = static_cast<int>(nic_active_[nic].size());
       nic_remaining_[nic] = capacity_;
+      nic_share_[nic] = capacity_ / nic_unfixed_[nic];
       busy_nics_.push_back(nic);
     }
   }
   std::size_t unfixed = active_.size();
   while (unfixed > 0) {
-    // The smallest remaining / unfixed, compared without dividing; the first
-    // such NIC wins ties. The best so far stays in registers: reloading it
-    // through its index (to select without a branch) measured slower.
-    int bottleneck = -1;
-    double best_remaining = 1, best_unfixed = 0;  // none yet: any NIC with unfixed connections beats it
+    // Each NIC's share is kept up to date as connections are fixed, so the
+    // bottleneck is found by a minimum without branches and then the first
+    // NIC in the list at that minimum: cheaper than comparing fractions, and
+    // most of the work on a large cluster, where there are many busy NICs.
+    double share = kNoShare;
+    for (int nic : busy_nics_) share = std::min(share, nic_share_[nic]);
+    int bottleneck = busy_nics_.front();
     for (int nic : busy_nics_) {
-      const double remaining = nic_remaining_[nic], unfixed_here = nic_unfixed_[nic];
-      if ((unfixed_here > 0) & (remaining * best_unfixed < best_remaining * unfixed_here)) {
+      if (nic_share_[nic] == share) {
         bottleneck = nic;
-        best_remaining = remaining;
-        best_unfixed = unfixed_here;
+        break;
       }
     }
-    const double share = best_remaining / best_unfixed;
     for (int c : nic_active_[bottleneck]) {
-      // Fixed already through its other NIC: left as it is (adds and takes zero).
       Connection& conn = connections_[c];
-      const int now_fixed = conn.fixed ? 0 : 1;
+      if (conn.fixed) continue;  // through its other NIC
       conn.fixed = true;
-      conn.next_rate = now_fixed ? share : conn.next_rate;
-      const double taken = now_fixed ? share : 0.0;
-      nic_remaining_[conn.out_nic] -= taken;
-      nic_remaining_[conn.in_nic] -= taken;
-      nic_unfixed_[conn.out_nic] -= now_fixed;
-      nic_unfixed_[conn.in_nic] -= now_fixed;
-      unfixed -= static_cast<std::size_t>(now_fixed);
+      conn.next_rate = share;
+      --unfixed;
+      for (int nic : {conn.out_nic, conn.in_nic}) {
+        nic_remaining_[nic] -= share;
+        const int left = --nic_unfixed_[nic];
+        nic_share_[nic] = left > 0 ? nic_remaining_[nic] / left : kNoShare;
+      }
     }
   }
   for (int c : active_) {

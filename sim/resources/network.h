@@ -110,6 +110,7 @@ class Network final : public EventHandler {
   // Scratch for recompute_rates.
   std::vector<double> nic_remaining_;
   std::vector<int> nic_unfixed_;  // zero outside recompute_rates
+  std::vector<double> nic_share_;  // nic_remaining_ / nic_unfixed_; infinite without unfixed connections
   std::vector<int> busy_nics_;
   std::vector<std::vector<int>> nic_active_;  // active connections through each NIC (out: h, in: hosts + h)
 };

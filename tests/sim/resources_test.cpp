@@ -169,6 +169,49 @@ TEST_CASE("max-min fairness gives unused share to the connection that can use it
   CHECK(network.rate(0, 2) == 0);
 }
 
+TEST_CASE("random sets of connections get max-min fair rates, by the definition") {
+  // Max-min fairness, checked by its definition rather than by an algorithm:
+  // no NIC is over capacity, and every connection has a bottleneck, a full NIC
+  // on which no connection goes faster than it. Connections of 2-9 hosts at
+  // random, many sharing NICs, with exact ties (equal degrees) among them.
+  Random random(5);
+  for (int trial = 0; trial < 300; ++trial) {
+    CAPTURE(trial);
+    const int hosts = 2 + static_cast<int>(random.below(8));
+    const double capacity = 1.0 + static_cast<double>(random.below(3));
+    Simulator simulator;
+    Network network(simulator, hosts, capacity);
+    Recorder f(simulator);
+    std::vector<std::pair<int, int>> pairs;
+    for (int from = 0; from < hosts; ++from) {
+      for (int to = 0; to < hosts; ++to) {
+        if (from != to && random.below(3) == 0) pairs.emplace_back(from, to);
+      }
+    }
+    for (std::size_t i = 0; i < pairs.size(); ++i) network.send(pairs[i].first, pairs[i].second, 1e9, &f, i);
+    std::vector<double> rate, out_sum(hosts, 0.0), in_sum(hosts, 0.0), out_max(hosts, 0.0), in_max(hosts, 0.0);
+    for (const auto& [from, to] : pairs) {
+      rate.push_back(network.rate(from, to));
+      out_sum[from] += rate.back();
+      in_sum[to] += rate.back();
+      out_max[from] = std::max(out_max[from], rate.back());
+      in_max[to] = std::max(in_max[to], rate.back());
+    }
+    constexpr double kEps = 1e-9;
+    for (int h = 0; h < hosts; ++h) {
+      CHECK(out_sum[h] <= capacity * (1 + kEps));
+      CHECK(in_sum[h] <= capacity * (1 + kEps));
+    }
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      const auto [from, to] = pairs[i];
+      CHECK(rate[i] > 0);
+      const bool out_bottleneck = out_sum[from] >= capacity * (1 - kEps) && rate[i] >= out_max[from] * (1 - kEps);
+      const bool in_bottleneck = in_sum[to] >= capacity * (1 - kEps) && rate[i] >= in_max[to] * (1 - kEps);
+      CHECK((out_bottleneck || in_bottleneck));
+    }
+  }
+}
+
 TEST_CASE("a rate change mid-transfer keeps the bytes already sent") {
   // 0->1 alone at 1 B/ns for 4000 ns (4000 B sent), then 2->1 joins: both at 0.5.
   // The first has 6000 B left: 12000 ns more, done at 16000.

@@ -98,14 +98,7 @@ void Network::settle(SimTime until) {
     // Finish times not yet moved by changes at `until` itself are good for
     // completions up to it; changes before it move them.
     if (stale_ && stale_since_ < until) flush();
-    SimTime at = kNever;
-    int due = -1;
-    for (int c : active_) {
-      const SimTime finish = connections_[c].finish_at;
-      const bool first = finish < at || (finish == at && c < due);
-      at = first ? finish : at;
-      due = first ? c : due;
-    }
+    const auto [at, due] = earliest();
     if (at > until) break;
     Connection& conn = connections_[due];
     const Transfer done = conn.queue.pop();
@@ -120,6 +113,32 @@ void Network::settle(SimTime until) {
     }
   }
   settled_until_ = until;
+}
+
+std::pair<SimTime, int> Network::earliest() {
+  if (earliest_ == kUnknown) {
+    earliest_at_ = kNever;
+    earliest_ = -1;
+    for (int c : active_) {
+      const SimTime finish = connections_[c].finish_at;
+      const bool first = finish < earliest_at_ || (finish == earliest_at_ && c < earliest_);
+      earliest_at_ = first ? finish : earliest_at_;
+      earliest_ = first ? c : earliest_;
+    }
+  }
+  return {earliest_at_, earliest_};
+}
+
+void Network::finish_moved(int c) {
+  if (earliest_ == kUnknown) return;
+  const SimTime finish = connections_[c].finish_at;
+  if (c == earliest_) {
+    if (finish > earliest_at_) earliest_ = kUnknown;  // another may come first now
+    earliest_at_ = finish;
+  } else if (finish < earliest_at_ || (finish == earliest_at_ && c < earliest_)) {
+    earliest_at_ = finish;
+    earliest_ = c;
+  }
 }
 
 void Network::activate(int c, SimTime at) {
@@ -148,6 +167,7 @@ void Network::deactivate(int c, SimTime at) {
   active_.pop_back();
   conn.active_slot = -1;
   conn.rate = 0;
+  if (c == earliest_) earliest_ = kUnknown;
   const int out = conn.out_nic, in = conn.in_nic;
   for (int nic : {out, in}) {
     auto& list = nic_active_[nic];
@@ -215,6 +235,7 @@ void Network::schedule_front(int c) {
   Connection& conn = connections_[c];
   const double remaining = std::max(0.0, conn.remaining);
   conn.finish_at = conn.updated + std::max<SimTime>(0, ceil_to_int(remaining / conn.rate - 1e-6));
+  finish_moved(c);
 }
 
 void Network::arm() {
@@ -223,10 +244,7 @@ void Network::arm() {
   // before that completion: no delivery can be due before the earliest
   // completion plus the shortest delay. With the rates stale, the earliest
   // completion is not known, but none comes before they changed.
-  SimTime next = stale_ ? stale_since_ : kNever;
-  if (!stale_) {
-    for (int c : active_) next = std::min(next, connections_[c].finish_at);
-  }
+  const SimTime next = stale_ ? stale_since_ : earliest().first;
   if (next == kNever) return;  // nothing on the wire: a live backstop fires harmlessly
   const SimTime due = std::max(simulator_.now(), next + shortest_delay());
   if (armed_at_ >= 0 && armed_at_ <= due) return;  // the live backstop comes first and arms the next

@@ -26,8 +26,10 @@
 #define EXSIM_SIM_RESOURCES_NETWORK_H_
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "models/ring_queue.h"
@@ -92,6 +94,11 @@ class Network final : public EventHandler {
   void deactivate(int c, SimTime at);
   void recompute_rates(SimTime at);
   void schedule_front(int c);
+  // The earliest completion and its connection (the lowest-numbered among
+  // equals; kNever and -1 if none), kept as finish times move rather than
+  // found by a scan of every busy connection on each send.
+  std::pair<SimTime, int> earliest();
+  void finish_moved(int c);
   void arm();  // the backstop, no later than the earliest completion plus the shortest delay
   SimTime shortest_delay();
 
@@ -100,6 +107,9 @@ class Network final : public EventHandler {
   const double capacity_;
   std::vector<Connection> connections_;
   std::vector<int> active_;
+  static constexpr int kUnknown = -2;
+  int earliest_ = -1;  // see earliest(); kUnknown: to be found again
+  SimTime earliest_at_ = std::numeric_limits<SimTime>::max();
   std::map<SimTime, std::unique_ptr<DelayLine>> lines_;  // one per distinct delivery delay
   SimTime shortest_delay_ = -1;  // over all host pairs; -1: to be worked out
   std::uint64_t generation_ = 0;

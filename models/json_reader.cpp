@@ -285,6 +285,15 @@ class DuplicateKeyFinder {
     return true;
   }
   const std::vector<std::string>& duplicates() const { return duplicates_; }
+  // The JSON pointer of the value being read (an array's next element).
+  std::string reading() const {
+    std::string p;
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      p += "/" + (f.array ? std::to_string(i + 1 == frames_.size() ? f.index + 1 : f.index) : f.key);
+    }
+    return p;
+  }
 
  private:
   struct Frame {
@@ -308,8 +317,8 @@ class DuplicateKeyFinder {
 }  // namespace
 
 nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& file) {
+  DuplicateKeyFinder finder;
   try {
-    DuplicateKeyFinder finder;
     auto document = nlohmann::ordered_json::parse(text, std::ref(finder));
     if (!finder.duplicates().empty()) {
       std::vector<std::string> messages;
@@ -317,6 +326,12 @@ nlohmann::ordered_json parse_json_text(std::string_view text, const std::string&
       throw ScenarioError(messages);
     }
     return document;
+  } catch (const nlohmann::ordered_json::out_of_range& e) {
+    // A number no double holds (1e999): the parser names the number, not where it is.
+    std::string what = e.what();
+    const auto detail = what.find("number overflow parsing");
+    throw ScenarioError({fmt::format("{}:{}: {}; expected a number of at most about 1.8e308", file, finder.reading(),
+                                     detail == std::string::npos ? what : what.substr(detail))});
   } catch (const nlohmann::ordered_json::parse_error& e) {
     // Turn the byte offset into line:column, which editors understand.
     size_t line = 1, column = 1;

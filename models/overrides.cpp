@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/error.h"
+#include "models/json_reader.h"
 
 namespace exsim {
 namespace {
@@ -29,6 +30,27 @@ std::optional<size_t> parse_index(const std::string& text) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), index);
   if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return index;
+}
+
+// Members of these objects are named by the user, so the loader cannot tell
+// a misspelt one from a new one: a --set that would add one (a policy "16X"
+// beside "16K", a group) is refused rather than answered with a confident
+// wrong result. Such names are added in the scenario file.
+void refuse_new_name(const nlohmann::ordered_json& node, const std::vector<std::string>& parts, size_t depth,
+                     std::string_view assignment) {
+  const bool policies = depth == 1 && parts[0] == "policies";
+  const bool groups = depth == 2 && parts[0] == "cluster" && parts[1] == "groups";
+  if (!policies && !groups) return;
+  std::vector<std::string> names;
+  std::string listed;
+  for (const auto& [name, _] : node.items()) {
+    names.push_back(name);
+    listed += (listed.empty() ? "" : ", ") + name;
+  }
+  const std::string hint = closest_name(parts[depth], names);
+  throw UsageError(fmt::format("--set {}: the scenario has no {} '{}'{}; it has {}; a new one goes in the scenario file",
+                               assignment, policies ? "policy" : "group", parts[depth],
+                               hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), listed));
 }
 
 // Sets `value` at parts[depth..] below `node`; returns how many places were set.
@@ -61,6 +83,7 @@ int assign(nlohmann::ordered_json& node, const std::vector<std::string>& parts, 
   if (!node.is_object()) {
     throw UsageError(fmt::format("--set {}: cannot set '{}' inside a {}", assignment, part, node.type_name()));
   }
+  if (!node.contains(part)) refuse_new_name(node, parts, depth, assignment);
   return descend(node[part]);
 }
 

@@ -54,6 +54,14 @@ TEST_CASE("--set overrides any value by its dotted path") {
   CHECK_THROWS_AS(apply_override(doc, "mt_dop"), UsageError);
   CHECK_THROWS_AS(apply_override(doc, "workload.queries.5.repeat=1"), UsageError);
   CHECK_THROWS_AS(apply_override(doc, "mt_dop.x=1"), UsageError);
+  // A misspelt policy is not added as a new one with every default.
+  CHECK_THROWS_WITH_AS(apply_override(doc, "policies.16X.in_flight=2"), doctest::Contains("did you mean '16K'"),
+                       UsageError);
+  CHECK_FALSE(doc["policies"].contains("16X"));
+  nlohmann::ordered_json grouped = nlohmann::ordered_json::parse(R"({"cluster": {"hosts": 3, "groups": {"a": 2, "b": 1}}})");
+  CHECK_THROWS_AS(apply_override(grouped, "cluster.groups.bb=2"), UsageError);
+  apply_override(grouped, "cluster.groups.b=2");
+  CHECK(grouped["cluster"]["groups"]["b"] == 2);
 }
 
 TEST_CASE("var-len distributions have the mean they are given and respect max") {

@@ -137,6 +137,19 @@ Exchange read_exchange(const JsonNode& node, const Scenario& scenario) {
   if (x.skew > 0 && x.kind != PartitionKind::kHash) skew.error("skew applies to hash exchanges only");
   x.produce_rows_per_s = node.member("produce_rows_per_s").number(0, 0, /*min_exclusive=*/true);
   x.consume_rows_per_s = node.member("consume_rows_per_s").number(0, 0, /*min_exclusive=*/true);
+  // Simulated time is integer nanoseconds: a rate so slow that the rows would
+  // take decades is refused here, with its path, not midway through a run.
+  constexpr double kLongest = 1e9;  // seconds, about 32 years
+  auto check_rate = [&](const char* key, double rate, int instances) {
+    const double seconds = static_cast<double>(x.rows) / std::max(1, instances) / rate;
+    if (rate > 0 && seconds > kLongest) {
+      node.member(key).error(fmt::format("at {:g} rows/s an instance's share of the rows takes {:.3g} s; expected a rate "
+                                         "at which it takes at most {:g} s",
+                                         rate, seconds, kLongest));
+    }
+  };
+  check_rate("produce_rows_per_s", x.produce_rows_per_s, x.senders.instances());
+  check_rate("consume_rows_per_s", x.consume_rows_per_s, x.receivers.instances());
   return x;
 }
 

@@ -130,11 +130,11 @@ TEST_CASE("a shared core: two sender threads on one core take twice as long") {
   CHECK(one_core.wall_s / two_cores.wall_s == doctest::Approx(2.0).epsilon(0.02));
 }
 
-TEST_CASE("a step beyond the simulator's clock stops the run with a clear error") {
+TEST_CASE("a rate beyond the simulator's clock is refused before the run, by its path") {
   // 1e-12 rows per second: one batch would take millions of years.
   std::string json = one_channel(R"({"buffer": {"flat": "16K"}})", 1000);
   json.replace(json.find(R"("lz4_ratio": 1)"), 14, R"("lz4_ratio": 1, "consume_rows_per_s": 1e-12)");
-  CHECK_THROWS_WITH_AS(run(json), doctest::Contains("beyond what the simulator represents"), std::range_error);
+  CHECK_THROWS_WITH_AS(run(json), doctest::Contains("/exchanges/0/consume_rows_per_s: at 1e-12 rows/s"), ScenarioError);
 }
 
 TEST_CASE("a slow consumer defers RPCs and bounds the receiver queue") {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -121,8 +122,9 @@ int sweep_command(const std::vector<std::string>& args) {
       "Simulates every combination of the variations (any scenario path, as --set takes\n"
       "it: mt_dop, policies.*.buffer.flat, cluster.rtt_ms.cross_group) on N threads and\n"
       "writes one result object per line (JSON Lines) as each point finishes, each with\n"
-      "\"sweep\": {\"point\", \"points\", \"set\"}. Progress goes to standard error: a bar with\n"
-      "an ETA on a terminal, a line per point otherwise. Ctrl-C keeps what finished.\n"
+      "\"sweep\": {\"point\", \"points\", \"set\"}; with -o OUT, into OUT.partial, renamed OUT\n"
+      "once every point is in. Progress goes to standard error: a bar with an ETA on a\n"
+      "terminal, a line per point otherwise. Ctrl-C keeps what finished (in OUT.partial).\n"
       "--shard K/N runs the points whose number is K-1 modulo N, so N independent jobs\n"
       "(GNU parallel, a Slurm array, a Kubernetes indexed Job) cover the sweep; `exsim\n"
       "sweep merge` joins their files.\n\noptions");
@@ -151,8 +153,13 @@ int sweep_command(const std::vector<std::string>& args) {
   if (vm.count("set")) base = vm["set"].as<std::vector<std::string>>();
   std::vector<std::string> names;
   if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
-  const std::string where = vm.count("output") ? vm["output"].as<std::string>() : "standard output";
-  if (vm.count("output")) check_writable("--output", where);
+  const bool to_file = vm.count("output") > 0;
+  const std::string output = to_file ? vm["output"].as<std::string>() : "";
+  if (to_file) check_writable("--output", output);
+  // Lines go to OUT.partial as points finish and the file becomes OUT only
+  // when every point is in: OUT never holds part of a sweep, and an earlier
+  // OUT is not lost to a sweep that stops.
+  const std::string where = to_file ? output + ".partial" : "standard output";
 
   const std::string text = scenario_text(file, names);
   // Every point loads before any runs: a bad value fails the sweep now, not hours in.
@@ -163,7 +170,7 @@ int sweep_command(const std::vector<std::string>& args) {
     load_point(file, text, base, points.back());
   }
 
-  const int fd = vm.count("output") ? ::open(where.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644) : STDOUT_FILENO;
+  const int fd = to_file ? ::open(where.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644) : STDOUT_FILENO;
   if (fd < 0) throw std::runtime_error(fmt::format("{}: cannot write: {}", where, std::strerror(errno)));
   std::signal(SIGINT, on_interrupt);
   Progress progress("points", points.size());
@@ -198,12 +205,22 @@ int sweep_command(const std::vector<std::string>& args) {
   for (auto& t : threads) t.join();
   progress.finish();
   std::signal(SIGINT, SIG_DFL);
-  if (fd != STDOUT_FILENO) ::close(fd);
-  if (!failure.empty()) throw std::runtime_error(failure);
+  if (fd != STDOUT_FILENO && ::close(fd) != 0 && failure.empty()) {
+    failure = fmt::format("{}: write failed: {}", where, std::strerror(errno));
+  }
+  if (!failure.empty()) {
+    throw std::runtime_error(
+        to_file ? fmt::format("{}; the {} points finished are in {}", failure, progress.completed(), where) : failure);
+  }
   if (interrupts.load() > 0) {
     fmt::print(stderr, "exsim sweep: interrupted: {} of {} points written to {}\n", progress.completed(), points.size(),
                where);
     return 130;
+  }
+  if (to_file) {
+    std::error_code ec;
+    std::filesystem::rename(where, output, ec);
+    if (ec) throw std::runtime_error(fmt::format("{}: cannot rename {} into place: {}", output, where, ec.message()));
   }
   return kExitOk;
 }

@@ -70,6 +70,13 @@ done
 check "unwritable output" run 2 simulate "$src/scenarios/default.json" --policy 16K --json "$work/no/such/dir/r.json"
 check "no partial file" test ! -e "$work/no/such/dir/r.json"
 check "unwritable output named" has "$work/no/such/dir" "$work/err"
+# A directory where a file should go: refused before the first output is written.
+echo '"earlier results"' >"$work/keep.json"
+mkdir -p "$work/a-dir"
+check "a directory as an output" run 2 simulate "$src/scenarios/default.json" --policy 16K --json "$work/keep.json" \
+  --trace "$work/a-dir"
+check "a directory as an output named" has "a-dir: is a directory" "$work/err"
+check "the other output left as it was" has "earlier results" "$work/keep.json"
 
 # import-profile: a profile in, a scenario that simulates out; assumptions on stderr.
 profiles="$src/tests/data/profiles"

@@ -13,6 +13,7 @@ vary=(--vary mt_dop=0,2 --vary 'policies.*.in_flight=1,2,3' --policy 16K --polic
 timeout 300 "$exsim" sweep "$scenario" "${vary[@]}" --jobs 2 -o "$work/full.jsonl" 2>"$work/full.err"
 check "sweep exits 0" test $? -eq 0
 check "12 result lines" test "$(wc -l <"$work/full.jsonl")" -eq 12
+check "a finished sweep leaves no partial file" test ! -e "$work/full.jsonl.partial"
 check "every line is a results object with its point" python3 -c "
 import json, sys
 lines = [json.loads(l) for l in open('$work/full.jsonl')]
@@ -63,18 +64,22 @@ else
   check "GNU parallel is installed (scripts/install-deps)" false
 fi
 
-# 3. Ctrl-C: the sweep stops, exits 130, and keeps only whole lines of finished points.
+# 3. Ctrl-C: the sweep stops, exits 130, and keeps only whole lines of finished
+# points, in OUT.partial: an earlier OUT is left as it was.
+echo "an earlier sweep" >"$work/stopped.jsonl"
 "$exsim" sweep "$scenario" --vary 'workload.queries.0.exchanges.0.rows=800000000,800000001,800000002,800000003' \
   --policy 16K --jobs 1 -o "$work/stopped.jsonl" 2>"$work/stopped.err" &
 pid=$!
-for _ in $(seq 1 600); do [ -s "$work/stopped.jsonl" ] && break; sleep 0.05; done
+for _ in $(seq 1 600); do [ -s "$work/stopped.jsonl.partial" ] && break; sleep 0.05; done
 kill -INT $pid
 wait $pid
 check "interrupted: exit 130" test $? -eq 130
 check "interrupted: said so" has "interrupted:" "$work/stopped.err"
+check "interrupted: where it is said" has "stopped.jsonl.partial" "$work/stopped.err"
+check "interrupted: the earlier file kept" has "an earlier sweep" "$work/stopped.jsonl"
 check "interrupted: whole lines only" python3 -c "
 import json
-lines = open('$work/stopped.jsonl').read().split('\n')
+lines = open('$work/stopped.jsonl.partial').read().split('\n')
 assert lines[-1] == '' and 1 <= len(lines) - 1 < 4, len(lines)
 [json.loads(l) for l in lines[:-1]]
 "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <regex>
@@ -44,6 +45,20 @@ const std::regex kInstanceTitle(R"(^Instance .*\(host=([^:)]+)(:\d+)?\)$)");
 const std::regex kExchangeNodeTitle(R"(^EXCHANGE_NODE \(id=(\d+)\)$)");
 const std::regex kPlanExchange(R"((\d+):(MERGING-)?EXCHANGE\s*\[([A-Z]+))");
 
+// A sender-like title that kSenderTitle does not take ("dst_id=-4"): refused,
+// since skipping it would silently drop that sender's traffic.
+const std::regex kAnySenderTitle(R"(^(Krpc)?DataStreamSender\b)");
+
+// A plan node id from the digits a title or plan line holds.
+int plan_node_id(const std::string& digits, const std::string& file, std::size_t line, const char* what) {
+  int id = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+  if (ec != std::errc() || end != digits.data() + digits.size()) {
+    throw ScenarioError({fmt::format("{}:{}: {}={}: expected a plan node id below 2^31", file, line, what, digits)});
+  }
+  return id;
+}
+
 Enclosing enclosing(const ProfileSection& section) {
   Enclosing e;
   std::smatch m;
@@ -70,7 +85,9 @@ std::optional<PlanKind> plan_kind(const ImpalaProfile& profile, int id) {
   std::smatch m;
   for (std::size_t i = 0; i < profile.lines().size(); ++i) {
     const std::string& line = profile.lines()[i];
-    if (!std::regex_search(line, m, kPlanExchange) || std::stoi(m[1]) != id) continue;
+    if (!std::regex_search(line, m, kPlanExchange) || plan_node_id(m[1], profile.file(), i + 1, "exchange") != id) {
+      continue;
+    }
     const std::string partition = m[3];
     const std::string where = fmt::format("line {}: {}", i + 1, m.str(0) + "]");
     if (partition == "BROADCAST") return PlanKind{"broadcast", where};
@@ -126,12 +143,21 @@ class Importer {
       if (std::regex_match(s->title, m, kInstanceTitle) && std::find(hosts_.begin(), hosts_.end(), m[1].str()) == hosts_.end()) {
         hosts_.push_back(m[1]);
       }
-      if (std::regex_match(s->title, m, kExchangeNodeTitle)) exchange_nodes_.emplace(std::stoi(m[1]), s);
+      if (std::regex_match(s->title, m, kExchangeNodeTitle)) {
+        exchange_nodes_.emplace(plan_node_id(m[1], profile_.file(), s->line, "id"), s);
+      }
       if (std::regex_match(s->title, m, kFragmentTitle) && m[1] == "Averaged ") {
         most_instances_ = std::max(most_instances_, instances_of(*s));
       }
-      if (!std::regex_match(s->title, m, kSenderTitle)) continue;
-      const int dst = std::stoi(m[2]);
+      if (!std::regex_match(s->title, m, kSenderTitle)) {
+        if (std::regex_search(s->title, kAnySenderTitle)) {
+          throw ScenarioError({fmt::format("{}:{}: {}: expected a sender section titled "
+                                           "'KrpcDataStreamSender (dst_id=N)'",
+                                           profile_.file(), s->line, s->title)});
+        }
+        continue;
+      }
+      const int dst = plan_node_id(m[2], profile_.file(), s->line, "dst_id");
       const Enclosing e = enclosing(*s);
       SenderGroup& g = groups_[{e.fragment, dst}];
       g.fragment = e.fragment;

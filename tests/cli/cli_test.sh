@@ -92,6 +92,13 @@ check "malformed counter" run 2 import-profile "$profiles/malformed-counter.txt"
 check "malformed counter named" has "malformed-counter.txt:43: counter TotalBytesSent" "$work/err"
 check "nothing written on error" test ! -e "$work/bad-import.json"
 check "bad --kind" run 2 import-profile "$profiles/three-hosts-hash.txt" --kind 4=sideways
+# A sender whose title does not parse is refused, not skipped with its traffic.
+sed '50s/dst_id=4/dst_id=-4/' "$profiles/three-hosts-hash.txt" >"$work/negative-dst.txt"
+check "a sender title that does not parse" run 2 import-profile "$work/negative-dst.txt"
+check "a sender title named" has "negative-dst.txt:50: KrpcDataStreamSender (dst_id=-4): expected" "$work/err"
+sed '50s/dst_id=4/dst_id=99999999999999999999/' "$profiles/three-hosts-hash.txt" >"$work/huge-dst.txt"
+check "a plan node id beyond int" run 2 import-profile "$work/huge-dst.txt"
+check "a plan node id named" has "huge-dst.txt:50: dst_id=99999999999999999999: expected a plan node id" "$work/err"
 check "missing profile" run 2 import-profile "$work/no-such-profile.txt"
 
 summary

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -148,7 +149,7 @@ double JsonNode::number(double fallback, double min, bool min_exclusive, double 
   bool low = min_exclusive ? !(v > min) : !(v >= min);
   if (!std::isfinite(v) || low || v > max) {
     std::string range = std::isinf(max) ? fmt::format("{} {}", min_exclusive ? ">" : ">=", min)
-                                        : fmt::format("in [{}, {}]", min, max);
+                                        : fmt::format("in {}{}, {}]", min_exclusive ? "(" : "[", min, max);
     error(fmt::format("expected a number {}, {}", range, describe_value()));
     return fallback;
   }
@@ -351,6 +352,9 @@ nlohmann::ordered_json parse_json_text(std::string_view text, const std::string&
 }
 
 std::string read_text_file(const std::string& path, const std::string& what) {
+  if (std::filesystem::is_directory(path)) {
+    throw ScenarioError({fmt::format("{}: is a directory, not {}", path, what)});
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError({fmt::format("{}: cannot open {}", path, what)});
   std::stringstream buffer;

@@ -77,6 +77,8 @@ check "a directory as an output" run 2 simulate "$src/scenarios/default.json" --
   --trace "$work/a-dir"
 check "a directory as an output named" has "a-dir: is a directory" "$work/err"
 check "the other output left as it was" has "earlier results" "$work/keep.json"
+check "a directory as the scenario" run 2 simulate "$work/a-dir"
+check "a directory as the scenario named" has "a-dir: is a directory, not the scenario file" "$work/err"
 
 # import-profile: a profile in, a scenario that simulates out; assumptions on stderr.
 profiles="$src/tests/data/profiles"

@@ -365,9 +365,19 @@ Json Importer::exchange(const SenderGroup& g, std::size_t index) {
          true);
   }
   if (sent && uncompressed && *uncompressed > 0) {
-    x["lz4_ratio"] = std::clamp(*sent / *uncompressed, 0.01, 1.0);
-    note(at + "/lz4_ratio", fmt::format("measured: BytesSent / UncompressedRowBatchSize = {:.0f} / {:.0f}", *sent, *uncompressed),
-         false);
+    // Above 1, LZ4's output would not be kept (outbound-row-batch.cc:76-82);
+    // 0.01 is as far as LZ4 compresses. A value moved into that range is said to be.
+    const double measured = *sent / *uncompressed, ratio = std::clamp(measured, 0.01, 1.0);
+    x["lz4_ratio"] = ratio;
+    const std::string quotient =
+        fmt::format("BytesSent / UncompressedRowBatchSize = {:.0f} / {:.0f}", *sent, *uncompressed);
+    if (ratio == measured) {
+      note(at + "/lz4_ratio", "measured: " + quotient, false);
+    } else {
+      note(at + "/lz4_ratio", fmt::format("assumed: {} = {:.3g}, taken as {:g}, the nearest ratio LZ4 gives", quotient,
+                                          measured, ratio),
+           true);
+    }
   } else {
     x["lz4_ratio"] = 1.0;
     note(at + "/lz4_ratio", "assumed: BytesSent or UncompressedRowBatchSize is missing, so no compression is assumed",

@@ -94,6 +94,12 @@ check "malformed counter" run 2 import-profile "$profiles/malformed-counter.txt"
 check "malformed counter named" has "malformed-counter.txt:43: counter TotalBytesSent" "$work/err"
 check "nothing written on error" test ! -e "$work/bad-import.json"
 check "bad --kind" run 2 import-profile "$profiles/three-hosts-hash.txt" --kind 4=sideways
+# A ratio outside what LZ4 gives is moved into range, and the note says so.
+sed 's/TotalBytesSent: 20.00 MB (20971520)/TotalBytesSent: 80.00 MB (83886080)/' "$profiles/three-hosts-hash.txt" \
+  >"$work/bigger-sent.txt"
+check "more bytes sent than serialized" run 0 import-profile "$work/bigger-sent.txt" -o "$work/bigger-sent.json"
+check "the ratio moved into range" has '"lz4_ratio": 1.0' "$work/bigger-sent.json"
+check "the note says so" has "= 2, taken as 1, the nearest ratio LZ4 gives" "$work/err"
 # A sender whose title does not parse is refused, not skipped with its traffic.
 sed '50s/dst_id=4/dst_id=-4/' "$profiles/three-hosts-hash.txt" >"$work/negative-dst.txt"
 check "a sender title that does not parse" run 2 import-profile "$work/negative-dst.txt"

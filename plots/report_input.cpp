@@ -15,45 +15,54 @@ using json = nlohmann::ordered_json;
 
 std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-// One results object (the spec's results format); `where` names it in errors.
-Entry entry_of(const json& r, const std::string& where) {
-  for (const char* key : {"scenario", "policy", "wall_s", "rpcs", "hosts"}) {
-    if (!r.is_object() || !r.contains(key)) {
-      throw ScenarioError({fmt::format("{}: expected a results object (spec results format) with \"{}\"", where, key)});
+// One results object (the spec's results format) at `node`, checked as a
+// scenario is: each wrong value recorded with its JSON pointer and what was
+// expected. Keys the report does not use are left alone: results files grow.
+Entry entry_of(const JsonNode& node) {
+  Entry e;
+  if (!node.expect_object()) return e;
+  e.scenario = node.required("scenario").string();
+  e.policy = node.required("policy").string();
+  e.source = node.member("source").choice({"simulated", "measured"}, 0) == 1 ? "measured" : "simulated";
+  e.wall_s = node.required("wall_s").number(0, 0);
+  e.rpcs = node.required("rpcs").number(0, 0);
+  e.bytes_wire = node.member("bytes_wire").number(0, 0);
+  if (e.rpcs > 0) e.batch_bytes_mean = node.member("bytes_uncompressed").number(0, 0) / e.rpcs;
+  const JsonNode hosts = node.required("hosts");
+  if (hosts.present() && hosts.expect_array()) {
+    if (hosts.size() == 0) hosts.error("expected at least one host");
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+      const JsonNode h = hosts.element(i);
+      if (!h.expect_object()) continue;
+      e.hosts.push_back(h.required("name").string());
+      e.sender_peak = std::max(e.sender_peak, h.member("sender_peak_bytes").number(0, 0));
+      e.sender_expected = std::max(e.sender_expected, h.member("sender_expected_bytes").number(0, 0));
+      e.sender_worst = std::max(e.sender_worst, h.member("sender_worst_bytes").number(0, 0));
     }
   }
-  Entry e;
-  try {
-    e.scenario = r.at("scenario").get<std::string>();
-    e.policy = r.at("policy").get<std::string>();
-    e.source = r.value("source", "simulated");
-    e.wall_s = r.at("wall_s").get<double>();
-    e.rpcs = r.at("rpcs").get<double>();
-    e.bytes_wire = r.value("bytes_wire", 0.0);
-    if (e.rpcs > 0) e.batch_bytes_mean = r.value("bytes_uncompressed", 0.0) / e.rpcs;
-    for (const auto& h : r.at("hosts")) {
-      e.hosts.push_back(h.value("name", ""));
-      e.sender_peak = std::max(e.sender_peak, h.value("sender_peak_bytes", 0.0));
-      e.sender_expected = std::max(e.sender_expected, h.value("sender_expected_bytes", 0.0));
-      e.sender_worst = std::max(e.sender_worst, h.value("sender_worst_bytes", 0.0));
+  const JsonNode cpu = node.member("cpu_s");
+  if (cpu.present() && cpu.expect_object()) {
+    for (const auto& stage : cpu.keys()) e.cpu_s.emplace_back(stage, cpu.member(stage).number(0, 0));
+  }
+  const JsonNode config = node.member("config");
+  if (config.present() && config.expect_object()) {
+    e.mt_dop = static_cast<int>(config.member("mt_dop").integer(-1, 0, 1024));
+    e.in_flight = static_cast<int>(config.member("in_flight").integer(0, 1, 64));
+    const JsonNode buffer = config.member("buffer");
+    if (buffer.present() && buffer.expect_object()) e.buffer_flat = buffer.member("flat").integer(0, 1);
+  }
+  const JsonNode nominal = node.member("rtt_ms").member("nominal");
+  if (nominal.present() && nominal.expect_array()) {
+    for (std::size_t i = 0; i < nominal.size(); ++i) {
+      const JsonNode row = nominal.element(i);
+      e.rtt_nominal_ms.emplace_back();
+      if (!row.expect_array()) continue;
+      for (std::size_t j = 0; j < row.size(); ++j) e.rtt_nominal_ms.back().push_back(row.element(j).number(0, 0));
     }
-    if (r.contains("cpu_s")) {
-      for (const auto& [stage, s] : r.at("cpu_s").items()) e.cpu_s.emplace_back(stage, s.get<double>());
-    }
-    if (r.contains("config")) {
-      const json& c = r.at("config");
-      e.mt_dop = c.value("mt_dop", -1);
-      e.in_flight = c.value("in_flight", 0);
-      if (c.contains("buffer") && c.at("buffer").contains("flat")) e.buffer_flat = c.at("buffer").at("flat").get<long long>();
-    }
-    if (r.contains("rtt_ms") && r.at("rtt_ms").contains("nominal")) {
-      e.rtt_nominal_ms = r.at("rtt_ms").at("nominal").get<std::vector<std::vector<double>>>();
-    }
-    if (r.contains("sweep")) {
-      for (const auto& [key, value] : r.at("sweep").at("set").items()) e.settings.emplace_back(key, text_of(value));
-    }
-  } catch (const json::exception& x) {
-    throw ScenarioError({fmt::format("{}: a results object with a value of the wrong type: {}", where, x.what())});
+  }
+  const JsonNode set = node.member("sweep").member("set");
+  if (set.present() && set.expect_object()) {
+    for (const auto& key : set.keys()) e.settings.emplace_back(key, text_of(set.member(key).json()));
   }
   e.label = e.policy;
   for (const auto& [key, value] : e.settings) e.label += fmt::format(" {}={}", key, value);
@@ -63,6 +72,23 @@ Entry entry_of(const json& r, const std::string& where) {
 
 double error_of(const json& errors, const char* key) {
   return errors.contains(key) && errors.at(key).is_number() ? errors.at(key).get<double>() : 0.0;
+}
+
+// A validate --json document's comparisons: both halves of each, and its errors.
+void read_validations(const JsonNode& comparisons, ReportInput& in) {
+  if (!comparisons.expect_array()) return;
+  for (std::size_t i = 0; i < comparisons.size(); ++i) {
+    const JsonNode c = comparisons.element(i);
+    if (!c.expect_object()) continue;
+    const Entry predicted = entry_of(c.required("predicted"));
+    const Entry measured = entry_of(c.required("measured"));
+    const json errors = c.member("error").present() ? c.member("error").json() : json::object();
+    in.validations.push_back({predicted.scenario + " / " + predicted.policy, predicted.wall_s, measured.wall_s,
+                              error_of(errors, "wall_s"), error_of(errors, "rpcs"), error_of(errors, "bytes_wire"),
+                              error_of(errors, "sender_peak_bytes")});
+    in.entries.push_back(predicted);
+    in.entries.push_back(measured);
+  }
 }
 
 }  // namespace
@@ -75,36 +101,29 @@ ReportInput read_report_input(const std::vector<std::string>& paths) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
       throw ScenarioError({fmt::format("{}: empty: expected results", path)});
     }
-    // One JSON document: results (an array) or validation results; else JSON Lines (sweep).
-    const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_array()) {
-      for (std::size_t i = 0; i < doc.size(); ++i) in.entries.push_back(entry_of(doc[i], fmt::format("{}:/{}", path, i)));
-      continue;
-    }
-    if (doc.is_object() && doc.contains("comparisons")) {
-      if (!doc.at("comparisons").is_array()) {
-        throw ScenarioError({fmt::format("{}:/comparisons: expected an array of validated policies", path)});
+    // One JSON document: results (an array) or validation results; else JSON
+    // Lines (sweep). A file that opens an array is read as one, so that a
+    // truncated array is named by its line and column.
+    const bool array = text[text.find_first_not_of(" \t\r\n")] == '[';
+    const json whole = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (array || (whole.is_object() && whole.contains("comparisons"))) {
+      const json doc = parse_json_text(text, path);
+      Diagnostics diagnostics(path);
+      const JsonNode root(&doc, "", &diagnostics);
+      if (array) {
+        for (std::size_t i = 0; i < root.size(); ++i) in.entries.push_back(entry_of(root.element(i)));
+      } else {
+        read_validations(root.member("comparisons"), in);
       }
-      for (std::size_t i = 0; i < doc.at("comparisons").size(); ++i) {
-        const json& c = doc.at("comparisons")[i];
-        const std::string where = fmt::format("{}:/comparisons/{}", path, i);
-        const Entry predicted = entry_of(c.value("predicted", json()), where + "/predicted");
-        const Entry measured = entry_of(c.value("measured", json()), where + "/measured");
-        const json errors = c.value("error", json::object());
-        in.validations.push_back({predicted.scenario + " / " + predicted.policy, predicted.wall_s, measured.wall_s,
-                                  error_of(errors, "wall_s"), error_of(errors, "rpcs"), error_of(errors, "bytes_wire"),
-                                  error_of(errors, "sender_peak_bytes")});
-        in.entries.push_back(predicted);
-        in.entries.push_back(measured);
-      }
+      diagnostics.throw_if_errors();
       continue;
     }
     for (const auto& [line, row] : json_lines(text)) {
-      const json r = json::parse(row, nullptr, /*allow_exceptions=*/false);
-      if (r.is_discarded()) {
-        throw ScenarioError({fmt::format("{}:{}: expected one results object per line (JSON Lines)", path, line)});
-      }
-      in.entries.push_back(entry_of(r, fmt::format("{}:{}", path, line)));
+      const std::string where = fmt::format("{}:{}", path, line);
+      const json r = parse_json_text(row, where);
+      Diagnostics diagnostics(where);
+      in.entries.push_back(entry_of(JsonNode(&r, "", &diagnostics)));
+      diagnostics.throw_if_errors();
     }
   }
   if (in.entries.empty()) throw ScenarioError({"no results to report"});

@@ -78,6 +78,16 @@ TEST_CASE("results files: arrays, JSON Lines and validation; anything else is na
   CHECK(in.entries[1].label == "16K mt_dop=4");
   CHECK_THROWS_WITH_AS(read_report_input({(dir / "bad.jsonl").string()}), doctest::Contains("bad.jsonl:2:"),
                        ScenarioError);
+  // A value out of its range is named by its pointer, as in a scenario; a
+  // truncated array by its line and column.
+  const std::size_t wall = result.find("2.5");
+  const std::string negative = result.substr(0, wall) + "-1" + result.substr(wall + 3);
+  std::ofstream(dir / "negative.json") << "[" << negative << "]";
+  CHECK_THROWS_WITH_AS(read_report_input({(dir / "negative.json").string()}),
+                       doctest::Contains("negative.json:/0/wall_s: expected a number >= 0, got -1"), ScenarioError);
+  std::ofstream(dir / "truncated.json") << "[" << result;
+  CHECK_THROWS_WITH_AS(read_report_input({(dir / "truncated.json").string()}),
+                       doctest::Contains("truncated.json:3:"), ScenarioError);
   std::filesystem::remove_all(dir);
 }
 

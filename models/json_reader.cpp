@@ -14,7 +14,6 @@
 #include "models/error.h"
 
 namespace exsim {
-namespace {
 
 // JSON pointer escaping (RFC 6901): '~' -> "~0", '/' -> "~1".
 std::string escape_pointer_token(std::string_view token) {
@@ -30,6 +29,9 @@ std::string escape_pointer_token(std::string_view token) {
   }
   return out;
 }
+
+namespace {
+
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -50,7 +52,12 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 void Diagnostics::error(std::string_view pointer, std::string_view message) {
-  errors_.push_back(fmt::format("{}:{}: {}", file_, pointer.empty() ? "/" : pointer, message));
+  std::string origin;
+  for (const auto& [set, assignment] : overridden_) {
+    const bool below = pointer.substr(0, set.size()) == set && (pointer.size() == set.size() || pointer[set.size()] == '/');
+    if (below) origin = fmt::format(" (set by --set {})", assignment);
+  }
+  errors_.push_back(fmt::format("{}:{}: {}{}", file_, pointer.empty() ? "/" : pointer, message, origin));
 }
 
 void Diagnostics::throw_if_errors() const {

@@ -32,9 +32,17 @@ std::string read_text_file(const std::string& path, const std::string& what);
 // line number (for messages), a trailing '\r' removed.
 std::vector<std::pair<std::size_t, std::string_view>> json_lines(std::string_view text);
 
+// A JSON pointer's reference token (RFC 6901): '~' -> "~0", '/' -> "~1".
+std::string escape_pointer_token(std::string_view token);
+
+// (JSON pointer, the --set assignment that set it): for naming an error's origin.
+using Overridden = std::vector<std::pair<std::string, std::string>>;
+
 class Diagnostics {
  public:
-  explicit Diagnostics(std::string file) : file_(std::move(file)) {}
+  explicit Diagnostics(std::string file, Overridden overridden = {})
+      : file_(std::move(file)), overridden_(std::move(overridden)) {}
+  // Records "FILE:POINTER: MESSAGE", naming the --set that gave the value when one did.
   void error(std::string_view pointer, std::string_view message);
   bool ok() const { return errors_.empty(); }
   const std::string& file() const { return file_; }
@@ -43,6 +51,7 @@ class Diagnostics {
 
  private:
   std::string file_;
+  Overridden overridden_;
   std::vector<std::string> errors_;
 };
 

@@ -53,23 +53,28 @@ void refuse_new_name(const nlohmann::ordered_json& node, const std::vector<std::
                                hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), listed));
 }
 
-// Sets `value` at parts[depth..] below `node`; returns how many places were set.
-int assign(nlohmann::ordered_json& node, const std::vector<std::string>& parts, size_t depth, const nlohmann::ordered_json& value,
-           std::string_view assignment) {
+// Sets `value` at parts[depth..] below `node` (at JSON pointer `at`); adds
+// the pointer of every place set to `set`.
+void assign(nlohmann::ordered_json& node, const std::string& at, const std::vector<std::string>& parts, size_t depth,
+            const nlohmann::ordered_json& value, std::string_view assignment, std::vector<std::string>& set) {
   const std::string& part = parts[depth];
   const bool last = depth + 1 == parts.size();
-  auto descend = [&](nlohmann::ordered_json& child) {
+  auto descend = [&](nlohmann::ordered_json& child, std::string_view token) {
+    const std::string pointer = at + "/" + escape_pointer_token(token);
     if (last) {
       child = value;
-      return 1;
+      set.push_back(pointer);
+      return;
     }
-    return assign(child, parts, depth + 1, value, assignment);
+    assign(child, pointer, parts, depth + 1, value, assignment, set);
   };
   if (part == "*") {
-    if (!node.is_object() && !node.is_array()) return 0;
-    int count = 0;
-    for (auto& child : node) count += descend(child);
-    return count;
+    if (node.is_object()) {
+      for (auto& [key, child] : node.items()) descend(child, key);
+    } else if (node.is_array()) {
+      for (std::size_t i = 0; i < node.size(); ++i) descend(node[i], std::to_string(i));
+    }
+    return;
   }
   if (node.is_array()) {
     auto index = parse_index(part);
@@ -77,14 +82,15 @@ int assign(nlohmann::ordered_json& node, const std::vector<std::string>& parts, 
       throw UsageError(fmt::format("--set {}: '{}' is not an index of an array of {} elements", assignment, part,
                                    node.size()));
     }
-    return descend(node[*index]);
+    descend(node[*index], part);
+    return;
   }
   if (node.is_null()) node = nlohmann::ordered_json::object();
   if (!node.is_object()) {
     throw UsageError(fmt::format("--set {}: cannot set '{}' inside a {}", assignment, part, node.type_name()));
   }
   if (!node.contains(part)) refuse_new_name(node, parts, depth, assignment);
-  return descend(node[part]);
+  descend(node[part], part);
 }
 
 }  // namespace
@@ -94,7 +100,7 @@ nlohmann::ordered_json override_value(std::string_view text) {
   return value.is_discarded() ? nlohmann::ordered_json(std::string(text)) : value;
 }
 
-void apply_override(nlohmann::ordered_json& document, std::string_view assignment) {
+std::vector<std::string> apply_override(nlohmann::ordered_json& document, std::string_view assignment) {
   size_t equals = assignment.find('=');
   if (equals == std::string_view::npos || equals == 0) {
     throw UsageError(fmt::format("--set {}: expected KEY=VALUE, e.g. --set mt_dop=8", assignment));
@@ -105,9 +111,10 @@ void apply_override(nlohmann::ordered_json& document, std::string_view assignmen
   for (const auto& p : parts) {
     if (p.empty()) throw UsageError(fmt::format("--set {}: empty key in path '{}'", assignment, path));
   }
-  if (assign(document, parts, 0, value, assignment) == 0) {
-    throw UsageError(fmt::format("--set {}: path '{}' matches nothing in the scenario", assignment, path));
-  }
+  std::vector<std::string> set;
+  assign(document, "", parts, 0, value, assignment, set);
+  if (set.empty()) throw UsageError(fmt::format("--set {}: path '{}' matches nothing in the scenario", assignment, path));
+  return set;
 }
 
 }  // namespace exsim

@@ -6,14 +6,17 @@
 #ifndef EXSIM_MODELS_OVERRIDES_H_
 #define EXSIM_MODELS_OVERRIDES_H_
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 namespace exsim {
 
-// Throws UsageError when the assignment is malformed or its path matches nothing.
-void apply_override(nlohmann::ordered_json& document, std::string_view assignment);
+// Returns the JSON pointer of every value set. Throws UsageError when the
+// assignment is malformed or its path matches nothing.
+std::vector<std::string> apply_override(nlohmann::ordered_json& document, std::string_view assignment);
 
 // An override's VALUE as apply_override reads it: JSON when it parses (8, 0.6,
 // true), else the text as a string ("64K").

@@ -227,8 +227,8 @@ CostProfile read_costs_reference(const JsonNode& node, const std::string& base_d
   return costs;
 }
 
-Scenario read_scenario(const nlohmann::ordered_json& document, const std::string& file) {
-  Diagnostics diagnostics(file);
+Scenario read_scenario(const nlohmann::ordered_json& document, const std::string& file, Overridden overridden) {
+  Diagnostics diagnostics(file, std::move(overridden));
   JsonNode root(&document, "", &diagnostics);
   Scenario scenario;
   scenario.file = file;
@@ -302,8 +302,11 @@ Scenario read_scenario(const nlohmann::ordered_json& document, const std::string
 
 Scenario parse_scenario(std::string_view text, const std::string& file, const std::vector<std::string>& overrides) {
   nlohmann::ordered_json document = parse_json_text(text, file);
-  for (const auto& assignment : overrides) apply_override(document, assignment);
-  return read_scenario(document, file);
+  Overridden overridden;
+  for (const auto& assignment : overrides) {
+    for (auto& pointer : apply_override(document, assignment)) overridden.emplace_back(std::move(pointer), assignment);
+  }
+  return read_scenario(document, file, std::move(overridden));
 }
 
 std::string read_scenario_file(const std::string& path) { return read_text_file(path, "the scenario file"); }

@@ -47,6 +47,7 @@ check "bad --set" run 2 simulate "$src/scenarios/default.json" --set mt_dop
 check "bad --set message" has "expected KEY=VALUE" "$work/err"
 check "--set of a bad value" run 2 simulate "$src/scenarios/default.json" --set mt_dop=-3
 check "--set bad value named" has "default.json:/mt_dop" "$work/err"
+check "--set bad value: the --set named" has "(set by --set mt_dop=-3)" "$work/err"
 check "unknown flag" run 2 simulate "$src/scenarios/default.json" --frobnicate
 check "unknown scheduler" run 2 simulate "$src/scenarios/default.json" --scheduler nope
 check "unknown scheduler: the names" has "expected calendar, quad-heap or binary-heap" "$work/err"

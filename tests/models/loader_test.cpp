@@ -56,6 +56,23 @@ TEST_CASE("all problems are reported at once") {
   CHECK(text.find("/workload/queries: expected at least one query") != std::string::npos);
 }
 
+TEST_CASE("an error in a value --set gave names that --set, and only there") {
+  std::string message;
+  try {
+    parse_scenario(R"({"name": "x", "mt_dop": 1, "cluster": {"hosts": 2, "nic_gbps": 0},
+        "policies": {"p": {}, "q": {}}, "workload": {"queries": [{"name": "q", "exchanges": []}]}})",
+                   "s.json", {"mt_dop=-1", "policies.*.in_flight=0"});
+  } catch (const ScenarioError& e) {
+    message = e.what();
+  }
+  CHECK(message.find("s.json:/mt_dop: expected an integer in [0, 1024], got -1 (set by --set mt_dop=-1)") !=
+        std::string::npos);
+  CHECK(message.find("/policies/q/in_flight: expected an integer in [1, 64], got 0 (set by --set policies.*.in_flight=0)") !=
+        std::string::npos);
+  // From the file itself: no --set named.
+  CHECK(message.find("/cluster/nic_gbps: expected a number in [0.001, 100000], got 0\n") != std::string::npos);
+}
+
 TEST_CASE("a missing file is reported by name") {
   CHECK_THROWS_WITH_AS(load_scenario("/nonexistent/x.json"), doctest::Contains("/nonexistent/x.json"), ScenarioError);
 }

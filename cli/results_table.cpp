@@ -41,6 +41,9 @@ std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<
       throw UsageError(fmt::format("--policy {}: no such policy in {} (policies: {}){}", name, scenario.file, all,
                                    hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
     }
+    if (std::any_of(chosen.begin(), chosen.end(), [&](const Policy& p) { return p.name == name; })) {
+      throw UsageError(fmt::format("--policy {}: given twice", name));
+    }
     chosen.push_back(*it);
   }
   return chosen;

@@ -48,6 +48,8 @@ check "bad --set message" has "expected KEY=VALUE" "$work/err"
 check "--set of a bad value" run 2 simulate "$src/scenarios/default.json" --set mt_dop=-3
 check "--set bad value named" has "default.json:/mt_dop" "$work/err"
 check "--set bad value: the --set named" has "(set by --set mt_dop=-3)" "$work/err"
+check "a policy given twice" run 2 simulate "$src/scenarios/default.json" -p 16K -p 16K
+check "a policy given twice named" has "--policy 16K: given twice" "$work/err"
 check "unknown flag" run 2 simulate "$src/scenarios/default.json" --frobnicate
 check "unknown scheduler" run 2 simulate "$src/scenarios/default.json" --scheduler nope
 check "unknown scheduler: the names" has "expected calendar, quad-heap or binary-heap" "$work/err"

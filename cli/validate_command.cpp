@@ -98,12 +98,19 @@ int validate_command(const std::vector<std::string>& args) {
   const std::chrono::seconds timeout(bounded_int(vm, "timeout", 1, 86400));
 
   // Every scenario is read and checked before anything runs.
+  // Every file's problems are listed, not only the first bad file's.
   std::vector<LoadedScenario> scenarios;
+  std::vector<std::string> problems;
   for (const auto& file : suite.scenarios) {
-    std::string text = read_scenario_file(file);
-    Scenario scenario = parse_scenario(text, file);
-    scenarios.push_back({file, std::move(text), std::move(scenario)});
+    try {
+      std::string text = read_scenario_file(file);
+      Scenario scenario = parse_scenario(text, file);
+      scenarios.push_back({file, std::move(text), std::move(scenario)});
+    } catch (const ScenarioError& e) {
+      problems.insert(problems.end(), e.messages().begin(), e.messages().end());
+    }
   }
+  if (!problems.empty()) throw ScenarioError(problems);
   // Without a profile, this machine's costs are measured before and after each
   // scenario's real runs, and its simulation uses those around it: the
   // machine's speed drifts over minutes, so costs measured when the scenario

@@ -57,6 +57,11 @@ check "bad suite.json exits 2" test $? -eq 2
 check "names the file and key" has "suite.json:/wall_max" "$work/bad2"
 "$exsim" validate "$src/tests/data/validate/small.json" --profile "$work/missing-profile.json" >/dev/null 2>"$work/bad3"
 check "missing profile exits 2" test $? -eq 2
+"$exsim" validate "$src/tests/data/bad/zero-rows.json" "$src/tests/data/bad/zero-size.json" \
+  --profile "$work/profile.json" >/dev/null 2>"$work/bad7"
+check "two bad scenarios exit 2" test $? -eq 2
+check "the first bad scenario's problem" has "zero-rows.json:/workload/queries/0/exchanges/0/rows" "$work/bad7"
+check "the second bad scenario's problem" has "zero-size.json:/policies/16K/receiver_buffer" "$work/bad7"
 "$exsim" calibrate --repetitions 0 >/dev/null 2>"$work/bad4"
 check "bad --repetitions exits 2" test $? -eq 2
 "$exsim" validate "$src/tests/data/validate/small.json" --timeout 0 >/dev/null 2>"$work/bad5"

@@ -61,6 +61,8 @@ int run_command(const std::vector<std::string>& args) {
     options.hosts_file = vm["hosts"].as<std::string>();
     if (!vm.count("token-file")) throw UsageError("--hosts needs --token-file (the agents' token)");
     options.token = read_token_file(vm["token-file"].as<std::string>());
+  } else if (vm.count("token-file")) {
+    throw UsageError("--token-file applies only with --hosts FILE (agents already running)");
   }
   const auto results = transport::run_on_agents(scenario, options);
   fmt::print("{} ({} hosts, mt_dop {}, measured{})\n\n", scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop,

@@ -4,6 +4,7 @@
 
 #include "cli/command_line.h"
 #include "cli/results_table.h"
+#include "models/error.h"
 #include "models/results.h"
 #include "models/trace.h"
 
@@ -19,7 +20,10 @@ void add_trace_options(po::options_description& options) {
 }
 
 std::optional<std::size_t> trace_budget(const po::variables_map& vm) {
-  if (!vm.count("trace")) return std::nullopt;
+  if (!vm.count("trace")) {
+    if (vm.count("trace-events")) throw UsageError("--trace-events applies only with --trace FILE");
+    return std::nullopt;
+  }
   check_writable("--trace", vm["trace"].as<std::string>());
   return vm.count("trace-events") ? static_cast<std::size_t>(bounded_int(vm, "trace-events", 100, 50'000'000))
                                   : Trace::kDefaultMaxEvents;

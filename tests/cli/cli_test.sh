@@ -50,6 +50,10 @@ check "--set bad value named" has "default.json:/mt_dop" "$work/err"
 check "--set bad value: the --set named" has "(set by --set mt_dop=-3)" "$work/err"
 check "a policy given twice" run 2 simulate "$src/scenarios/default.json" -p 16K -p 16K
 check "a policy given twice named" has "--policy 16K: given twice" "$work/err"
+check "--trace-events without --trace" run 2 simulate "$src/scenarios/default.json" -p 16K --trace-events 500
+check "--trace-events without --trace named" has "--trace-events applies only with --trace" "$work/err"
+check "--token-file without --hosts" run 2 run "$src/scenarios/default.json" --token-file "$work/none"
+check "--token-file without --hosts named" has "--token-file applies only with --hosts" "$work/err"
 check "unknown flag" run 2 simulate "$src/scenarios/default.json" --frobnicate
 check "unknown scheduler" run 2 simulate "$src/scenarios/default.json" --scheduler nope
 check "unknown scheduler: the names" has "expected calendar, quad-heap or binary-heap" "$work/err"

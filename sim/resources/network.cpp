@@ -208,18 +208,22 @@ void Network::recompute_rates(SimTime at) {
         break;
       }
     }
+    // The bottleneck itself is done once its connections are fixed: only
+    // their other NICs' shares move (a division each, independent of one
+    // another, where updating the bottleneck too chained them).
     for (int c : nic_active_[bottleneck]) {
       Connection& conn = connections_[c];
       if (conn.fixed) continue;  // through its other NIC
       conn.fixed = true;
       conn.next_rate = share;
       --unfixed;
-      for (int nic : {conn.out_nic, conn.in_nic}) {
-        nic_remaining_[nic] -= share;
-        const int left = --nic_unfixed_[nic];
-        nic_share_[nic] = left > 0 ? nic_remaining_[nic] / left : kNoShare;
-      }
+      const int other = conn.out_nic == bottleneck ? conn.in_nic : conn.out_nic;
+      nic_remaining_[other] -= share;
+      const int left = --nic_unfixed_[other];
+      nic_share_[other] = left > 0 ? nic_remaining_[other] / left : kNoShare;
     }
+    nic_unfixed_[bottleneck] = 0;
+    nic_share_[bottleneck] = kNoShare;
   }
   for (int c : active_) {
     Connection& conn = connections_[c];

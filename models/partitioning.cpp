@@ -1,5 +1,6 @@
 #include "models/partitioning.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -34,6 +35,13 @@ std::vector<double> zipf_shares(int instances, double skew, std::uint64_t seed) 
 
 std::vector<double> receiver_shares(const Exchange& exchange, std::uint64_t exchange_seed) {
   return zipf_shares(exchange.receivers.instances(), exchange.skew, derive_seed(exchange_seed, 0x7a697066 /* zipf */));
+}
+
+std::vector<int> broadcast_order(int channels, Random& random) {
+  std::vector<int> order(static_cast<std::size_t>(std::max(channels, 0)));
+  std::iota(order.begin(), order.end(), 0);
+  for (int i = channels - 1; i > 0; --i) std::swap(order[i], order[random.below(static_cast<std::uint64_t>(i) + 1)]);
+  return order;
 }
 
 }  // namespace exsim

@@ -22,6 +22,13 @@ std::uint64_t sender_seed(std::uint64_t exchange_seed, int sender);
 // as Impala seeds its hash per query (IMPALA-8005).
 std::vector<double> zipf_shares(int instances, double skew, std::uint64_t seed);
 
+class Random;
+
+// The order in which a sender sends a broadcast batch to its `channels`: a
+// permutation drawn once per sender, as Impala shuffles its channels "to avoid
+// thundering herd" (krpc-data-stream-sender.cc:837-841, reference section 3.1).
+std::vector<int> broadcast_order(int channels, Random& random);
+
 // The shares of a hash exchange's receiver instances in one run.
 std::vector<double> receiver_shares(const Exchange& exchange, std::uint64_t exchange_seed);
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "models/partitioning.h"
 #include "models/sender_memory.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/model_context.h"
@@ -24,9 +25,7 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
     ch.local = ch.host == host;  // one process per host: same host, same process
     ch.compress = channel_compresses(context_.policy, x.kind, count, ch.local);
   }
-  order_.resize(static_cast<std::size_t>(count));
-  for (int c = 0; c < count; ++c) order_[c] = c;
-  for (int i = count - 1; i > 0; --i) std::swap(order_[i], order_[random_.below(static_cast<std::uint64_t>(i) + 1)]);
+  order_ = broadcast_order(count, random_);
   next_channel_ = index % count;  // spread round-robin senders over channels from the start
   if (context_.trace) {
     trace_tid_ = context_.trace_track(host_, fmt::format("{} sender {}", x.id, index));

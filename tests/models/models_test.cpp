@@ -1,7 +1,9 @@
 // models/: sizes, overrides, distributions, sizing rules and the memory model.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +11,7 @@
 #include "models/histogram.h"
 #include "models/json_reader.h"
 #include "models/overrides.h"
+#include "models/partitioning.h"
 #include "models/random.h"
 #include "models/rounding.h"
 #include "models/sender_memory.h"
@@ -100,6 +103,25 @@ TEST_CASE("binomial draws have the binomial mean and variance") {
     CHECK(mean == doctest::Approx(nd * q).epsilon(0.02));
     CHECK(variance == doctest::Approx(nd * q * (1 - q)).epsilon(0.08));
   }
+}
+
+TEST_CASE("a broadcast order is a permutation, the same for a seed, different across senders") {
+  std::vector<std::vector<int>> orders;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    Random random(seed), again(seed);
+    const std::vector<int> order = broadcast_order(40, random);
+    CHECK(order == broadcast_order(40, again));
+    std::vector<int> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    for (int c = 0; c < 40; ++c) CHECK(sorted[c] == c);
+    orders.push_back(order);
+  }
+  // Eight senders do not all start at one channel (the thundering herd the shuffle avoids).
+  std::set<int> first;
+  for (const auto& order : orders) first.insert(order.front());
+  CHECK(first.size() >= 4);
+  Random random(3);
+  CHECK(broadcast_order(1, random) == std::vector<int>{0});
 }
 
 TEST_CASE("the same seed gives the same numbers") {

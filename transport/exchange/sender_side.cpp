@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "models/partitioning.h"
 #include "models/random.h"
 #include "models/sender_memory.h"
 #include "transport/exchange/thread_cpu.h"
@@ -37,6 +38,8 @@ SenderInstance::SenderInstance(Host& host, const Exchange& exchange, const Polic
       generator_(exchange.row, setup_.random_share, setup_.seed),
       rows_per_input_(full_input_batch(static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean()).rows) {
   const int count = exchange.receivers.instances();
+  Random order_random(setup_.seed ^ 0x6f72646572ULL);  // "order"
+  broadcast_order_ = broadcast_order(count, order_random);
   for (int c = 0; c < count; ++c) {
     Channel& ch = channels_[static_cast<std::size_t>(c)];
     ch.receiver = c;
@@ -221,7 +224,7 @@ void SenderInstance::run_whole_batches() {
       }
       trace_span("serialize", serialize_from_, Clock::now());
       encode(slot.batch, channels_.front().compress, slot.encoded);
-      for (int c = 0; c < count; ++c) {
+      for (int c : broadcast_order_) {
         if (!acquire(c) || !send(c, slot, /*shared=*/true)) return;
       }
       continue;
@@ -230,17 +233,24 @@ void SenderInstance::run_whole_batches() {
     // serializes it again for every channel (IMPALA-6041). Either way it is
     // serialized into the sender's serialization batch, which is then swapped
     // into the channel's outbound buffer (section 2.4).
-    const int first = exchange_.kind == PartitionKind::kBroadcast ? 0 : next;
-    const int last = exchange_.kind == PartitionKind::kBroadcast ? count : next + 1;
-    next = (next + 1) % count;
-    for (int c = first; c < last; ++c) {
+    const auto serialize_and_send = [&](int c) {
       {
         CpuScope cpu(stats_.cpu_serialize);
         serialization_.copy_rows_from(input);
       }
       trace_span("serialize", serialize_from_, Clock::now());
-      if (!encode_and_send(c, serialization_)) return;
+      if (!encode_and_send(c, serialization_)) return false;
       serialize_from_ = Clock::now();
+      return true;
+    };
+    if (exchange_.kind == PartitionKind::kBroadcast) {
+      for (int c : broadcast_order_) {
+        if (!serialize_and_send(c)) return;
+      }
+    } else {
+      const int c = next;
+      next = (next + 1) % count;
+      if (!serialize_and_send(c)) return;
     }
   }
 }

@@ -108,6 +108,7 @@ class SenderInstance final : public CallSink {
   RunStats& stats_;
   BatchCapacity capacity_;
   std::vector<Channel> channels_;
+  std::vector<int> broadcast_order_;  // shuffled once per sender, as Impala does (section 3.1)
   std::vector<std::unique_ptr<Slot>> shared_slots_;  // broadcast `once`
   ChannelWindow window_;
   Lz4Codec codec_;

@@ -97,8 +97,8 @@ int validate_command(const std::vector<std::string>& args) {
   const int repeat = bounded_int(vm, "repeat", 1, 99);
   const std::chrono::seconds timeout(bounded_int(vm, "timeout", 1, 86400));
 
-  // Every scenario is read and checked before anything runs.
-  // Every file's problems are listed, not only the first bad file's.
+  // Every scenario is read and checked before anything runs, and every bad
+  // file's problems are listed, not only the first one's.
   std::vector<LoadedScenario> scenarios;
   std::vector<std::string> problems;
   for (const auto& file : suite.scenarios) {

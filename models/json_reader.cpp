@@ -32,7 +32,6 @@ std::string escape_pointer_token(std::string_view token) {
 
 namespace {
 
-
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;

@@ -50,7 +50,8 @@ void refuse_new_name(const nlohmann::ordered_json& node, const std::vector<std::
   const std::string hint = closest_name(parts[depth], names);
   throw UsageError(fmt::format("--set {}: the scenario has no {} '{}'{}; it has {}; a new one goes in the scenario file",
                                assignment, policies ? "policy" : "group", parts[depth],
-                               hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), listed));
+                               hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
+                               listed.empty() ? "none" : listed));
 }
 
 // Sets `value` at parts[depth..] below `node` (at JSON pointer `at`); adds

@@ -9,6 +9,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/results_table.h"
 #include "cli/trace_options.h"
 #include "models/error.h"
@@ -59,6 +60,9 @@ int simulate_command(const std::vector<std::string>& args) {
   if (!sim::make_scheduler(options.scheduler)) {
     throw UsageError(fmt::format("--scheduler {}: expected {}", options.scheduler, sim::kSchedulerNames));
   }
+  // A bar on a terminal when the policies take more than a second; nothing otherwise.
+  Progress progress("policies", policies.size());
+  options.progress = [&](double fraction) { progress.partial(fraction); };
   std::vector<RunResult> results;
   for (const auto& policy : policies) {
     if (trace_events) {
@@ -66,7 +70,9 @@ int simulate_command(const std::vector<std::string>& args) {
       options.trace_pid_base = static_cast<int>(results.size() * scenario.cluster.hosts.size());
     }
     results.push_back(simulate(scenario, policy, options));
+    progress.advance();
   }
+  progress.finish();
 
   fmt::print("{} ({} hosts, mt_dop {}, costs: {})\n\n", scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop,
              scenario.costs.source);

@@ -140,7 +140,17 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   context.trace_prefix = policy.name + ": ";
   QueryDriver driver(context, result);
   driver.start();
-  context.simulator.run();
+  if (options.progress) {
+    double rows = 0;  // every input row of the workload, each query as often as it repeats
+    for (const Query& q : scenario.queries) {
+      for (const Exchange& x : q.exchanges) rows += static_cast<double>(x.rows) * q.repeat;
+    }
+    while (context.simulator.run_for(std::max<std::uint64_t>(1, options.progress_events))) {
+      options.progress(std::min(1.0, static_cast<double>(context.rows_produced) / rows));
+    }
+  } else {
+    context.simulator.run();
+  }
 
   if (driver.finished_at() < 0) {
     throw std::logic_error("internal error: the simulation ran out of events before every query ended (" +

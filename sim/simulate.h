@@ -4,6 +4,7 @@
 #define EXSIM_SIM_SIMULATE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "models/results.h"
@@ -19,6 +20,10 @@ struct SimulateOptions {
   // processes trace_pid_base + host, named "<policy>: <host>".
   Trace* trace = nullptr;
   int trace_pid_base = 0;
+  // When set, called every `progress_events` events with the fraction of the
+  // workload's input rows produced so far (for a progress display).
+  std::function<void(double)> progress;
+  std::uint64_t progress_events = 1 << 20;  // about a quarter of a second
 };
 
 // What the engine did, for benchmarks.

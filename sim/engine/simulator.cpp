@@ -1,6 +1,7 @@
 #include "sim/engine/simulator.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -27,13 +28,20 @@ EventId Simulator::at(SimTime when, EventHandler* handler, std::uint64_t tag) {
   return id;
 }
 
-void Simulator::run() {
+void Simulator::run() { run_for(std::numeric_limits<std::uint64_t>::max()); }
+
+bool Simulator::run_for(std::uint64_t events) {
+  const std::uint64_t stop = events > std::numeric_limits<std::uint64_t>::max() - processed_
+                                 ? std::numeric_limits<std::uint64_t>::max()
+                                 : processed_ + events;
   while (calendar_ ? !calendar_->empty() : !scheduler_->empty()) {
+    if (processed_ == stop) return true;
     Event event = calendar_ ? calendar_->pop_inline() : scheduler_->pop();
     now_ = event.time;
     ++processed_;
     event.handler->on_event(event.tag);
   }
+  return false;
 }
 
 }  // namespace exsim::sim

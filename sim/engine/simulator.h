@@ -31,6 +31,8 @@ class Simulator {
 
   // Runs events until none are left.
   void run();
+  // Runs at most `events` events; returns whether any are left.
+  bool run_for(std::uint64_t events);
 
   std::uint64_t events_processed() const { return processed_; }
   std::size_t pending() const { return scheduler_->size(); }

@@ -85,6 +85,7 @@ struct ModelContext {
   // Accounting shared by every exchange.
   CpuByStage cpu;
   LogHistogram rpc_network_ns;
+  std::int64_t rows_produced = 0;  // input rows the senders have taken, over all runs
 
   // Tracing, when on (SimulateOptions::trace): the trace, the process id of
   // host 0 and the names' prefix (the policy), and the query now running.

@@ -22,6 +22,7 @@ void SenderInstance::plan_next() {
   const Exchange& x = run_.exchange();
   const std::int64_t rows = std::min(rows_left_, rows_per_step_);
   rows_left_ -= rows;
+  context_.rows_produced += rows;
   const Bytes tuple_bytes = rows * x.row.fixed_bytes + x.row.varlen.sample_sum(rows, random_);
   switch (x.send_path()) {
     case PartitionKind::kHash:

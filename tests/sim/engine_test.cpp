@@ -43,6 +43,20 @@ TEST_CASE("every scheduler runs events by time, then in scheduling order") {
   }
 }
 
+TEST_CASE("run_for runs the events it is given and says whether any are left") {
+  Simulator simulator;
+  Recorder r(simulator);
+  for (std::uint64_t i = 0; i < 5; ++i) simulator.at(static_cast<SimTime>(10 * i), &r, i);
+  CHECK(simulator.run_for(2));
+  CHECK(r.seen.size() == 2);
+  CHECK(simulator.now() == 10);
+  CHECK(simulator.run_for(0));
+  CHECK(r.seen.size() == 2);
+  CHECK_FALSE(simulator.run_for(3));
+  CHECK(r.seen.size() == 5);
+  CHECK_FALSE(simulator.run_for(std::numeric_limits<std::uint64_t>::max()));
+}
+
 TEST_CASE("the calendar queue pops exactly the heap's order, near, far and tied") {
   // Random pushes interleaved with pops, never before the last popped time, as a
   // simulator makes them: ties (same time), the current bucket, the wheel, past

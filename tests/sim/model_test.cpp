@@ -1,8 +1,10 @@
 // Conservation, determinism, memory and each policy's effect, end to end.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <vector>
 
 #include "models/results.h"
 #include "sim/simulate.h"
@@ -66,6 +68,21 @@ TEST_CASE("the same seed gives byte-identical results; another seed does not") {
   CHECK(a == b);
   const std::string c = results_to_json({run(all_kinds("{}"), {"seed=12"}), run(all_kinds("{\"in_flight\": 2}"))});
   CHECK(a != c);
+}
+
+TEST_CASE("progress reports rise to every input row, and change no result") {
+  const Scenario s = test::scenario_from(all_kinds("{}"), {"workload.queries.0.repeat=2"});
+  std::vector<double> reports;
+  SimulateOptions options;
+  options.progress = [&](double fraction) { reports.push_back(fraction); };
+  options.progress_events = 1000;
+  const RunResult with = simulate(s, s.policies[0], options);
+  REQUIRE(reports.size() >= 2);
+  CHECK(std::is_sorted(reports.begin(), reports.end()));
+  CHECK(reports.front() > 0);
+  CHECK(reports.back() <= 1.0);
+  CHECK(reports.back() > 0.5);  // the second repetition counts: the fraction is of the whole workload
+  CHECK(results_to_json({with}) == results_to_json({simulate(s, s.policies[0])}));
 }
 
 TEST_CASE("compression: lz4 shrinks the wire, none skips its CPU, skip_local skips local channels") {

@@ -93,6 +93,7 @@ class SenderInstance final : public EventHandler {
 
   void plan_next();
   void plan_hash(std::int64_t rows, Bytes tuple_bytes);
+  void order_fills();
   void plan_broadcast(std::int64_t rows, Bytes tuple_bytes);
   void plan_round_robin(std::int64_t rows, Bytes tuple_bytes);
   void plan_final();
@@ -154,7 +155,8 @@ class SenderInstance final : public EventHandler {
 
   // Scratch for plan_hash, reused to avoid allocation.
   std::vector<std::int64_t> counts_, varlen_parts_;
-  std::vector<Fill> fills_;
+  std::vector<Fill> fills_, fills_scratch_;
+  std::vector<std::uint32_t> fill_buckets_;
 };
 
 }  // namespace exsim::sim

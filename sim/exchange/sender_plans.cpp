@@ -113,8 +113,7 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
     ch.filling.tuple_bytes += chunk - taken_bytes;
     note_batch(ch, ch.filling);
   }
-  std::sort(fills_.begin(), fills_.end(),
-            [](const Fill& a, const Fill& b) { return a.at < b.at || (a.at == b.at && a.channel < b.channel); });
+  order_fills();
   const int copies = context_.policy.sender_layout == SenderLayout::kV43 ? 2 : 1;
   const double work = static_cast<double>(batch_cpu(context_, x, rows, tuple_bytes, copies));
   double done = 0;
@@ -125,6 +124,30 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
     done = fill.at;
   }
   steps_.push_back(Step::cpu(to_ns((1 - done) * work)));
+}
+
+// Puts fills_ in the order the thread reaches them: by `at`, then by channel.
+// Counting them into buckets of `at` (in (0, 1]) leaves an insertion sort only
+// the disorder within a bucket to undo, where std::sort's comparisons went
+// either way at random. The order is the same: the comparison is a total order.
+void SenderInstance::order_fills() {
+  constexpr std::size_t kBuckets = 256;
+  const auto bucket = [](const Fill& fill) {
+    return std::min(kBuckets - 1, static_cast<std::size_t>(fill.at * static_cast<double>(kBuckets)));
+  };
+  fill_buckets_.assign(kBuckets + 1, 0);
+  for (const Fill& fill : fills_) ++fill_buckets_[bucket(fill) + 1];
+  for (std::size_t b = 1; b <= kBuckets; ++b) fill_buckets_[b] += fill_buckets_[b - 1];
+  fills_scratch_.resize(fills_.size());
+  for (const Fill& fill : fills_) fills_scratch_[fill_buckets_[bucket(fill)]++] = fill;
+  const auto before = [](const Fill& a, const Fill& b) { return a.at < b.at || (a.at == b.at && a.channel < b.channel); };
+  for (std::size_t i = 1; i < fills_scratch_.size(); ++i) {
+    const Fill fill = fills_scratch_[i];
+    std::size_t j = i;
+    for (; j > 0 && before(fill, fills_scratch_[j - 1]); --j) fills_scratch_[j] = fills_scratch_[j - 1];
+    fills_scratch_[j] = fill;
+  }
+  fills_.swap(fills_scratch_);
 }
 
 void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {

@@ -39,7 +39,10 @@ int import_profile_command(const std::vector<std::string>& args) {
   const po::variables_map& vm = *parsed;
   const std::string file = single_positional(vm, "profile", "PROFILE.txt (an Impala query profile in text form)");
   ProfileImportOptions options;
-  if (vm.count("name")) options.name = vm["name"].as<std::string>();
+  if (vm.count("name")) {
+    options.name = vm["name"].as<std::string>();
+    if (options.name.empty()) throw UsageError("--name: expected a scenario name ([a-z0-9._-]+), got an empty one");
+  }
   if (vm.count("hosts")) options.hosts = bounded_int(vm, "hosts", 1, 10000);
   if (vm.count("kind")) {
     for (const auto& spec : vm["kind"].as<std::vector<std::string>>()) {

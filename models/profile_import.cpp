@@ -116,6 +116,19 @@ class Importer {
       throw ScenarioError({fmt::format("{}: no KrpcDataStreamSender or DataStreamSender section: nothing to import",
                                       profile_.file())});
     }
+    // A --kind for an exchange the profile does not have is a mistake, not a no-op.
+    for (const auto& [id, kind] : options_.kinds) {
+      std::string ids;
+      bool found = false;
+      for (const auto& [key, group] : groups_) {
+        found = found || group.dst_id == id;
+        ids += (ids.empty() ? "" : ", ") + std::to_string(group.dst_id);
+      }
+      if (!found) {
+        throw UsageError(fmt::format("--kind {}={}: {} has no sender to exchange {} (its senders' dst_ids: {})", id, kind,
+                                     profile_.file(), id, ids));
+      }
+    }
     Json doc;
     doc["name"] = scenario_name();
     doc["description"] = fmt::format("Imported by exsim import-profile from {}; 'notes' says where each value came "

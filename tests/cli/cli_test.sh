@@ -101,6 +101,9 @@ check "malformed counter" run 2 import-profile "$profiles/malformed-counter.txt"
 check "malformed counter named" has "malformed-counter.txt:43: counter TotalBytesSent" "$work/err"
 check "nothing written on error" test ! -e "$work/bad-import.json"
 check "bad --kind" run 2 import-profile "$profiles/three-hosts-hash.txt" --kind 4=sideways
+check "--kind for an exchange not in the profile" run 2 import-profile "$profiles/three-hosts-hash.txt" --kind 99=hash
+check "--kind for an exchange not in the profile named" has "has no sender to exchange 99 (its senders' dst_ids: 4" "$work/err"
+check "an empty --name" run 2 import-profile "$profiles/three-hosts-hash.txt" --name ""
 # A ratio outside what LZ4 gives is moved into range, and the note says so.
 sed 's/TotalBytesSent: 20.00 MB (20971520)/TotalBytesSent: 80.00 MB (83886080)/' "$profiles/three-hosts-hash.txt" \
   >"$work/bigger-sent.txt"

@@ -98,15 +98,18 @@ ReportInput read_report_input(const std::vector<std::string>& paths) {
   for (const auto& path : paths) {
     in.files.push_back(path);
     const std::string text = read_text_file(path, "results");
-    if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-      throw ScenarioError({fmt::format("{}: empty: expected results", path)});
-    }
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) throw ScenarioError({fmt::format("{}: empty: expected results", path)});
     // One JSON document: results (an array) or validation results; else JSON
     // Lines (sweep). A file that opens an array is read as one, so that a
-    // truncated array is named by its line and column.
-    const bool array = text[text.find_first_not_of(" \t\r\n")] == '[';
-    const json whole = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (array || (whole.is_object() && whole.contains("comparisons"))) {
+    // truncated array is named by its line and column; only an object is
+    // tried whole, to tell a validation document from a sweep's lines.
+    const bool array = text[first] == '[';
+    const auto validation = [&] {
+      const json whole = json::parse(text, nullptr, /*allow_exceptions=*/false);
+      return whole.is_object() && whole.contains("comparisons");
+    };
+    if (array || validation()) {
       const json doc = parse_json_text(text, path);
       Diagnostics diagnostics(path);
       const JsonNode root(&doc, "", &diagnostics);

@@ -35,6 +35,7 @@
 #include "models/ring_queue.h"
 #include "sim/engine/delay_line.h"
 #include "sim/engine/simulator.h"
+#include "sim/resources/min_tree.h"
 
 namespace exsim::sim {
 
@@ -42,7 +43,11 @@ class Network final : public EventHandler {
  public:
   // `nic_bytes_per_ns`: capacity of every NIC, each direction. Delivery delays
   // start at zero.
-  Network(Simulator& simulator, int hosts, double nic_bytes_per_ns);
+  // `scan_limit`: up to this many busy connections, the earliest completion
+  // is found again by a scan, beyond it from a tree (see earliest()); tests
+  // check that the two agree.
+  static constexpr std::size_t kScanLimit = 64;
+  Network(Simulator& simulator, int hosts, double nic_bytes_per_ns, std::size_t scan_limit = kScanLimit);
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
 
@@ -74,11 +79,12 @@ class Network final : public EventHandler {
     double rate = 0;
     SimTime updated = 0;
     SimTime finish_at = 0;  // when the front transfer's last byte leaves, at the current rate
+    bool moved = false;     // finish_at moved since finish_tree_ last saw it
     int out_nic = 0, in_nic = 0;  // its NICs: the source's outbound (h), the destination's inbound (hosts + h)
     int active_slot = -1;  // position in active_, -1 when idle
     DelayLine* delivery = nullptr;
-    bool fixed = false;    // recompute_rates scratch
-    double next_rate = 0;  // recompute_rates scratch
+    std::uint64_t fixed_in = 0;  // fill_rates: the round that fixed its rate
+    double next_rate = 0;        // recompute_rates scratch
   };
 
   int index(int from, int to) const { return from * hosts_ + to; }
@@ -92,11 +98,18 @@ class Network final : public EventHandler {
   void flush();
   void activate(int c, SimTime at);
   void deactivate(int c, SimTime at);
+  // Works out every busy connection's max-min rate (next_rate) and applies it at `at`.
   void recompute_rates(SimTime at);
+  bool star_rates();  // the rates when the busy NICs form stars; false otherwise
+  void fill_rates();  // progressive filling, for any set
+  void note_rate(int c);
   void schedule_front(int c);
   // The earliest completion and its connection (the lowest-numbered among
   // equals; kNever and -1 if none), kept as finish times move rather than
-  // found by a scan of every busy connection on each send.
+  // found again on each send. When the earliest one moves later it is found
+  // again: by a scan of the busy connections when they are few, else from a
+  // tournament tree. A 128-host cluster at MT_DOP 8 has thousands busy at
+  // its end-of-stream, when a scan per completion took most of a minute.
   std::pair<SimTime, int> earliest();
   void finish_moved(int c);
   void arm();  // the backstop, no later than the earliest completion plus the shortest delay
@@ -105,11 +118,14 @@ class Network final : public EventHandler {
   Simulator& simulator_;
   const int hosts_;
   const double capacity_;
+  const std::size_t scan_limit_;
   std::vector<Connection> connections_;
   std::vector<int> active_;
   static constexpr int kUnknown = -2;
   int earliest_ = -1;  // see earliest(); kUnknown: to be found again
   SimTime earliest_at_ = std::numeric_limits<SimTime>::max();
+  MinTree finish_tree_;      // the busy connections' finish times (kNever for the rest) ...
+  std::vector<int> moved_;   // ... except these, moved since
   std::map<SimTime, std::unique_ptr<DelayLine>> lines_;  // one per distinct delivery delay
   SimTime shortest_delay_ = -1;  // over all host pairs; -1: to be worked out
   std::uint64_t generation_ = 0;
@@ -122,7 +138,11 @@ class Network final : public EventHandler {
   std::vector<int> nic_unfixed_;  // zero outside recompute_rates
   std::vector<double> nic_share_;  // nic_remaining_ / nic_unfixed_; infinite without unfixed connections
   std::vector<int> busy_nics_;
+  int busy_nic_count_ = 0;  // NICs that carry a busy connection
+  std::uint64_t fill_round_ = 0;
   std::vector<std::vector<int>> nic_active_;  // active connections through each NIC (out: h, in: hosts + h)
+  std::vector<int> changed_;  // connections whose rate the working-out changed: the first changed_count_
+  std::size_t changed_count_ = 0;
 };
 
 }  // namespace exsim::sim

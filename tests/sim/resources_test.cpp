@@ -2,11 +2,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 #include <vector>
 
 #include "models/random.h"
 #include "sim/resources/cpu_pool.h"
+#include "sim/resources/min_tree.h"
 #include "sim/resources/network.h"
 #include "tests/sim/sim_test_util.h"
 
@@ -307,6 +309,72 @@ TEST_CASE("settling completions lazily changes no delivery, only the events it t
   // Lazy: sends and deliveries (a burst's in one), and a backstop now and then.
   CHECK(eager_events >= 3 * kSends);
   CHECK(lazy_events < 2 * kSends + kSends / 5);
+}
+
+TEST_CASE("a min tree's top is the smallest key, the lowest slot among equals, as a scan finds") {
+  Random random(3);
+  for (const int slots : {1, 2, 3, 5, 25, 64, 100}) {
+    CAPTURE(slots);
+    MinTree tree(slots);
+    std::vector<std::int64_t> keys(static_cast<std::size_t>(slots), MinTree::kNone);
+    CHECK(tree.top().key == MinTree::kNone);
+    for (int step = 0; step < 2000; ++step) {
+      const int slot = static_cast<int>(random.below(static_cast<std::uint64_t>(slots)));
+      // Few distinct keys, so ties are common; now and then back to none.
+      const std::int64_t key = random.below(8) == 0 ? MinTree::kNone : static_cast<std::int64_t>(random.below(6));
+      tree.set(slot, key);
+      keys[static_cast<std::size_t>(slot)] = key;
+      const auto first = std::min_element(keys.begin(), keys.end());  // the first of the smallest
+      REQUIRE(tree.top().key == *first);
+      if (*first != MinTree::kNone) REQUIRE(tree.top().slot == first - keys.begin());
+    }
+  }
+}
+
+TEST_CASE("with many busy connections, the earliest completion found from a tree is the one a scan finds") {
+  // 12 hosts, every ordered pair busy at once (132 connections, past the scan
+  // limit), then random sends in bursts: every delivery must be the same
+  // whichever way the network finds its next completion.
+  constexpr int kHosts = 12;
+  Random random(17);
+  struct Send {
+    SimTime at;
+    int from, to;
+    double bytes;
+  };
+  std::vector<Send> sends;
+  for (int from = 0; from < kHosts; ++from) {
+    for (int to = 0; to < kHosts; ++to) {
+      if (from != to) sends.push_back({0, from, to, static_cast<double>(1 + random.below(50000))});
+    }
+  }
+  SimTime t = 0;
+  for (int i = 0; i < 3000; ++i) {
+    if (random.below(3) != 0) t += static_cast<SimTime>(random.below(300));
+    const int from = static_cast<int>(random.below(kHosts));
+    const int to = (from + 1 + static_cast<int>(random.below(kHosts - 1))) % kHosts;
+    sends.push_back({t, from, to, static_cast<double>(1 + random.below(20000))});
+  }
+  auto deliveries = [&](std::size_t scan_limit) {
+    Simulator simulator;
+    Network network(simulator, kHosts, 2.0, scan_limit);
+    for (int from = 0; from < kHosts; ++from) {
+      for (int to = 0; to < kHosts; ++to) {
+        if (from != to) network.set_delivery_delay(from, to, 10000 + 1000 * ((from + to) % 7));
+      }
+    }
+    Recorder f(simulator);
+    Action send([&](std::uint64_t i) { network.send(sends[i].from, sends[i].to, sends[i].bytes, &f, i); });
+    for (std::size_t i = 0; i < sends.size(); ++i) simulator.at(sends[i].at, &send, i);
+    simulator.run();
+    return f.seen;  // (time, send) in the order delivered
+  };
+  const auto scanned = deliveries(std::numeric_limits<std::size_t>::max());
+  const auto from_tree = deliveries(0);
+  const auto mixed = deliveries(Network::kScanLimit);
+  REQUIRE(scanned.size() == sends.size());
+  CHECK(from_tree == scanned);
+  CHECK(mixed == scanned);
 }
 
 }  // namespace

@@ -228,6 +228,9 @@ bool Network::star_rates() {
   // one round (a NIC of its own offers the whole capacity, more than any
   // shared one), which is this division exactly. In the benchmark, most
   // workings-out are of such sets (a few busy connections among many NICs).
+  // Each connection of a star has a NIC of its own, and each star one more
+  // (its centre): with no more busy NICs than connections, there are none.
+  if (static_cast<int>(active_.size()) >= busy_nic_count_) return false;
   bool stars = true;
   for (int c : active_) {
     Connection& conn = connections_[c];

@@ -24,7 +24,8 @@ class MinTree {
     int slot;
   };
 
-  // `slots` slots, each at kNone. Keys are not negative.
+  // `slots` slots, each at kNone. Keys are not negative: a key and its slot
+  // are packed into one unsigned number, where a negative key would sort last.
   explicit MinTree(int slots)
       : leaves_(std::bit_ceil(static_cast<std::size_t>(slots > 0 ? slots : 1))), nodes_(2 * leaves_) {
     for (std::size_t i = 0; i < leaves_; ++i) nodes_[leaves_ + i] = pack(kNone, static_cast<int>(i));

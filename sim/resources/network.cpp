@@ -10,6 +10,7 @@ namespace exsim::sim {
 
 namespace {
 constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
+static_assert(kNever == MinTree::kNone, "an idle connection's finish is the tree's empty key");
 constexpr double kNoShare = std::numeric_limits<double>::infinity();  // a NIC with no unfixed connection
 }  // namespace
 
@@ -174,7 +175,9 @@ void Network::activate(int c, SimTime at) {
     connections_[c].rate = capacity_;
     schedule_front(c);
   } else {
-    connections_[c].finish_at = kNever;  // not yet known: it has no rate until the rates are worked out
+    // Not yet known: it has no rate until the rates are worked out. (Idle,
+    // it was kNever already; marked all the same, as every write is.)
+    connections_[c].finish_at = kNever;
     finish_moved(c);
     set_changed(at);
   }
@@ -247,11 +250,12 @@ void Network::fill_rates() {
   // among its unfixed connections and fix those connections at that share.
   // Only NICs that carry an active connection take part, listed in the order
   // the active connections first reach them; that order breaks ties. On a
-  // large cluster every busy NIC is reached long before the last connection,
-  // and a connection counts as unfixed until this round marks it: so the
-  // setup need not visit every busy connection.
+  // large cluster every busy NIC is usually reached long before the last
+  // connection, and a connection counts as unfixed until this pass's number
+  // is on it: so the setup need not visit every busy connection. (star_rates
+  // may have noted changed rates before giving up: they are noted again.)
   changed_count_ = 0;
-  ++fill_round_;
+  ++fill_pass_;
   busy_nics_.clear();
   for (std::size_t i = 0; i < active_.size() && static_cast<int>(busy_nics_.size()) < busy_nic_count_; ++i) {
     const Connection& conn = connections_[active_[i]];
@@ -283,8 +287,8 @@ void Network::fill_rates() {
     // another, where updating the bottleneck too chained them).
     for (int c : nic_active_[bottleneck]) {
       Connection& conn = connections_[c];
-      if (conn.fixed_in == fill_round_) continue;  // through its other NIC
-      conn.fixed_in = fill_round_;
+      if (conn.fixed_in_pass == fill_pass_) continue;  // through its other NIC
+      conn.fixed_in_pass = fill_pass_;
       conn.next_rate = share;
       note_rate(c);
       --unfixed;

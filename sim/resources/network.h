@@ -77,14 +77,14 @@ class Network final : public EventHandler {
   // line: a large cluster's filling visits thousands in no order.
   struct alignas(64) Connection {
     int out_nic = 0, in_nic = 0;  // its NICs: the source's outbound (h), the destination's inbound (hosts + h)
-    std::uint64_t fixed_in = 0;   // fill_rates: the round that fixed its rate
+    std::uint64_t fixed_in_pass = 0;  // fill_rates: the pass (working-out) that fixed its rate
     double rate = 0;
     double next_rate = 0;  // recompute_rates scratch
     double remaining = 0;  // bytes of the front transfer not yet sent, as of `updated`
     SimTime updated = 0;
     SimTime finish_at = 0;  // when the front transfer's last byte leaves, at the current rate
     int active_slot = -1;   // position in active_, -1 when idle
-    bool moved = false;     // finish_at moved since finish_tree_ last saw it
+    bool moved = false;     // its entry in finish_tree_ (finish_at, kNever when idle) is out of date
     RingQueue<Transfer> queue;
     DelayLine* delivery = nullptr;
   };
@@ -102,7 +102,9 @@ class Network final : public EventHandler {
   void deactivate(int c, SimTime at);
   // Works out every busy connection's max-min rate (next_rate) and applies it at `at`.
   void recompute_rates(SimTime at);
-  bool star_rates();  // the rates when the busy NICs form stars; false otherwise
+  // The rates when the busy NICs form stars; false otherwise, after writing
+  // next_rate and changed_ for some connections (fill_rates starts afresh).
+  bool star_rates();
   void fill_rates();  // progressive filling, for any set
   void note_rate(int c);
   void schedule_front(int c);
@@ -141,7 +143,7 @@ class Network final : public EventHandler {
   std::vector<double> nic_share_;  // nic_remaining_ / nic_unfixed_; infinite without unfixed connections
   std::vector<int> busy_nics_;
   int busy_nic_count_ = 0;  // NICs that carry a busy connection
-  std::uint64_t fill_round_ = 0;
+  std::uint64_t fill_pass_ = 0;
   std::vector<std::vector<int>> nic_active_;  // active connections through each NIC (out: h, in: hosts + h)
   std::vector<int> changed_;  // connections whose rate the working-out changed: the first changed_count_
   std::size_t changed_count_ = 0;

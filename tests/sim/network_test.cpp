@@ -1,4 +1,6 @@
-// CPU run queues and NIC max-min sharing, against hand-derived times.
+// NICs shared max-min fairly, completions settled lazily, and the earliest
+// completion found from a tree: against hand-derived times, the definition of
+// max-min fairness, and each other.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "models/random.h"
-#include "sim/resources/cpu_pool.h"
 #include "sim/resources/min_tree.h"
 #include "sim/resources/network.h"
 #include "tests/sim/sim_test_util.h"
@@ -17,102 +18,6 @@ namespace {
 
 using test::Action;
 using test::Recorder;
-
-// Steps of (queued at, work) ns on a pool of `cores`; returns when each ends.
-std::vector<SimTime> step_ends(int cores, std::vector<std::pair<SimTime, SimTime>> steps,
-                               SimTime slice = CpuPool::kDefaultSlice) {
-  Simulator simulator;
-  CpuPool pool(simulator, cores, slice);
-  Recorder done(simulator);
-  Action queue([&](std::uint64_t i) { pool.start(steps[i].second, &done, i); });
-  for (std::size_t i = 0; i < steps.size(); ++i) simulator.at(steps[i].first, &queue, i);
-  simulator.run();
-  std::vector<SimTime> ends;
-  for (std::size_t i = 0; i < steps.size(); ++i) ends.push_back(done.at[i]);
-  return ends;
-}
-
-TEST_CASE("a thread never runs faster than one core") {
-  Simulator simulator;
-  CpuPool pool(simulator, 4);
-  Recorder f(simulator);
-  CHECK(pool.start(1000, &f, 1) == 0);  // starts at once on an idle core
-  simulator.run();
-  CHECK(f.at[1] == 1000);
-}
-
-TEST_CASE("three steps on two cores: the third waits for the first free core") {
-  CHECK(step_ends(2, {{0, 1000}, {0, 1000}, {0, 1000}}) == std::vector<SimTime>{1000, 1000, 2000});
-}
-
-TEST_CASE("waiting steps take the cores in the order they were queued") {
-  // One core. A (1000 ns) at 0; B (300 ns) at 200 and C (100 ns) at 400 wait:
-  // B runs 1000-1300, C 1300-1400, though C is shorter.
-  CHECK(step_ends(1, {{0, 1000}, {200, 300}, {400, 100}}) == std::vector<SimTime>{1000, 1300, 1400});
-}
-
-TEST_CASE("a step longer than a slice goes to the back of the queue after each slice") {
-  // One core, slice 1000. A (2500 ns) at 0 runs 0-1000; B (500 ns), queued at 100,
-  // runs 1000-1500; A's rest runs 1500-2500 and, alone, 2500-3000.
-  CHECK(step_ends(1, {{0, 2500}, {100, 500}}, 1000) == std::vector<SimTime>{3000, 1500});
-}
-
-TEST_CASE("slices take turns on several cores, and a step learns when it starts") {
-  // Two cores, slice 1000: A and B (2500 ns each) start at 0. C (500 ns), queued
-  // at 100, gets the first core free: 1000-1500. At 1000 A's rest queues first
-  // and gets the other core, 1000-2000; B's rest waits for C: 1500-2500. A's last
-  // 500 ns run 2000-2500, B's 2500-3000.
-  CHECK(step_ends(2, {{0, 2500}, {0, 2500}, {100, 500}}, 1000) == std::vector<SimTime>{2500, 3000, 1500});
-  // A step of exactly one slice runs once, without coming back.
-  CHECK(step_ends(1, {{0, 1000}, {0, 1000}}, 1000) == std::vector<SimTime>{1000, 2000});
-  Simulator simulator;
-  CpuPool pool(simulator, 1);
-  Recorder f(simulator);
-  CHECK(pool.start(700, &f, 1) == 0);
-  CHECK(pool.start(300, &f, 2) == 700);  // starts when the core is free
-}
-
-TEST_CASE("an idle core waits for no one: work is conserved") {
-  // Two cores, ten 1000-ns steps at once: five rounds of two, the last ending at 5000.
-  const std::vector<SimTime> ends = step_ends(2, std::vector<std::pair<SimTime, SimTime>>(10, {0, 1000}));
-  for (std::size_t i = 0; i < ends.size(); ++i) CHECK(ends[i] == 1000 * static_cast<SimTime>(i / 2 + 1));
-}
-
-TEST_CASE("any number of cores: each step starts on the earliest free core") {
-  // Against the plainest statement of the rule, a scan of every core's free
-  // time, for heaps of every shape up to 17 cores (odd and even, full and not).
-  Random random(11);
-  for (int cores = 1; cores <= 17; ++cores) {
-    Simulator simulator;
-    CpuPool pool(simulator, cores);
-    Recorder done(simulator);
-    std::vector<SimTime> free_at(static_cast<std::size_t>(cores), 0);
-    for (std::uint64_t i = 0; i < 200; ++i) {
-      const auto work = static_cast<SimTime>(1 + random.below(5000));
-      auto earliest = std::min_element(free_at.begin(), free_at.end());
-      const SimTime begin = pool.start(work, &done, i);
-      CHECK(begin == *earliest);
-      *earliest = begin + work;
-    }
-  }
-}
-
-TEST_CASE("run takes a core as start does, and schedules nothing") {
-  // Two pools fed the same steps, one by start, one by run: the same ends; the
-  // second leaves no event behind.
-  Simulator with_events, without;
-  CpuPool a(with_events, 3), b(without, 3);
-  Recorder done(with_events);
-  Random random(4);
-  for (std::uint64_t i = 0; i < 50; ++i) {
-    const auto work = static_cast<SimTime>(1 + random.below(5000));
-    const SimTime begin = a.start(work, &done, i);
-    CHECK(b.run(work) == begin + work);
-  }
-  CHECK(without.pending() == 0);
-  with_events.run();
-  CHECK(done.at.size() == 50);
-}
 
 TEST_CASE("a lone transfer gets the whole NIC and is delivered the pair's delay after its last byte") {
   for (SimTime delay : {SimTime{0}, SimTime{50000}}) {
@@ -257,6 +162,26 @@ TEST_CASE("a completion nobody has seen yet still frees its NIC for the next sen
   CHECK(simulator.events_processed() == 4);
 }
 
+struct TimedSend {
+  SimTime at;
+  int from, to;
+  double bytes;
+};
+
+// Random sends over `hosts`, a third of them at the same instant as the one before.
+std::vector<TimedSend> random_sends(Random& random, int hosts, std::uint64_t count, SimTime max_gap,
+                                    std::uint64_t max_bytes) {
+  std::vector<TimedSend> sends;
+  SimTime t = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (random.below(3) != 0) t += static_cast<SimTime>(random.below(static_cast<std::uint64_t>(max_gap)));
+    const int from = static_cast<int>(random.below(static_cast<std::uint64_t>(hosts)));
+    const int to = (from + 1 + static_cast<int>(random.below(static_cast<std::uint64_t>(hosts - 1)))) % hosts;
+    sends.push_back({t, from, to, static_cast<double>(1 + random.below(max_bytes))});
+  }
+  return sends;
+}
+
 TEST_CASE("settling completions lazily changes no delivery, only the events it takes") {
   // The same random sends twice, some in bursts at one instant: with no
   // delivery delays, every completion is settled by an event at its own time;
@@ -265,20 +190,7 @@ TEST_CASE("settling completions lazily changes no delivery, only the events it t
   constexpr int kHosts = 5;
   constexpr std::uint64_t kSends = 3000;
   Random random(11);
-  struct Send {
-    SimTime at;
-    int from, to;
-    double bytes;
-  };
-  std::vector<Send> sends;
-  SimTime t = 0;
-  for (std::uint64_t i = 0; i < kSends; ++i) {
-    // A third of the sends come at the same instant as the one before (bursts).
-    if (random.below(3) != 0) t += static_cast<SimTime>(random.below(4500));
-    const int from = static_cast<int>(random.below(kHosts));
-    const int to = (from + 1 + static_cast<int>(random.below(kHosts - 1))) % kHosts;
-    sends.push_back({t, from, to, static_cast<double>(1 + random.below(20000))});
-  }
+  const std::vector<TimedSend> sends = random_sends(random, kHosts, kSends, 4500, 20000);
   std::vector<SimTime> delay(kHosts * kHosts, 0);
   for (auto& d : delay) d = static_cast<SimTime>(10000 + random.below(490000));
   auto deliveries = [&](bool delayed, std::uint64_t* events) {
@@ -331,50 +243,71 @@ TEST_CASE("a min tree's top is the smallest key, the lowest slot among equals, a
   }
 }
 
-TEST_CASE("with many busy connections, the earliest completion found from a tree is the one a scan finds") {
-  // 12 hosts, every ordered pair busy at once (132 connections, past the scan
-  // limit), then random sends in bursts: every delivery must be the same
-  // whichever way the network finds its next completion.
-  constexpr int kHosts = 12;
-  Random random(17);
-  struct Send {
-    SimTime at;
-    int from, to;
-    double bytes;
-  };
-  std::vector<Send> sends;
-  for (int from = 0; from < kHosts; ++from) {
-    for (int to = 0; to < kHosts; ++to) {
-      if (from != to) sends.push_back({0, from, to, static_cast<double>(1 + random.below(50000))});
+// (time, send) of every delivery, in the order delivered, with the earliest
+// completion found again by a scan up to `scan_limit` busy connections.
+std::vector<std::pair<SimTime, std::uint64_t>> deliveries(int hosts, const std::vector<TimedSend>& sends,
+                                                          std::size_t scan_limit) {
+  Simulator simulator;
+  Network network(simulator, hosts, 2.0, scan_limit);
+  for (int from = 0; from < hosts; ++from) {
+    for (int to = 0; to < hosts; ++to) {
+      if (from != to) network.set_delivery_delay(from, to, 10000 + 1000 * ((from + to) % 7));
     }
   }
-  SimTime t = 0;
-  for (int i = 0; i < 3000; ++i) {
-    if (random.below(3) != 0) t += static_cast<SimTime>(random.below(300));
-    const int from = static_cast<int>(random.below(kHosts));
-    const int to = (from + 1 + static_cast<int>(random.below(kHosts - 1))) % kHosts;
-    sends.push_back({t, from, to, static_cast<double>(1 + random.below(20000))});
-  }
-  auto deliveries = [&](std::size_t scan_limit) {
-    Simulator simulator;
-    Network network(simulator, kHosts, 2.0, scan_limit);
+  Recorder f(simulator);
+  Action send([&](std::uint64_t i) { network.send(sends[i].from, sends[i].to, sends[i].bytes, &f, i); });
+  for (std::size_t i = 0; i < sends.size(); ++i) simulator.at(sends[i].at, &send, i);
+  simulator.run();
+  REQUIRE(f.seen.size() == sends.size());
+  return f.seen;
+}
+
+TEST_CASE("the earliest completion found from a tree is the one a scan finds") {
+  constexpr std::size_t kAlwaysScan = std::numeric_limits<std::size_t>::max();
+  Random random(17);
+  SUBCASE("12 hosts, every connection busy at the start: past the scan limit, then below it") {
+    constexpr int kHosts = 12;
+    std::vector<TimedSend> sends;
     for (int from = 0; from < kHosts; ++from) {
       for (int to = 0; to < kHosts; ++to) {
-        if (from != to) network.set_delivery_delay(from, to, 10000 + 1000 * ((from + to) % 7));
+        if (from != to) sends.push_back({0, from, to, static_cast<double>(1 + random.below(50000))});
       }
     }
-    Recorder f(simulator);
-    Action send([&](std::uint64_t i) { network.send(sends[i].from, sends[i].to, sends[i].bytes, &f, i); });
-    for (std::size_t i = 0; i < sends.size(); ++i) simulator.at(sends[i].at, &send, i);
-    simulator.run();
-    return f.seen;  // (time, send) in the order delivered
-  };
-  const auto scanned = deliveries(std::numeric_limits<std::size_t>::max());
-  const auto from_tree = deliveries(0);
-  const auto mixed = deliveries(Network::kScanLimit);
-  REQUIRE(scanned.size() == sends.size());
-  CHECK(from_tree == scanned);
-  CHECK(mixed == scanned);
+    for (const TimedSend& send : random_sends(random, kHosts, 3000, 300, 20000)) sends.push_back(send);
+    const auto scanned = deliveries(kHosts, sends, kAlwaysScan);
+    CHECK(deliveries(kHosts, sends, 0) == scanned);  // the tree alone
+    CHECK(deliveries(kHosts, sends, Network::kScanLimit) == scanned);
+  }
+  SUBCASE("5 hosts, the busy count crossing a low limit again and again") {
+    // Finish times that move while the scan is in use must still reach the
+    // tree when it is next used.
+    constexpr int kHosts = 5;
+    const std::vector<TimedSend> sends = random_sends(random, kHosts, 3000, 4500, 20000);
+    const auto scanned = deliveries(kHosts, sends, kAlwaysScan);
+    for (const std::size_t limit : {0, 1, 2, 3, 4, 6}) {
+      CAPTURE(limit);
+      CHECK(deliveries(kHosts, sends, limit) == scanned);
+    }
+  }
+}
+
+TEST_CASE("stars of busy connections get capacity / k exactly, as progressive filling gives") {
+  // Host 0 sends to k others (its outbound NIC the centre), host k+1 sends to
+  // one more host alone: capacity / k for the star, the whole capacity for
+  // the lone connection, compared exactly (capacities whose quotients round).
+  for (const double capacity : {1.25, 0.3, 3.7}) {
+    for (const int k : {2, 3, 5, 6, 7}) {
+      CAPTURE(capacity);
+      CAPTURE(k);
+      Simulator simulator;
+      Network network(simulator, k + 3, capacity);
+      Recorder f(simulator);
+      for (int to = 1; to <= k; ++to) network.send(0, to, 1e9, &f, static_cast<std::uint64_t>(to));
+      network.send(k + 1, k + 2, 1e9, &f, 0);
+      for (int to = 1; to <= k; ++to) CHECK(network.rate(0, to) == capacity / k);
+      CHECK(network.rate(k + 1, k + 2) == capacity);
+    }
+  }
 }
 
 }  // namespace

@@ -50,6 +50,7 @@ tsan: deps
 
 bench: build
 	./$(BUILD_DIR)/exsim_bench_sim
+	./$(BUILD_DIR)/exsim_bench_sim bench/scenarios/many-hosts.json
 	./$(BUILD_DIR)/exsim_bench_transport
 
 clean:

@@ -140,7 +140,10 @@ std::pair<SimTime, int> Network::earliest() {
     }
     moved_.clear();
     const MinTree::Entry first = finish_tree_.top();
-    if (first.key != kNever) earliest_at_ = first.key, earliest_ = first.slot;
+    if (first.key != kNever) {
+      earliest_at_ = first.key;
+      earliest_ = first.slot;
+    }
   }
   return {earliest_at_, earliest_};
 }

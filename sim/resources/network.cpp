@@ -25,6 +25,7 @@ Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns, std::
       nic_unfixed_(2 * static_cast<std::size_t>(hosts), 0),
       nic_share_(2 * static_cast<std::size_t>(hosts), kNoShare),
       nic_active_(2 * static_cast<std::size_t>(hosts)),
+      nic_first_(2 * static_cast<std::size_t>(hosts), 0),
       changed_(static_cast<std::size_t>(hosts) * hosts) {
   // Each connection's NICs, worked out once: a division per use adds up.
   for (int from = 0; from < hosts; ++from) {
@@ -172,7 +173,11 @@ void Network::activate(int c, SimTime at) {
   active_.push_back(c);
   nic_active_[out].push_back(c);
   nic_active_[in].push_back(c);
-  busy_nic_count_ += (nic_active_[out].size() == 1 ? 1 : 0) + (nic_active_[in].size() == 1 ? 1 : 0);
+  for (int nic : {out, in}) {
+    if (nic_active_[nic].size() > 1) continue;
+    ++busy_nic_count_;
+    nic_first_[nic] = connections_[c].active_slot;  // last in the list: first only on an idle NIC
+  }
   if (nic_active_[out].size() == 1 && nic_active_[in].size() == 1) {
     // Alone on both NICs: it gets the full capacity and no other rate changes.
     connections_[c].rate = capacity_;
@@ -190,19 +195,35 @@ void Network::deactivate(int c, SimTime at) {
   if (stale_ && stale_since_ != at) flush();
   Connection& conn = connections_[c];
   const int slot = conn.active_slot;
-  active_[slot] = active_.back();
-  connections_[active_[slot]].active_slot = slot;
+  const int moving = active_.back();  // the last busy connection takes its place in the list
+  active_[slot] = moving;
+  connections_[moving].active_slot = slot;
   active_.pop_back();
   conn.active_slot = -1;
   conn.rate = 0;
   if (c == earliest_) earliest_ = kUnknown;
   finish_moved(c);
+  if (nic_first_kept_ && moving != c) {
+    for (int nic : {connections_[moving].out_nic, connections_[moving].in_nic}) {
+      nic_first_[nic] = std::min(nic_first_[nic], slot);
+    }
+  }
   const int out = conn.out_nic, in = conn.in_nic;
   for (int nic : {out, in}) {
     auto& list = nic_active_[nic];
     list.erase(std::find(list.begin(), list.end(), c));
-    if (list.empty()) --busy_nic_count_;
+    if (list.empty()) {
+      --busy_nic_count_;
+    } else if (nic_first_kept_ && nic_first_[nic] == slot && connections_[moving].out_nic != nic &&
+               connections_[moving].in_nic != nic) {
+      // It was the NIC's first in the list, and what took its place is not on
+      // it. (Last in the list itself, it was first only alone on the NIC.)
+      int first = std::numeric_limits<int>::max();
+      for (int other : list) first = std::min(first, connections_[other].active_slot);
+      nic_first_[nic] = first;
+    }
   }
+  if (active_.empty()) nic_first_kept_ = false;  // kept again when many are busy
   // A connection that shared no NIC leaves everyone's rate as it was.
   if (!nic_active_[out].empty() || !nic_active_[in].empty()) set_changed(at);
 }
@@ -248,6 +269,13 @@ bool Network::star_rates() {
   return stars;
 }
 
+void Network::list_busy_nic(int nic) {
+  nic_unfixed_[nic] = static_cast<int>(nic_active_[nic].size());
+  nic_remaining_[nic] = capacity_;
+  nic_share_[nic] = capacity_ / nic_unfixed_[nic];
+  busy_nics_.push_back(nic);
+}
+
 void Network::fill_rates() {
   // Progressive filling: repeatedly take the NIC with the smallest fair share
   // among its unfixed connections and fix those connections at that share.
@@ -260,15 +288,35 @@ void Network::fill_rates() {
   changed_count_ = 0;
   ++fill_pass_;
   busy_nics_.clear();
-  for (std::size_t i = 0; i < active_.size() && static_cast<int>(busy_nics_.size()) < busy_nic_count_; ++i) {
-    const Connection& conn = connections_[active_[i]];
-    for (int nic : {conn.out_nic, conn.in_nic}) {
-      if (nic_unfixed_[nic] != 0) continue;  // listed already (idle NICs are left at zero)
-      nic_unfixed_[nic] = static_cast<int>(nic_active_[nic].size());
-      nic_remaining_[nic] = capacity_;
-      nic_share_[nic] = capacity_ / nic_unfixed_[nic];
-      busy_nics_.push_back(nic);
+  if (active_.size() <= scan_limit_) {
+    for (int c : active_) {
+      for (int nic : {connections_[c].out_nic, connections_[c].in_nic}) {
+        if (nic_unfixed_[nic] == 0) list_busy_nic(nic);  // not listed yet (idle NICs are left at zero)
+      }
     }
+  } else {
+    // The busy NICs in that order: by the position of their first connection in
+    // the list, an outbound NIC before the inbound one of the same connection.
+    // Those positions are kept as connections come and go from the first time
+    // many are busy (a small set lists its NICs by the loop above, and the
+    // benchmark measured the bookkeeping), until none is.
+    if (!nic_first_kept_) {
+      std::fill(nic_first_.begin(), nic_first_.end(), std::numeric_limits<int>::max());
+      for (std::size_t i = 0; i < active_.size(); ++i) {
+        const Connection& conn = connections_[active_[i]];
+        for (int nic : {conn.out_nic, conn.in_nic}) nic_first_[nic] = std::min(nic_first_[nic], static_cast<int>(i));
+      }
+      nic_first_kept_ = true;
+    }
+    std::vector<std::uint64_t>& order = busy_order_;
+    order.clear();
+    for (int nic = 0; nic < 2 * hosts_; ++nic) {
+      if (nic_active_[nic].empty()) continue;
+      const std::uint64_t position = 2 * static_cast<std::uint64_t>(nic_first_[nic]) + (nic < hosts_ ? 0 : 1);
+      order.push_back(position << 32 | static_cast<std::uint32_t>(nic));
+    }
+    std::sort(order.begin(), order.end());
+    for (const std::uint64_t entry : order) list_busy_nic(static_cast<int>(entry & 0xffffffffu));
   }
   std::size_t unfixed = active_.size();
   while (unfixed > 0) {

@@ -44,8 +44,9 @@ class Network final : public EventHandler {
   // `nic_bytes_per_ns`: capacity of every NIC, each direction. Delivery delays
   // start at zero.
   // `scan_limit`: up to this many busy connections, the earliest completion
-  // is found again by a scan, beyond it from a tree (see earliest()); tests
-  // check that the two agree.
+  // is found again by a scan and the busy NICs are listed by a pass over the
+  // busy connections; beyond it, from what is kept as connections come and go
+  // (see earliest() and fill_rates()). Tests check that the two ways agree.
   static constexpr std::size_t kScanLimit = 64;
   Network(Simulator& simulator, int hosts, double nic_bytes_per_ns, std::size_t scan_limit = kScanLimit);
   Network(const Network&) = delete;
@@ -106,6 +107,7 @@ class Network final : public EventHandler {
   // next_rate and changed_ for some connections (fill_rates starts afresh).
   bool star_rates();
   void fill_rates();  // progressive filling, for any set
+  void list_busy_nic(int nic);  // fill_rates: a busy NIC takes part, at its full capacity
   void note_rate(int c);
   void schedule_front(int c);
   // The earliest completion and its connection (the lowest-numbered among
@@ -145,6 +147,9 @@ class Network final : public EventHandler {
   int busy_nic_count_ = 0;  // NICs that carry a busy connection
   std::uint64_t fill_pass_ = 0;
   std::vector<std::vector<int>> nic_active_;  // active connections through each NIC (out: h, in: hosts + h)
+  std::vector<int> nic_first_;  // a busy NIC's first position in active_ among its connections ...
+  bool nic_first_kept_ = false;  // ... when kept (see fill_rates)
+  std::vector<std::uint64_t> busy_order_;  // fill_rates scratch
   std::vector<int> changed_;  // connections whose rate the working-out changed: the first changed_count_
   std::size_t changed_count_ = 0;
 };

@@ -280,10 +280,9 @@ void Network::fill_rates() {
   // Progressive filling: repeatedly take the NIC with the smallest fair share
   // among its unfixed connections and fix those connections at that share.
   // Only NICs that carry an active connection take part, listed in the order
-  // the active connections first reach them; that order breaks ties. On a
-  // large cluster every busy NIC is usually reached long before the last
-  // connection, and a connection counts as unfixed until this pass's number
-  // is on it: so the setup need not visit every busy connection. (star_rates
+  // the active connections first reach them; that order breaks ties. A
+  // connection counts as unfixed until this pass's number is on it, so that
+  // with many busy the setup need not visit every busy connection. (star_rates
   // may have noted changed rates before giving up: they are noted again.)
   changed_count_ = 0;
   ++fill_pass_;

@@ -292,15 +292,9 @@ class DuplicateKeyFinder {
     return true;
   }
   const std::vector<std::string>& duplicates() const { return duplicates_; }
-  // The JSON pointer of the value being read (an array's next element).
-  std::string reading() const {
-    std::string p;
-    for (std::size_t i = 0; i < frames_.size(); ++i) {
-      const Frame& f = frames_[i];
-      p += "/" + (f.array ? std::to_string(i + 1 == frames_.size() ? f.index + 1 : f.index) : f.key);
-    }
-    return p;
-  }
+  // The JSON pointer of the value being read when the parser stopped (in an
+  // array, the element after the last one entered).
+  std::string reading() const { return pointer(/*next_element=*/true); }
 
  private:
   struct Frame {
@@ -312,9 +306,14 @@ class DuplicateKeyFinder {
   void enter_value() {
     if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
   }
-  std::string pointer() const {
+  std::string pointer(bool next_element = false) const {
     std::string p;
-    for (const auto& f : frames_) p += "/" + (f.array ? std::to_string(f.index) : f.key);
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      const bool next = next_element && f.array && i + 1 == frames_.size();
+      p += '/';
+      p += f.array ? std::to_string(f.index + (next ? 1 : 0)) : escape_pointer_token(f.key);
+    }
     return p;
   }
   std::vector<Frame> frames_;

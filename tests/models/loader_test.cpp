@@ -73,6 +73,14 @@ TEST_CASE("an error in a value --set gave names that --set, and only there") {
   CHECK(message.find("/cluster/nic_gbps: expected a number in [0.001, 100000], got 0\n") != std::string::npos);
 }
 
+TEST_CASE("a number no double holds, and a duplicate key, are named by an escaped JSON pointer") {
+  // RFC 6901: '/' in a key is "~1", '~' is "~0".
+  CHECK(test::load_error(R"({"name": "x", "a/b": [1, 2, 1e999]})").find("test.json:/a~1b/2: number overflow") !=
+        std::string::npos);
+  CHECK(test::load_error(R"({"name": "x", "c~d": {"k": 1, "k": 2}})").find("test.json:/c~0d/k: duplicate key 'k'") !=
+        std::string::npos);
+}
+
 TEST_CASE("a missing file is reported by name") {
   CHECK_THROWS_WITH_AS(load_scenario("/nonexistent/x.json"), doctest::Contains("/nonexistent/x.json"), ScenarioError);
 }

@@ -2,16 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <map>
-#include <regex>
-#include <set>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "models/error.h"
+#include "models/profile_titles.h"
 
 namespace exsim {
 namespace {
@@ -31,80 +30,6 @@ struct SenderGroup {
   std::vector<std::pair<std::string, const ProfileSection*>> instances;  // (host, sender section)
   const ProfileSection* averaged = nullptr;
 };
-
-struct Enclosing {
-  std::string fragment;
-  std::string host;  // of the instance, "" when not inside an instance
-  bool averaged = false;
-  const ProfileSection* instance_or_fragment = nullptr;  // whose "(Total: ...)" is the fragment's time
-};
-
-const std::regex kSenderTitle(R"(^(Krpc)?DataStreamSender \(dst_id=(\d+)\)$)");
-const std::regex kFragmentTitle(R"(^(Averaged |Coordinator )?Fragment (F\d+)$)");
-const std::regex kInstanceTitle(R"(^Instance .*\(host=([^:)]+)(:\d+)?\)$)");
-const std::regex kExchangeNodeTitle(R"(^EXCHANGE_NODE \(id=(\d+)\)$)");
-const std::regex kPlanExchange(R"((\d+):(MERGING-)?EXCHANGE\s*\[([A-Z]+))");
-
-// A sender-like title that kSenderTitle does not take ("dst_id=-4"): refused,
-// since skipping it would silently drop that sender's traffic.
-const std::regex kAnySenderTitle(R"(^(Krpc)?DataStreamSender\b)");
-
-// A plan node id from the digits a title or plan line holds.
-int plan_node_id(const std::string& digits, const std::string& file, std::size_t line, const char* what) {
-  int id = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
-  if (ec != std::errc() || end != digits.data() + digits.size()) {
-    throw ScenarioError({fmt::format("{}:{}: {}={}: expected a plan node id below 2^31", file, line, what, digits)});
-  }
-  return id;
-}
-
-Enclosing enclosing(const ProfileSection& section) {
-  Enclosing e;
-  std::smatch m;
-  for (const ProfileSection* s = section.parent; s != nullptr; s = s->parent) {
-    if (e.host.empty() && std::regex_match(s->title, m, kInstanceTitle)) {
-      e.host = m[1];
-      e.instance_or_fragment = s;
-    } else if (std::regex_match(s->title, m, kFragmentTitle)) {
-      e.fragment = m[2];
-      e.averaged = m[1] == "Averaged ";
-      if (!e.instance_or_fragment) e.instance_or_fragment = s;
-      break;
-    }
-  }
-  return e;
-}
-
-// The partitioning of exchange `id` from the plan text ("07:EXCHANGE [BROADCAST]").
-struct PlanKind {
-  std::string kind;
-  std::string source;
-};
-std::optional<PlanKind> plan_kind(const ImpalaProfile& profile, int id) {
-  std::smatch m;
-  for (std::size_t i = 0; i < profile.lines().size(); ++i) {
-    const std::string& line = profile.lines()[i];
-    if (!std::regex_search(line, m, kPlanExchange) || plan_node_id(m[1], profile.file(), i + 1, "exchange") != id) {
-      continue;
-    }
-    const std::string partition = m[3];
-    const std::string where = fmt::format("line {}: {}", i + 1, m.str(0) + "]");
-    if (partition == "BROADCAST") return PlanKind{"broadcast", where};
-    if (partition == "HASH") return PlanKind{"hash", where};
-    if (partition == "RANDOM") return PlanKind{"random", where};
-    if (partition == "UNPARTITIONED") return PlanKind{m[2].matched ? "merge" : "random", where};
-    return PlanKind{"hash", where + " (modelled as hash)"};
-  }
-  return std::nullopt;
-}
-
-const ProfileEntry* first_counter(const ProfileSection& s, std::initializer_list<std::string_view> names) {
-  for (auto name : names) {
-    if (const ProfileEntry* e = s.counter(name)) return e;
-  }
-  return nullptr;
-}
 
 class Importer {
  public:
@@ -151,30 +76,18 @@ class Importer {
 
  private:
   void collect() {
-    std::smatch m;
     for (const ProfileSection* s : profile_.sections()) {
-      if (std::regex_match(s->title, m, kInstanceTitle) && std::find(hosts_.begin(), hosts_.end(), m[1].str()) == hosts_.end()) {
-        hosts_.push_back(m[1]);
+      if (auto host = instance_host(*s); host && std::find(hosts_.begin(), hosts_.end(), *host) == hosts_.end()) {
+        hosts_.push_back(*host);
       }
-      if (std::regex_match(s->title, m, kExchangeNodeTitle)) {
-        exchange_nodes_.emplace(plan_node_id(m[1], profile_.file(), s->line, "id"), s);
-      }
-      if (std::regex_match(s->title, m, kFragmentTitle) && m[1] == "Averaged ") {
-        most_instances_ = std::max(most_instances_, instances_of(*s));
-      }
-      if (!std::regex_match(s->title, m, kSenderTitle)) {
-        if (std::regex_search(s->title, kAnySenderTitle)) {
-          throw ScenarioError({fmt::format("{}:{}: {}: expected a sender section titled "
-                                           "'KrpcDataStreamSender (dst_id=N)'",
-                                           profile_.file(), s->line, s->title)});
-        }
-        continue;
-      }
-      const int dst = plan_node_id(m[2], profile_.file(), s->line, "dst_id");
+      if (auto id = exchange_node_id(profile_, *s)) exchange_nodes_.emplace(*id, s);
+      if (is_averaged_fragment(*s)) most_instances_ = std::max(most_instances_, instances_of(*s));
+      const std::optional<int> dst = sender_dst_id(profile_, *s);
+      if (!dst) continue;
       const Enclosing e = enclosing(*s);
-      SenderGroup& g = groups_[{e.fragment, dst}];
+      SenderGroup& g = groups_[{e.fragment, *dst}];
       g.fragment = e.fragment;
-      g.dst_id = dst;
+      g.dst_id = *dst;
       if (!e.host.empty()) {
         g.instances.emplace_back(e.host, s);
       } else if (e.averaged || !g.averaged) {
@@ -190,13 +103,10 @@ class Importer {
 
   std::string scenario_name() const {
     if (!options_.name.empty()) return options_.name;
-    std::smatch m;
     for (const ProfileSection* s : profile_.sections()) {
-      static const std::regex query(R"(^Query \(id=([0-9a-f:]+)\)$)");
-      if (std::regex_match(s->title, m, query)) {
-        std::string id = m[1];
-        std::replace(id.begin(), id.end(), ':', '-');
-        return "impala-" + id;
+      if (std::optional<std::string> id = query_id(*s)) {
+        std::replace(id->begin(), id->end(), ':', '-');
+        return "impala-" + *id;
       }
     }
     // The file's stem, in the characters a scenario name allows.

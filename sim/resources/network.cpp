@@ -12,6 +12,35 @@ namespace {
 constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
 static_assert(kNever == MinTree::kNone, "an idle connection's finish is the tree's empty key");
 constexpr double kNoShare = std::numeric_limits<double>::infinity();  // a NIC with no unfixed connection
+
+// The first of `nics` whose share is the smallest (shares none NaN; `nics`
+// not empty). Past a few NICs, four running minima, each over every fourth
+// NIC, so that the comparisons do not wait on one another: a large cluster's
+// filling spends much of its time here, tens of rounds over hundreds of busy
+// NICs. Minima are exact, so any order finds the same smallest share, and the
+// first NIC at it is then found by a second pass. (Of +0 and -0, equal, the
+// first is taken, as a single running std::min would.)
+int first_at_min(const std::vector<int>& nics, const std::vector<double>& share) {
+  const std::size_t n = nics.size();
+  double least = kNoShare;
+  if (n < 16) {
+    for (int nic : nics) least = std::min(least, share[nic]);
+  } else {
+    double m0 = kNoShare, m1 = kNoShare, m2 = kNoShare, m3 = kNoShare;
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      m0 = std::min(m0, share[nics[i]]);
+      m1 = std::min(m1, share[nics[i + 1]]);
+      m2 = std::min(m2, share[nics[i + 2]]);
+      m3 = std::min(m3, share[nics[i + 3]]);
+    }
+    for (; i < n; ++i) m0 = std::min(m0, share[nics[i]]);
+    least = std::min(std::min(m0, m1), std::min(m2, m3));
+  }
+  std::size_t first = 0;
+  while (share[nics[first]] != least) ++first;
+  return nics[first];
+}
 }  // namespace
 
 Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns, std::size_t scan_limit)
@@ -20,6 +49,7 @@ Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns, std::
       capacity_(nic_bytes_per_ns),
       scan_limit_(scan_limit),
       connections_(static_cast<std::size_t>(hosts) * hosts),
+      shares_(static_cast<std::size_t>(hosts) * hosts),
       finish_tree_(hosts * hosts),
       nic_remaining_(2 * static_cast<std::size_t>(hosts)),
       nic_unfixed_(2 * static_cast<std::size_t>(hosts), 0),
@@ -30,8 +60,8 @@ Network::Network(Simulator& simulator, int hosts, double nic_bytes_per_ns, std::
   // Each connection's NICs, worked out once: a division per use adds up.
   for (int from = 0; from < hosts; ++from) {
     for (int to = 0; to < hosts; ++to) {
-      connections_[static_cast<std::size_t>(index(from, to))].out_nic = from;
-      connections_[static_cast<std::size_t>(index(from, to))].in_nic = hosts + to;
+      shares_[static_cast<std::size_t>(index(from, to))].out_nic = from;
+      shares_[static_cast<std::size_t>(index(from, to))].in_nic = hosts + to;
     }
   }
   auto& undelayed = lines_[0];
@@ -78,7 +108,7 @@ double Network::rate(int from, int to) {
   flush();
   settle(simulator_.now());
   arm();
-  return connections_[index(from, to)].rate;
+  return shares_[index(from, to)].rate;
 }
 
 void Network::flush() {
@@ -168,7 +198,7 @@ void Network::finish_moved(int c) {
 
 void Network::activate(int c, SimTime at) {
   if (stale_ && stale_since_ != at) flush();  // the rates before this change
-  const int out = connections_[c].out_nic, in = connections_[c].in_nic;
+  const int out = shares_[c].out_nic, in = shares_[c].in_nic;
   connections_[c].active_slot = static_cast<int>(active_.size());
   active_.push_back(c);
   nic_active_[out].push_back(c);
@@ -180,7 +210,7 @@ void Network::activate(int c, SimTime at) {
   }
   if (nic_active_[out].size() == 1 && nic_active_[in].size() == 1) {
     // Alone on both NICs: it gets the full capacity and no other rate changes.
-    connections_[c].rate = capacity_;
+    shares_[c].rate = capacity_;
     schedule_front(c);
   } else {
     // Not yet known: it has no rate until the rates are worked out. (Idle,
@@ -200,22 +230,22 @@ void Network::deactivate(int c, SimTime at) {
   connections_[moving].active_slot = slot;
   active_.pop_back();
   conn.active_slot = -1;
-  conn.rate = 0;
+  shares_[c].rate = 0;
   if (c == earliest_) earliest_ = kUnknown;
   finish_moved(c);
   if (nic_first_kept_ && moving != c) {
-    for (int nic : {connections_[moving].out_nic, connections_[moving].in_nic}) {
+    for (int nic : {shares_[moving].out_nic, shares_[moving].in_nic}) {
       nic_first_[nic] = std::min(nic_first_[nic], slot);
     }
   }
-  const int out = conn.out_nic, in = conn.in_nic;
+  const int out = shares_[c].out_nic, in = shares_[c].in_nic;
   for (int nic : {out, in}) {
     auto& list = nic_active_[nic];
     list.erase(std::find(list.begin(), list.end(), c));
     if (list.empty()) {
       --busy_nic_count_;
-    } else if (nic_first_kept_ && nic_first_[nic] == slot && connections_[moving].out_nic != nic &&
-               connections_[moving].in_nic != nic) {
+    } else if (nic_first_kept_ && nic_first_[nic] == slot && shares_[moving].out_nic != nic &&
+               shares_[moving].in_nic != nic) {
       // It was the NIC's first in the list, and what took its place is not on
       // it. (Last in the list itself, it was first only alone on the NIC.)
       int first = std::numeric_limits<int>::max();
@@ -234,9 +264,10 @@ void Network::recompute_rates(SimTime at) {
   for (std::size_t i = 0; i < changed_count_; ++i) {
     const int c = changed_[i];
     Connection& conn = connections_[c];
-    conn.remaining -= conn.rate * static_cast<double>(at - conn.updated);
+    Share& share = shares_[c];
+    conn.remaining -= share.rate * static_cast<double>(at - conn.updated);
     conn.updated = at;
-    conn.rate = conn.next_rate;
+    share.rate = share.next_rate;
     schedule_front(c);
   }
 }
@@ -245,7 +276,7 @@ void Network::recompute_rates(SimTime at) {
 // rates change is anyone's guess).
 void Network::note_rate(int c) {
   changed_[changed_count_] = c;
-  changed_count_ += connections_[c].next_rate != connections_[c].rate ? 1 : 0;
+  changed_count_ += shares_[c].next_rate != shares_[c].rate ? 1 : 0;
 }
 
 bool Network::star_rates() {
@@ -260,7 +291,7 @@ bool Network::star_rates() {
   if (static_cast<int>(active_.size()) >= busy_nic_count_) return false;
   bool stars = true;
   for (int c : active_) {
-    Connection& conn = connections_[c];
+    Share& conn = shares_[c];
     const std::size_t out = nic_active_[conn.out_nic].size(), in = nic_active_[conn.in_nic].size();
     stars &= std::min(out, in) == 1;
     conn.next_rate = capacity_ / static_cast<int>(std::max(out, in));
@@ -289,7 +320,7 @@ void Network::fill_rates() {
   busy_nics_.clear();
   if (active_.size() <= scan_limit_) {
     for (int c : active_) {
-      for (int nic : {connections_[c].out_nic, connections_[c].in_nic}) {
+      for (int nic : {shares_[c].out_nic, shares_[c].in_nic}) {
         if (nic_unfixed_[nic] == 0) list_busy_nic(nic);  // not listed yet (idle NICs are left at zero)
       }
     }
@@ -302,7 +333,7 @@ void Network::fill_rates() {
     if (!nic_first_kept_) {
       std::fill(nic_first_.begin(), nic_first_.end(), std::numeric_limits<int>::max());
       for (std::size_t i = 0; i < active_.size(); ++i) {
-        const Connection& conn = connections_[active_[i]];
+        const Share& conn = shares_[active_[i]];
         for (int nic : {conn.out_nic, conn.in_nic}) nic_first_[nic] = std::min(nic_first_[nic], static_cast<int>(i));
       }
       nic_first_kept_ = true;
@@ -323,20 +354,14 @@ void Network::fill_rates() {
     // bottleneck is found by a minimum without branches and then the first
     // NIC in the list at that minimum: cheaper than comparing fractions, and
     // most of the work on a large cluster, where there are many busy NICs.
-    double share = kNoShare;
-    for (int nic : busy_nics_) share = std::min(share, nic_share_[nic]);
-    int bottleneck = busy_nics_.front();
-    for (int nic : busy_nics_) {
-      if (nic_share_[nic] == share) {
-        bottleneck = nic;
-        break;
-      }
-    }
+    const int bottleneck = first_at_min(busy_nics_, nic_share_);
+    const double share = nic_share_[bottleneck];
+    if (share == kNoShare) throw std::logic_error("internal error: Network::fill_rates found no bottleneck");
     // The bottleneck itself is done once its connections are fixed: only
     // their other NICs' shares move (a division each, independent of one
     // another, where updating the bottleneck too chained them).
     for (int c : nic_active_[bottleneck]) {
-      Connection& conn = connections_[c];
+      Share& conn = shares_[c];
       if (conn.fixed_in_pass == fill_pass_) continue;  // through its other NIC
       conn.fixed_in_pass = fill_pass_;
       conn.next_rate = share;
@@ -355,7 +380,7 @@ void Network::fill_rates() {
 void Network::schedule_front(int c) {
   Connection& conn = connections_[c];
   const double remaining = std::max(0.0, conn.remaining);
-  conn.finish_at = conn.updated + std::max<SimTime>(0, ceil_to_int(remaining / conn.rate - 1e-6));
+  conn.finish_at = conn.updated + std::max<SimTime>(0, ceil_to_int(remaining / shares_[c].rate - 1e-6));
   finish_moved(c);
 }
 

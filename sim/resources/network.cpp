@@ -351,9 +351,7 @@ void Network::fill_rates() {
   std::size_t unfixed = active_.size();
   while (unfixed > 0) {
     // Each NIC's share is kept up to date as connections are fixed, so the
-    // bottleneck is found by a minimum without branches and then the first
-    // NIC in the list at that minimum: cheaper than comparing fractions, and
-    // most of the work on a large cluster, where there are many busy NICs.
+    // bottleneck is a minimum of shares, not a comparison of fractions.
     const int bottleneck = first_at_min(busy_nics_, nic_share_);
     const double share = nic_share_[bottleneck];
     if (share == kNoShare) throw std::logic_error("internal error: Network::fill_rates found no bottleneck");

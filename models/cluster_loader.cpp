@@ -88,7 +88,9 @@ std::optional<RttRule> pair_rule(const std::map<std::pair<std::string, std::stri
   return it->second;
 }
 
-void fill_from_rules(const JsonNode& rtt, std::uint64_t seed, Cluster& cluster) {
+// `complete`: every host pair must have a rule. Rules that a matrix or topology
+// overrides are only checked for what they say, not for what they leave out.
+void fill_from_rules(const JsonNode& rtt, std::uint64_t seed, bool complete, Cluster& cluster) {
   const auto& hosts = cluster.hosts;
   std::set<std::string> group_names;
   for (const auto& h : hosts) group_names.insert(h.group);
@@ -116,10 +118,17 @@ void fill_from_rules(const JsonNode& rtt, std::uint64_t seed, Cluster& cluster) 
         }
         if (!matched) {
           std::string groups;
+          std::vector<std::string> names = {"same_group", "cross_group", "self"};
           for (const auto& g : group_names) groups += (groups.empty() ? "" : ", ") + g;
-          value.error(fmt::format("unknown key '{}': expected same_group, cross_group, self, or a pair "
+          for (const auto& a : group_names) {
+            for (const auto& b : group_names) {
+              if (a != b) names.push_back(a + "-" + b);
+            }
+          }
+          const std::string hint = closest_name(key, names);
+          value.error(fmt::format("unknown key '{}'{}: expected same_group, cross_group, self, or a pair "
                                   "\"a-b\" of distinct groups (groups: {})",
-                                  key, groups));
+                                  key, hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), groups));
         }
       }
     }
@@ -149,6 +158,7 @@ void fill_from_rules(const JsonNode& rtt, std::uint64_t seed, Cluster& cluster) 
       cluster.rtt.set_rtt(j, i, ms_to_ns(ms));
     }
   }
+  if (!complete) return;
   for (const auto& [a, b] : missing) {
     JsonNode at = rtt.present() ? rtt : JsonNode(nullptr, "/cluster/rtt_ms", &rtt.diagnostics());
     at.error(a == b ? fmt::format("no RTT for hosts within group '{}': add rtt_ms.same_group", a)
@@ -239,7 +249,7 @@ Cluster read_cluster(const JsonNode& node, std::uint64_t seed) {
     // The matrix (or topology) overrides the rules (scenario format), which
     // must still be well formed: a typo there is an error all the same.
     Cluster unused = cluster;
-    fill_from_rules(node.member("rtt_ms"), seed, unused);
+    fill_from_rules(node.member("rtt_ms"), seed, /*complete=*/false, unused);
   }
   if (matrix.present() && topology.present()) {
     topology.error("give either rtt_matrix_ms or topology, not both");
@@ -248,7 +258,7 @@ Cluster read_cluster(const JsonNode& node, std::uint64_t seed) {
   } else if (topology.present()) {
     fill_from_topology(topology, cluster);
   } else {
-    fill_from_rules(node.member("rtt_ms"), seed, cluster);
+    fill_from_rules(node.member("rtt_ms"), seed, /*complete=*/true, cluster);
   }
   return cluster;
 }

@@ -177,8 +177,10 @@ std::int64_t JsonNode::integer(std::int64_t fallback, std::int64_t min, std::int
   std::int64_t v = value_->is_number_integer() && !too_big ? value_->get<std::int64_t>()
                                                            : static_cast<std::int64_t>(value_->get<double>());
   if (too_big || v < min || v > max) {
-    std::string range = max == std::numeric_limits<std::int64_t>::max() ? fmt::format(">= {}", min)
-                                                                          : fmt::format("in [{}, {}]", min, max);
+    // ">= min" unless the value is beyond int64 itself, where that would read as satisfied.
+    std::string range = max == std::numeric_limits<std::int64_t>::max() && !too_big
+                            ? fmt::format(">= {}", min)
+                            : fmt::format("in [{}, {}]", min, max);
     error(fmt::format("expected an integer {}, {}", range, describe_value()));
     return fallback;
   }

@@ -76,22 +76,32 @@ Placement read_placement(const JsonNode& node, const Cluster& cluster, int mt_do
   return placement;
 }
 
+// Var-len bytes per row: a number (a mean may be fractional) or, as every size
+// in a scenario, a string with a binary suffix ("1K").
+double row_bytes(const JsonNode& node, double fallback) {
+  if (node.present() && !node.is_number()) return static_cast<double>(node.size(0, 0, kGiB));
+  return node.number(fallback, 0, false, static_cast<double>(kGiB));
+}
+
 RowShape read_row(const JsonNode& node) {
   RowShape row;
   if (!node.expect_object()) return row;
   node.reject_unknown_keys({"fixed_bytes", "varlen_bytes"});
-  constexpr double kMaxRowBytes = static_cast<double>(kGiB);
   row.fixed_bytes = node.required("fixed_bytes").size(8, 1, kGiB);
   JsonNode varlen = node.member("varlen_bytes");
-  if (!varlen.present() || varlen.is_number()) {
-    row.varlen = VarLenDistribution::fixed(varlen.number(0, 0, false, kMaxRowBytes));
+  if (!varlen.present() || varlen.is_number() || varlen.is_string()) {
+    row.varlen = VarLenDistribution::fixed(row_bytes(varlen, 0));
     return row;
   }
-  if (!varlen.expect_object()) return row;
+  if (!varlen.is_object()) {
+    varlen.error(fmt::format("expected bytes per row (a number, or a size such as \"1K\") or an object "
+                             "{{dist, mean, max}}, {}", varlen.describe_value()));
+    return row;
+  }
   varlen.reject_unknown_keys({"dist", "mean", "max"});
   int dist = varlen.required("dist").choice({"fixed", "uniform", "exponential"}, 0);
-  double mean = varlen.required("mean").number(0, 0, false, kMaxRowBytes);
-  double max = varlen.member("max").number(dist == 0 ? mean : 0, 0, false, kMaxRowBytes);
+  double mean = row_bytes(varlen.required("mean"), 0);
+  double max = row_bytes(varlen.member("max"), dist == 0 ? mean : 0);
   if (!varlen.member("max").present() && dist != 0) varlen.required("max");
   if (dist == 0 && varlen.member("max").present() && max != mean) {
     varlen.member("max").error("a fixed size has no max other than its mean; use \"uniform\" or \"exponential\"");
@@ -318,7 +328,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 CostProfile load_cost_profile(const std::string& path) {
   nlohmann::ordered_json document = parse_json_text(read_text_file(path, "the costs profile"), path);
   Diagnostics diagnostics(path);
-  CostProfile costs = read_costs(JsonNode(&document, "", &diagnostics), CostProfile{});
+  // Over the reference profile, as an inline object is: the same profile means
+  // the same costs wherever it is written.
+  CostProfile costs = read_costs(JsonNode(&document, "", &diagnostics), reference_cost_profile());
   diagnostics.throw_if_errors();
   costs.source = path;
   return costs;

@@ -170,6 +170,26 @@ TEST_CASE("an RTT matrix overrides the rtt_ms rules, which must still be well fo
   CHECK(s.cluster.rtt.rtt_ms(0, 1) == doctest::Approx(0.3));
   CHECK(s.cluster.rtt.rtt_ms(0, 0) == doctest::Approx(0.01));
   CHECK(test::load_error(with_rules(R"({"same_grup": 0.1})")).find("/cluster/rtt_ms/same_grup") != std::string::npos);
+  // Rules the matrix overrides need not cover every pair: only what they say is checked.
+  const Scenario partial = test::scenario_from(with_rules(R"({"self": 0.02})"));
+  CHECK(partial.cluster.rtt.rtt_ms(0, 1) == doctest::Approx(0.3));
+}
+
+TEST_CASE("rules that give the RTTs must cover every pair, and a misspelt rule is named with a hint") {
+  const std::string cluster = R"({"name": "r", "cluster": {"hosts": 3, "groups": {"a": 2, "b": 1}, "rtt_ms": RULES},
+    "policies": {"p": {}}, "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash",
+    "rows": 1, "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})";
+  auto with_rules = [&](const std::string& rules) {
+    std::string json = cluster;
+    return json.replace(json.find("RULES"), 5, rules);
+  };
+  CHECK(test::load_error(with_rules(R"({"same_group": 0.1})")).find("no RTT between groups 'a' and 'b'") !=
+        std::string::npos);
+  const std::string typo = test::load_error(with_rules(R"({"same_group": 0.1, "cross_grop": 0.5})"));
+  CHECK(typo.find("/cluster/rtt_ms/cross_grop: unknown key 'cross_grop' (did you mean 'cross_group'?)") !=
+        std::string::npos);
+  CHECK(test::load_error(with_rules(R"({"same_group": 0.1, "a-bb": 0.5})")).find("(did you mean 'a-b'?)") !=
+        std::string::npos);
 }
 
 TEST_CASE("costs: a path relative to the scenario, or inline values over the reference profile") {
@@ -181,6 +201,62 @@ TEST_CASE("costs: a path relative to the scenario, or inline values over the ref
   const std::string missing = test::load_error(std::string(kGood).replace(std::string(kGood).find("\"mt_dop\""), 0,
                                                                           R"("costs": "no/such/profile.json", )"));
   CHECK(missing.find("test.json:/costs: costs profile: no/such/profile.json: cannot open") != std::string::npos);
+}
+
+TEST_CASE("a costs profile means the same inline and as a file: keys it leaves out take the reference's") {
+  const std::string profile = R"({"serialize_bytes_per_s": 2.0e9, "deserialize_bytes_per_s": 4.0e9,
+    "lz4_compress_bytes_per_s": 5.0e8, "lz4_decompress_bytes_per_s": 2.5e9, "rpc_cpu_us": 8.0})";
+  const auto dir = std::filesystem::temp_directory_path() / "exsim_costs_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "c.json") << profile;
+  auto with_costs = [&](const std::string& costs) {
+    std::string json = kGood;
+    return json.replace(json.find("\"mt_dop\""), 0, "\"costs\": " + costs + ", ");
+  };
+  const CostProfile inline_costs = test::scenario_from(with_costs(profile)).costs;
+  const CostProfile file_costs = load_cost_profile((dir / "c.json").string());
+  std::filesystem::remove_all(dir);
+  const CostProfile& ref = reference_cost_profile();
+  CHECK(inline_costs.serialize_bytes_per_s == 2.0e9);
+  CHECK(inline_costs.rpc_cpu_us == 8.0);
+  for (const CostProfile* c : {&inline_costs, &file_costs}) {
+    CHECK(c->serialize_bytes_per_s == inline_costs.serialize_bytes_per_s);
+    CHECK(c->deserialize_bytes_per_s == inline_costs.deserialize_bytes_per_s);
+    CHECK(c->lz4_compress_bytes_per_s == inline_costs.lz4_compress_bytes_per_s);
+    CHECK(c->lz4_decompress_bytes_per_s == inline_costs.lz4_decompress_bytes_per_s);
+    CHECK(c->rpc_cpu_us == inline_costs.rpc_cpu_us);
+    CHECK(c->rpc_latency_us == ref.rpc_latency_us);  // left out: the reference's
+    CHECK(c->transfer_bytes_per_s == ref.transfer_bytes_per_s);
+    CHECK(c->partition_rows_per_s == ref.partition_rows_per_s);
+    CHECK(c->wire_overhead_bytes == ref.wire_overhead_bytes);
+  }
+  CHECK(ref.transfer_bytes_per_s > 0);  // else the checks above could not tell the two apart
+  CHECK(ref.partition_rows_per_s > 0);
+}
+
+TEST_CASE("var-len bytes take sizes as every size in a scenario does") {
+  const std::string base = R"({"name": "v", "cluster": {"hosts": 1}, "policies": {"p": {}},
+    "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 1,
+    "row": {"fixed_bytes": 8, "varlen_bytes": VARLEN}, "lz4_ratio": 1}]}]}})";
+  auto with_varlen = [&](const std::string& varlen) {
+    std::string json = base;
+    return json.replace(json.find("VARLEN"), 6, varlen);
+  };
+  CHECK(test::scenario_from(with_varlen(R"("1K")")).queries[0].exchanges[0].row.varlen.mean() == 1024);
+  CHECK(test::scenario_from(with_varlen("12.5")).queries[0].exchanges[0].row.varlen.mean() == 12.5);
+  const Scenario ranged = test::scenario_from(with_varlen(R"({"dist": "uniform", "mean": "1K", "max": "4K"})"));
+  CHECK(ranged.queries[0].exchanges[0].row.varlen.mean() == 1024);
+  CHECK(ranged.queries[0].exchanges[0].row.varlen.max() == 4096);
+  CHECK(test::load_error(with_varlen(R"("1X")")).find("row/varlen_bytes: expected a size in bytes") !=
+        std::string::npos);
+  CHECK(test::load_error(with_varlen("[1]")).find("row/varlen_bytes: expected bytes per row") != std::string::npos);
+}
+
+TEST_CASE("a seed beyond 64-bit signed range is refused with the range it must be in") {
+  const std::string error = test::load_error(std::string(kGood).replace(std::string(kGood).find("\"seed\": 5"), 9,
+                                                                        "\"seed\": 9223372036854775808"));
+  CHECK(error.find("/seed: expected an integer in [0, 9223372036854775807], got 9223372036854775808") !=
+        std::string::npos);
 }
 
 TEST_CASE("the shipped reference profile has a source for every figure") {

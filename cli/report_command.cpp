@@ -58,7 +58,19 @@ int report_command(const std::vector<std::string>& args) {
     }
   }
 
-  const report::ReportInput input = report::read_report_input(vm["results"].as<std::vector<std::string>>());
+  // An output over an input would replace results with a report.
+  const auto& inputs = vm["results"].as<std::vector<std::string>>();
+  std::vector<std::pair<std::string, std::string>> outputs = {{"--output", html_path}};
+  if (vm.count("markdown")) outputs.emplace_back("--markdown", vm["markdown"].as<std::string>());
+  for (const auto& [flag, path] : outputs) {
+    for (const auto& in : inputs) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(path, in, ec)) {
+        throw UsageError(fmt::format("{} {}: is one of the results files read", flag, path));
+      }
+    }
+  }
+  const report::ReportInput input = report::read_report_input(inputs);
   const auto figures = report::figures(input);
   std::vector<std::string> svgs;
   for (const auto& f : figures) {
@@ -66,17 +78,21 @@ int report_command(const std::vector<std::string>& args) {
     if (f.name == "sender_memory") vars.emplace_back("budget", options.memory_budget.value_or(0));
     svgs.push_back(f.csv.empty() ? "" : report::render_svg(f.name, f.csv, vars));
   }
+  // Every output is made before any is written, and they take their places
+  // together: a failure leaves none behind (but a --csv directory made).
+  std::vector<std::pair<std::string, std::string>> files = {
+      {html_path, report::render_html(input, figures, svgs, options)}};
+  if (vm.count("markdown")) files.emplace_back(vm["markdown"].as<std::string>(), report::render_markdown(input, options));
   if (vm.count("csv")) {
     std::error_code error;
     std::filesystem::create_directories(vm["csv"].as<std::string>(), error);
     if (error) throw UsageError(fmt::format("--csv {}: cannot make the directory: {}", vm["csv"].as<std::string>(), error.message()));
     for (const auto& f : figures) {
-      if (!f.csv.empty()) write_file_atomically((std::filesystem::path(vm["csv"].as<std::string>()) / (f.name + ".csv")).string(), f.csv);
+      if (!f.csv.empty()) files.emplace_back((std::filesystem::path(vm["csv"].as<std::string>()) / (f.name + ".csv")).string(), f.csv);
     }
   }
-  write_file_atomically(html_path, report::render_html(input, figures, svgs, options));
-  if (vm.count("markdown")) write_file_atomically(vm["markdown"].as<std::string>(), report::render_markdown(input, options));
-  fmt::print("{}\nwrote {}\n", report::recommend(input, options.memory_budget).text, html_path);
+  write_files_atomically(files);
+  fmt::print("{}\nwrote {}\n", report::recommendation_text(report::recommend(input, options.memory_budget)), html_path);
   return kExitOk;
 }
 

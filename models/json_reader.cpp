@@ -1,7 +1,9 @@
 #include "models/json_reader.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -363,7 +365,7 @@ std::string read_text_file(const std::string& path, const std::string& what) {
     throw ScenarioError({fmt::format("{}: is a directory, not {}", path, what)});
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError({fmt::format("{}: cannot open {}", path, what)});
+  if (!in) throw ScenarioError({fmt::format("{}: cannot open {}: {}", path, what, std::strerror(errno))});
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();

@@ -152,22 +152,41 @@ std::string sweep_result_line(const RunResult& result, std::size_t point, std::s
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
-  std::filesystem::path target(path);
-  std::filesystem::path temp = target;
-  temp += ".tmp";
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  if (!f) throw std::runtime_error(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-  bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok) {
-    std::remove(temp.c_str());
-    throw std::runtime_error(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
+  write_files_atomically({{path, content}});
+}
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  // Every file goes to PATH.tmp first; only when all are written does each
+  // take its place, so that a failure leaves every target as it was.
+  std::vector<std::filesystem::path> temps;
+  auto drop_temps = [&] {
+    for (const auto& t : temps) std::remove(t.c_str());
+  };
+  for (const auto& [path, content] : files) {
+    std::filesystem::path temp(path);
+    temp += ".tmp";
+    std::FILE* f = std::fopen(temp.c_str(), "wb");
+    if (!f) {
+      const std::string reason = std::strerror(errno);
+      drop_temps();
+      throw std::runtime_error(fmt::format("{}: cannot write: {}", path, reason));
+    }
+    temps.push_back(temp);
+    bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+    ok = (std::fclose(f) == 0) && ok;
+    if (!ok) {
+      const std::string reason = std::strerror(errno);
+      drop_temps();
+      throw std::runtime_error(fmt::format("{}: write failed: {}", path, reason));
+    }
   }
-  std::error_code ec;
-  std::filesystem::rename(temp, target, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    throw std::runtime_error(fmt::format("{}: cannot rename into place: {}", path, ec.message()));
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    std::filesystem::rename(temps[i], files[i].first, ec);
+    if (ec) {
+      for (std::size_t j = i; j < temps.size(); ++j) std::remove(temps[j].c_str());
+      throw std::runtime_error(fmt::format("{}: cannot rename into place: {}", files[i].first, ec.message()));
+    }
   }
 }
 

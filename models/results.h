@@ -129,6 +129,9 @@ std::string sweep_result_line(const RunResult& result, std::size_t point, std::s
 // Writes through a temporary file and a rename, so a reader never sees half a file.
 // Throws std::runtime_error naming the path on failure.
 void write_file_atomically(const std::string& path, const std::string& content);
+// The same for several files (path, content) that belong together: none takes
+// its place unless every one could be written.
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace exsim
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -14,31 +15,55 @@ namespace {
 std::string tick(std::size_t index) { return std::to_string(index + 1); }
 
 // Wall-clock against flat buffer size: one block per series, where a series is
-// everything about a result but its buffer (MT_DOP, RPCs in flight, other sweep
-// settings, simulated or measured).
+// everything about a result but its buffer: the scenario (when there are
+// several), MT_DOP, RPCs in flight, the policy settings that differ among the
+// results (compression, broadcast serialization...), other sweep settings,
+// simulated or measured. Results that still meet at one buffer size are told
+// apart by their policy; the rest (the same result read twice) all stay.
 std::string wall_vs_buffer(const ReportInput& in) {
-  std::map<std::string, std::vector<std::pair<long long, double>>> series;
-  std::vector<std::string> order;
+  std::vector<const Entry*> flat;
   for (const auto& e : in.entries) {
-    if (e.buffer_flat <= 0) continue;
+    if (e.buffer_flat > 0) flat.push_back(&e);
+  }
+  std::set<std::string> varying;  // config keys whose value is not the same for all
+  for (const Entry* e : flat) {
+    for (const auto& [key, value] : e->config) {
+      for (const Entry* other : flat) {
+        auto it = std::find_if(other->config.begin(), other->config.end(), [&](const auto& kv) { return kv.first == key; });
+        if (it == other->config.end() || it->second != value) varying.insert(key);
+      }
+    }
+  }
+  const bool scenarios = in.scenarios().size() > 1;
+  auto series_of = [&](const Entry& e) {
     // No commas in a series name: it is a CSV column header.
-    std::string name = fmt::format("MT_DOP {}; {} in flight", e.mt_dop < 0 ? 0 : e.mt_dop, e.in_flight);
+    std::string name = scenarios ? e.scenario + "; " : "";
+    name += fmt::format("MT_DOP {}; {} in flight", e.mt_dop < 0 ? 0 : e.mt_dop, e.in_flight);
+    for (const auto& [key, value] : e.config) {
+      if (varying.count(key)) name += fmt::format("; {} {}", key, value);
+    }
     for (const auto& [key, value] : e.settings) {
       if (key.find("buffer") == std::string::npos && key != "mt_dop" && key.find("in_flight") == std::string::npos) {
         name += fmt::format("; {}={}", key, value);
       }
     }
     if (e.source == "measured") name += " (measured)";
+    return name;
+  };
+  std::map<std::pair<std::string, long long>, int> at_buffer;
+  for (const Entry* e : flat) ++at_buffer[{series_of(*e), e->buffer_flat}];
+  std::map<std::string, std::vector<std::pair<long long, double>>> series;
+  std::vector<std::string> order;
+  for (const Entry* e : flat) {
+    std::string name = series_of(*e);
+    if (at_buffer[{name, e->buffer_flat}] > 1) name += fmt::format("; policy {}", e->policy);
     if (!series.count(name)) order.push_back(name);
-    series[name].emplace_back(e.buffer_flat, e.wall_s);
+    series[name].emplace_back(e->buffer_flat, e->wall_s);
   }
   std::string csv;
   for (const auto& name : order) {
     auto points = series[name];
-    std::sort(points.begin(), points.end());
-    points.erase(std::unique(points.begin(), points.end(),
-                             [](const auto& a, const auto& b) { return a.first == b.first; }),
-                 points.end());
+    std::stable_sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     if (!csv.empty()) csv += "\n\n";
     csv += fmt::format("buffer_bytes,{}\n", csv_field(name));
     for (const auto& [bytes, wall] : points) csv += fmt::format("{},{:.6g}\n", bytes, wall);

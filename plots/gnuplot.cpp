@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -76,7 +77,46 @@ std::string render_svg(const std::string& name, const std::string& csv,
     throw std::runtime_error(fmt::format("gnuplot failed on plots/{}.gp: {}", name, slurp(err)));
   }
   // Inline SVG starts at its element: no XML declaration or doctype inside HTML.
-  return svg.substr(svg.find("<svg"));
+  return prefix_ids(svg.substr(svg.find("<svg")), name + "-");
+}
+
+std::string prefix_ids(const std::string& svg, const std::string& prefix) {
+  // gnuplot names its markers and canvas the same in every plot (gpPt0,
+  // gnuplot_canvas...): one page of several plots would repeat each id, and
+  // a reference would find another plot's element.
+  std::vector<std::string> ids;
+  for (std::size_t at = svg.find("id="); at != std::string::npos; at = svg.find("id=", at + 3)) {
+    if (at > 0 && std::isalnum(static_cast<unsigned char>(svg[at - 1]))) continue;  // e.g. "grid="
+    const char quote = at + 3 < svg.size() ? svg[at + 3] : '\0';
+    if (quote != '\'' && quote != '"') continue;
+    const std::size_t end = svg.find(quote, at + 4);
+    if (end == std::string::npos) break;
+    ids.push_back(svg.substr(at + 4, end - at - 4));
+  }
+  std::string out;
+  out.reserve(svg.size() + 64 * ids.size());
+  // One pass: an id's definition (id='X') and its references (#X), each ended
+  // by a quote or a parenthesis, so that gpPt1 does not match within gpPt10.
+  for (std::size_t i = 0; i < svg.size();) {
+    bool replaced = false;
+    if (svg.compare(i, 4, "id='") == 0 || svg.compare(i, 4, "id=\"") == 0 || svg[i] == '#') {
+      const std::size_t start = svg[i] == '#' ? i + 1 : i + 4;
+      for (const auto& id : ids) {
+        const std::size_t end = start + id.size();
+        if (end < svg.size() && svg.compare(start, id.size(), id) == 0 &&
+            (svg[end] == '\'' || svg[end] == '"' || svg[end] == ')')) {
+          out.append(svg, i, start - i);
+          out += prefix;
+          out += id;
+          i = end;
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out += svg[i++];
+  }
+  return out;
 }
 
 }  // namespace exsim::report

@@ -14,10 +14,14 @@ namespace exsim::report {
 std::string_view gnuplot_script(std::string_view name);
 
 // SVG drawn by plots/NAME.gp from `csv`, with extra gnuplot variables
-// (name, numeric value). std::runtime_error with gnuplot's message when it
-// fails or is not installed.
+// (name, numeric value), its ids prefixed with "NAME-" so that a page can
+// hold several. std::runtime_error with gnuplot's message when it fails or is
+// not installed.
 std::string render_svg(const std::string& name, const std::string& csv,
                        const std::vector<std::pair<std::string, double>>& variables = {});
+
+// `svg` with every id it defines, and every reference to one (#id), prefixed.
+std::string prefix_ids(const std::string& svg, const std::string& prefix);
 
 }  // namespace exsim::report
 

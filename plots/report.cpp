@@ -1,6 +1,8 @@
 #include "plots/report.h"
 
+#include <cmath>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -21,7 +23,24 @@ std::string escape(const std::string& text) {
   return out;
 }
 
+// Markdown: characters that would end a table cell or start markup are
+// escaped (CommonMark allows a backslash before any ASCII punctuation).
+std::string escape_markdown(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("\\`*_[]<>|").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100 * fraction); }
+
+// Seconds to three decimals; below a millisecond, in milliseconds, so that a
+// short result does not read 0.000 s.
+std::string seconds(double s) {
+  return s > 0 && s < 1e-3 ? fmt::format("{:.3g} ms", s * 1e3) : fmt::format("{:.3f} s", s);
+}
 
 // The results table's columns, shared by the HTML and the Markdown.
 const std::vector<std::string> kColumns = {"#", "result", "wall", "vs baseline", "RPCs", "wire", "batch mean",
@@ -29,7 +48,7 @@ const std::vector<std::string> kColumns = {"#", "result", "wall", "vs baseline",
 
 std::vector<std::string> row_of(std::size_t index, const Entry& e, const Entry& base) {
   return {fmt::format("#{}", index + 1), e.label,
-          fmt::format("{:.3f} s", e.wall_s),
+          seconds(e.wall_s),
           base.wall_s > 0 ? percent(e.wall_s / base.wall_s - 1) : "",
           fmt::format("{:.0f}", e.rpcs),
           human_bytes(e.bytes_wire),
@@ -39,14 +58,25 @@ std::vector<std::string> row_of(std::size_t index, const Entry& e, const Entry& 
           human_bytes(e.sender_worst)};
 }
 
+// "5" or "0, 4": the distinct values, in order.
+std::string values_of(const std::set<int>& values) {
+  std::string text;
+  for (int v : values) text += (text.empty() ? "" : ", ") + std::to_string(v);
+  return text;
+}
+
 std::string summary_text(const ReportInput& in) {
-  std::set<std::string> scenarios;
-  for (const auto& e : in.entries) scenarios.insert(e.scenario);
+  const std::vector<std::string> scenarios = in.scenarios();
   std::string names;
   for (const auto& s : scenarios) names += (names.empty() ? "" : ", ") + s;
-  const Entry& first = in.entries.front();
-  return fmt::format("{} result(s) of scenario {} ({} hosts{}){}.", in.entries.size(), names, first.hosts.size(),
-                     first.mt_dop >= 0 ? fmt::format(", MT_DOP {}", first.mt_dop) : "",
+  std::set<int> hosts, mt_dops;
+  for (const auto& e : in.entries) {
+    hosts.insert(static_cast<int>(e.hosts.size()));
+    if (e.mt_dop >= 0) mt_dops.insert(e.mt_dop);
+  }
+  return fmt::format("{} result(s) of scenario{} {} ({} hosts{}){}.", in.entries.size(),
+                     scenarios.size() > 1 ? "s" : "", names, values_of(hosts),
+                     mt_dops.empty() ? "" : fmt::format(", MT_DOP {}", values_of(mt_dops)),
                      in.validations.empty() ? "" : fmt::format(", {} validated against measurement", in.validations.size()));
 }
 
@@ -62,44 +92,63 @@ td { text-align: right; white-space: nowrap; } td:nth-child(2), th:nth-child(2) 
 }  // namespace
 
 std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int u = 0;
-  while (bytes >= 1024 && u < 4) {
+  while (bytes >= 1024 && u < 6) {
     bytes /= 1024;
     ++u;
   }
   return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.3g} {}", bytes, units[u]);
 }
 
-Recommendation recommend(const ReportInput& in, std::optional<double> budget) {
-  Recommendation r;
-  r.baseline = &in.entries.front();
-  for (const auto& e : in.entries) {
-    if (!r.smallest || e.sender_worst < r.smallest->sender_worst) r.smallest = &e;
-    if (budget && e.sender_worst > *budget) continue;
-    if (!r.best || e.wall_s < r.best->wall_s) r.best = &e;
+std::vector<Recommendation> recommend(const ReportInput& in, std::optional<double> budget) {
+  std::vector<Recommendation> all;
+  for (const auto& scenario : in.scenarios()) {
+    Recommendation r;
+    r.scenario = scenario;
+    for (const auto& e : in.entries) {
+      if (e.scenario != scenario) continue;
+      if (!r.baseline) r.baseline = &e;
+      if (!r.smallest || e.sender_worst < r.smallest->sender_worst) r.smallest = &e;
+      if (budget && e.sender_worst > *budget) continue;
+      if (!r.best || e.wall_s < r.best->wall_s) r.best = &e;
+    }
+    const std::string within = budget ? fmt::format(" within the {} budget", human_bytes(*budget)) : "";
+    if (!r.best) {
+      r.text = fmt::format("No result keeps its worst-case per-host sender memory{}; the smallest worst case is {} ({}).",
+                           within, human_bytes(r.smallest->sender_worst), r.smallest->label);
+    } else if (r.best == r.baseline) {
+      r.text = fmt::format("The baseline, {}, is the fastest result{}: {}, worst-case per-host sender memory {}.",
+                           r.best->label, within, seconds(r.best->wall_s), human_bytes(r.best->sender_worst));
+    } else {
+      // Slower than the baseline when the baseline itself is over the budget.
+      const double change = r.baseline->wall_s > 0 ? r.best->wall_s / r.baseline->wall_s - 1 : 0;
+      const bool over = budget && r.baseline->sender_worst > *budget;
+      r.text = fmt::format("Recommended: {}, the fastest result{}: {}, {:.1f}% {} than the baseline {} ({}{}), "
+                           "with worst-case per-host sender memory {} (baseline {}).",
+                           r.best->label, within, seconds(r.best->wall_s), 100 * std::abs(change),
+                           change <= 0 ? "faster" : "slower", r.baseline->label, seconds(r.baseline->wall_s),
+                           over ? ", over the budget" : "", human_bytes(r.best->sender_worst),
+                           human_bytes(r.baseline->sender_worst));
+    }
+    if (!budget) r.text += " (No --memory-budget given: memory did not limit the choice.)";
+    all.push_back(std::move(r));
   }
-  const std::string within = budget ? fmt::format(" within the {} budget", human_bytes(*budget)) : "";
-  if (!r.best) {
-    r.text = fmt::format("No result keeps its worst-case per-host sender memory{}; the smallest worst case is {} ({}).",
-                         within, human_bytes(r.smallest->sender_worst), r.smallest->label);
-  } else if (r.best == r.baseline) {
-    r.text = fmt::format("The baseline, {}, is the fastest result{}: {:.3f} s, worst-case per-host sender memory {}.",
-                         r.best->label, within, r.best->wall_s, human_bytes(r.best->sender_worst));
-  } else {
-    r.text = fmt::format("Recommended: {}, the fastest result{}: {:.3f} s, {:.1f}% faster than the baseline {} "
-                         "({:.3f} s), with worst-case per-host sender memory {} (baseline {}).",
-                         r.best->label, within, r.best->wall_s, 100 * (1 - r.best->wall_s / r.baseline->wall_s),
-                         r.baseline->label, r.baseline->wall_s, human_bytes(r.best->sender_worst),
-                         human_bytes(r.baseline->sender_worst));
+  return all;
+}
+
+std::string recommendation_text(const std::vector<Recommendation>& recommendations) {
+  if (recommendations.size() == 1) return recommendations.front().text;
+  std::string text;
+  for (const auto& r : recommendations) {
+    if (!text.empty()) text += ' ';
+    text += fmt::format("{}: {}", r.scenario, r.text);
   }
-  if (!budget) r.text += " (No --memory-budget given: memory did not limit the choice.)";
-  return r;
+  return text;
 }
 
 std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, const std::vector<std::string>& svgs,
                         const ReportOptions& options) {
-  const Entry& base = in.entries.front();
   std::string html = fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                                  "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
                                  escape(options.title), kStyle, escape(options.title));
@@ -112,7 +161,9 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
   html += "</tr>\n";
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
     html += "<tr>";
-    for (const auto& cell : row_of(i, in.entries[i], base)) html += fmt::format("<td>{}</td>", escape(cell));
+    for (const auto& cell : row_of(i, in.entries[i], in.baseline_of(in.entries[i]))) {
+      html += fmt::format("<td>{}</td>", escape(cell));
+    }
     html += "</tr>\n";
   }
   html += "</table>\n";
@@ -120,8 +171,8 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
     html += "<h2>Predicted against measured</h2>\n<table id=\"validation\">\n<tr><th>policy</th><th>predicted</th>"
             "<th>measured</th><th>wall error</th><th>RPCs error</th><th>bytes error</th><th>sender peak error</th></tr>\n";
     for (const auto& v : in.validations) {
-      html += fmt::format("<tr><td>{}</td><td>{:.3f} s</td><td>{:.3f} s</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                          escape(v.label), v.predicted_s, v.measured_s, percent(v.wall_error), percent(v.rpcs_error),
+      html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                          escape(v.label), seconds(v.predicted_s), seconds(v.measured_s), percent(v.wall_error), percent(v.rpcs_error),
                           percent(v.bytes_error), percent(v.peak_error));
     }
     html += "</table>\n";
@@ -132,15 +183,14 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
                         figs[i].name, svgs[i]);
   }
   html += fmt::format("<h2>Recommendation</h2>\n<div class=\"recommendation\" id=\"recommendation\">{}</div>\n",
-                      escape(recommend(in, options.memory_budget).text));
+                      escape(recommendation_text(recommend(in, options.memory_budget))));
   html += "<p class=\"note\">Made by exsim report. The figures' data: <code>exsim report --csv DIR</code>; their "
           "gnuplot scripts: <code>plots/</code>.</p>\n</body>\n</html>\n";
   return html;
 }
 
 std::string render_markdown(const ReportInput& in, const ReportOptions& options) {
-  const Entry& base = in.entries.front();
-  std::string md = fmt::format("## {}\n\n{}\n\n", options.title, summary_text(in));
+  std::string md = fmt::format("## {}\n\n{}\n\n", escape_markdown(options.title), escape_markdown(summary_text(in)));
   md += "|";
   for (const auto& c : kColumns) md += fmt::format(" {} |", c);
   md += "\n|";
@@ -148,18 +198,21 @@ std::string render_markdown(const ReportInput& in, const ReportOptions& options)
   md += "\n";
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
     md += "|";
-    for (const auto& cell : row_of(i, in.entries[i], base)) md += fmt::format(" {} |", cell);
+    for (const auto& cell : row_of(i, in.entries[i], in.baseline_of(in.entries[i]))) {
+      md += fmt::format(" {} |", escape_markdown(cell));
+    }
     md += "\n";
   }
   if (!in.validations.empty()) {
     md += "\n| policy | predicted | measured | wall error | RPCs error | bytes error | sender peak error |\n"
           "|---|---|---|---|---|---|---|\n";
     for (const auto& v : in.validations) {
-      md += fmt::format("| {} | {:.3f} s | {:.3f} s | {} | {} | {} | {} |\n", v.label, v.predicted_s, v.measured_s,
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", escape_markdown(v.label), seconds(v.predicted_s),
+                        seconds(v.measured_s),
                         percent(v.wall_error), percent(v.rpcs_error), percent(v.bytes_error), percent(v.peak_error));
     }
   }
-  md += fmt::format("\n**{}**\n", recommend(in, options.memory_budget).text);
+  md += fmt::format("\n**{}**\n", escape_markdown(recommendation_text(recommend(in, options.memory_budget))));
   return md;
 }
 

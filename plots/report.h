@@ -14,15 +14,19 @@
 namespace exsim::report {
 
 struct Recommendation {
+  std::string scenario;
   const Entry* best = nullptr;      // the fastest result within the budget; nullptr if none is
-  const Entry* baseline = nullptr;  // the first result
+  const Entry* baseline = nullptr;  // the scenario's first result
   const Entry* smallest = nullptr;  // the smallest worst case, when none is within the budget
   std::string text;                 // one sentence, plain text
 };
 
-// The fastest result whose worst-case per-host sender memory is within
-// `budget_bytes` (any, without a budget), against the first result.
-Recommendation recommend(const ReportInput& input, std::optional<double> budget_bytes);
+// For each scenario (results of different workloads do not compete): the
+// fastest result whose worst-case per-host sender memory is within
+// `budget_bytes` (any, without a budget), against the scenario's first result.
+std::vector<Recommendation> recommend(const ReportInput& input, std::optional<double> budget_bytes);
+// What the report says: the one recommendation, or each led by its scenario's name.
+std::string recommendation_text(const std::vector<Recommendation>& recommendations);
 
 struct ReportOptions {
   std::string title = "exsim capacity-planning report";

@@ -50,6 +50,11 @@ Entry entry_of(const JsonNode& node) {
     e.in_flight = static_cast<int>(config.member("in_flight").integer(0, 1, 64));
     const JsonNode buffer = config.member("buffer");
     if (buffer.present() && buffer.expect_object()) e.buffer_flat = buffer.member("flat").integer(0, 1);
+    for (const auto& key : config.keys()) {
+      if (key != "mt_dop" && key != "in_flight" && key != "buffer") {
+        e.config.emplace_back(key, text_of(config.member(key).json()));
+      }
+    }
   }
   const JsonNode nominal = node.member("rtt_ms").member("nominal");
   if (nominal.present() && nominal.expect_array()) {
@@ -60,6 +65,7 @@ Entry entry_of(const JsonNode& node) {
       for (std::size_t j = 0; j < row.size(); ++j) e.rtt_nominal_ms.back().push_back(row.element(j).number(0, 0));
     }
   }
+  e.sweep_point = static_cast<int>(node.member("sweep").member("point").integer(-1, 0, 1 << 30));
   const JsonNode set = node.member("sweep").member("set");
   if (set.present() && set.expect_object()) {
     for (const auto& key : set.keys()) e.settings.emplace_back(key, text_of(set.member(key).json()));
@@ -91,45 +97,73 @@ void read_validations(const JsonNode& comparisons, ReportInput& in) {
   }
 }
 
+// One results file's entries (and validations), appended to `in`.
+void read_results_file(const std::string& path, ReportInput& in) {
+  const std::string text = read_text_file(path, "results");
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) throw ScenarioError({fmt::format("{}: empty: expected results", path)});
+  // One JSON document: results (an array) or validation results; else JSON
+  // Lines (sweep). A file that opens an array is read as one, so that a
+  // truncated array is named by its line and column; only an object is
+  // tried whole, to tell a validation document from a sweep's lines.
+  const bool array = text[first] == '[';
+  const auto validation = [&] {
+    const json whole = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return whole.is_object() && whole.contains("comparisons");
+  };
+  if (array || validation()) {
+    const json doc = parse_json_text(text, path);
+    Diagnostics diagnostics(path);
+    const JsonNode root(&doc, "", &diagnostics);
+    if (array) {
+      for (std::size_t i = 0; i < root.size(); ++i) in.entries.push_back(entry_of(root.element(i)));
+    } else {
+      read_validations(root.member("comparisons"), in);
+    }
+    diagnostics.throw_if_errors();
+    return;
+  }
+  const std::size_t from = in.entries.size();
+  for (const auto& [line, row] : json_lines(text)) {
+    const std::string where = fmt::format("{}:{}", path, line);
+    const json r = parse_json_text(row, where);
+    Diagnostics diagnostics(where);
+    in.entries.push_back(entry_of(JsonNode(&r, "", &diagnostics)));
+    diagnostics.throw_if_errors();
+  }
+  // A sweep writes a point's lines as the point finishes, so parallel points
+  // come in any order: by point, as `sweep merge` orders them, the report
+  // (its numbering and its baseline) is the same however they ran. A point's
+  // lines keep their order (the scenario's policies).
+  std::stable_sort(in.entries.begin() + static_cast<std::ptrdiff_t>(from), in.entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.sweep_point < b.sweep_point; });
+}
+
 }  // namespace
+
+std::vector<std::string> ReportInput::scenarios() const {
+  std::vector<std::string> names;
+  for (const auto& e : entries) {
+    if (std::find(names.begin(), names.end(), e.scenario) == names.end()) names.push_back(e.scenario);
+  }
+  return names;
+}
+
+const Entry& ReportInput::baseline_of(const Entry& e) const {
+  return *std::find_if(entries.begin(), entries.end(), [&](const Entry& f) { return f.scenario == e.scenario; });
+}
 
 ReportInput read_report_input(const std::vector<std::string>& paths) {
   ReportInput in;
   for (const auto& path : paths) {
     in.files.push_back(path);
-    const std::string text = read_text_file(path, "results");
-    const std::size_t first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos) throw ScenarioError({fmt::format("{}: empty: expected results", path)});
-    // One JSON document: results (an array) or validation results; else JSON
-    // Lines (sweep). A file that opens an array is read as one, so that a
-    // truncated array is named by its line and column; only an object is
-    // tried whole, to tell a validation document from a sweep's lines.
-    const bool array = text[first] == '[';
-    const auto validation = [&] {
-      const json whole = json::parse(text, nullptr, /*allow_exceptions=*/false);
-      return whole.is_object() && whole.contains("comparisons");
-    };
-    if (array || validation()) {
-      const json doc = parse_json_text(text, path);
-      Diagnostics diagnostics(path);
-      const JsonNode root(&doc, "", &diagnostics);
-      if (array) {
-        for (std::size_t i = 0; i < root.size(); ++i) in.entries.push_back(entry_of(root.element(i)));
-      } else {
-        read_validations(root.member("comparisons"), in);
-      }
-      diagnostics.throw_if_errors();
-      continue;
-    }
-    for (const auto& [line, row] : json_lines(text)) {
-      const std::string where = fmt::format("{}:{}", path, line);
-      const json r = parse_json_text(row, where);
-      Diagnostics diagnostics(where);
-      in.entries.push_back(entry_of(JsonNode(&r, "", &diagnostics)));
-      diagnostics.throw_if_errors();
-    }
+    const std::size_t before = in.entries.size();
+    read_results_file(path, in);
+    if (in.entries.size() == before) throw ScenarioError({fmt::format("{}: no results in it", path)});
   }
-  if (in.entries.empty()) throw ScenarioError({"no results to report"});
+  if (in.scenarios().size() > 1) {
+    for (auto& e : in.entries) e.label = e.scenario + " / " + e.label;
+  }
   return in;
 }
 

@@ -16,6 +16,9 @@ struct Entry {
   std::string label;  // the policy, with the sweep point's settings when there are any
   std::string scenario, policy, source;
   std::vector<std::pair<std::string, std::string>> settings;  // a sweep point's KEY=VALUE
+  int sweep_point = -1;                                       // -1: not from a sweep
+  // The policy's other settings (capacity, compression...), KEY and VALUE as text.
+  std::vector<std::pair<std::string, std::string>> config;
   int mt_dop = -1;                                            // -1: not recorded
   int in_flight = 0;
   long long buffer_flat = 0;  // bytes; 0 for a budget policy or when not recorded
@@ -33,13 +36,22 @@ struct Validation {
 };
 
 struct ReportInput {
-  std::vector<Entry> entries;  // in the files' order; the first is the baseline
+  // In the files' order, a sweep's by point (its lines come as points finish).
+  // A scenario's first result is its baseline.
+  std::vector<Entry> entries;
   std::vector<Validation> validations;
   std::vector<std::string> files;
+
+  // The scenarios, in the order they first appear.
+  std::vector<std::string> scenarios() const;
+  // The first result of `e`'s scenario.
+  const Entry& baseline_of(const Entry& e) const;
 };
 
 // Reads every file; ScenarioError naming the file (and line, for JSON Lines)
-// for anything that is not one of the formats above.
+// for anything that is not one of the formats above, or that holds no result.
+// When the results are of more than one scenario, each label starts with its
+// scenario's name.
 ReportInput read_report_input(const std::vector<std::string>& paths);
 
 }  // namespace exsim::report

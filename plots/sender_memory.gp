@@ -6,10 +6,24 @@ set terminal svg size 820,440 dynamic noenhanced font 'sans,11' background '#fff
 set output out
 set datafile separator ','
 if (!exists("budget")) budget = 0
+# The axis reaches the budget even when every result is far below it, in the
+# binary unit of the largest figure, so that its ticks are round (0, 20, 40 MiB).
+top = budget
+do for [column=2:4] {
+  stats data using column every ::1 nooutput
+  top = STATS_max > top ? STATS_max : top
+}
+unit = 1; unit_name = 'B'
+do for [power=1:6] {
+  if (top >= 1024**power) {
+    unit = 1024**power
+    unit_name = word('KiB MiB GiB TiB PiB EiB', power)
+  }
+}
 set title 'Per-host sender memory (largest host)'
-set ylabel 'bytes'
-set format y '%.0b%BB'
-set yrange [0:*]
+set ylabel sprintf('sender memory (%s)', unit_name)
+set format y '%g'
+set yrange [0:(top > 0 ? 1.08 * top / unit : 1)]
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -18,7 +32,7 @@ set xlabel 'result (# in the report table)'
 set key outside right top autotitle columnhead
 set grid ytics
 if (budget > 0) {
-  set arrow from graph 0, first budget to graph 1, first budget nohead lw 2 dt 2 lc rgb '#c00000' front
-  set label 'memory budget' at graph 0.01, first budget offset 0, 0.7 tc rgb '#c00000' front
+  set arrow from graph 0, first budget / unit to graph 1, first budget / unit nohead lw 2 dt 2 lc rgb '#c00000' front
+  set label 'memory budget' at graph 0.01, first budget / unit offset 0, 0.7 tc rgb '#c00000' front
 }
-plot data using 2:xtic(1), '' using 3, '' using 4
+plot data using ($2 / unit):xtic(1), '' using ($3 / unit), '' using ($4 / unit)

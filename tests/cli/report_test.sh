@@ -68,6 +68,11 @@ done
 gnuplot -e "data='$work/csv/sender_memory.csv'; out='$work/mem.svg'; budget=2097152" "$src/plots/sender_memory.gp"
 check "plots/sender_memory.gp by hand, with a budget" grep -q "memory budget" "$work/mem.svg"
 
+# 4b. A parallel sweep's report is numbered by point, whatever order the points finished in.
+"$exsim" report "$work/sweep.jsonl" -o "$work/sweep.html" >/dev/null
+check "sweep report: point 0 first" has "<td>#1</td><td>16K policies.16K.buffer.flat=16K mt_dop=0</td>" "$work/sweep.html"
+check "sweep report: point 5 last" has "<td>#6</td><td>16K policies.16K.buffer.flat=256K mt_dop=4</td>" "$work/sweep.html"
+
 # 5. Bad input: exit 2, named.
 echo '{"not": "results"}' >"$work/bad.json"
 "$exsim" report "$work/bad.json" -o "$work/bad.html" >/dev/null 2>"$work/e1"
@@ -83,5 +88,18 @@ check "--csv on a file: named" has "not a directory" "$work/e3"
 check "--csv on a file: nothing written" test ! -e "$work/bad3.html"
 "$exsim" report "$work/bad.json" --csv "$work/never" -o "$work/bad4.html" >/dev/null 2>&1
 check "bad input: no CSV directory made" test ! -e "$work/never"
+
+# 6. Outputs: never over an input, and all or none.
+cp "$work/sim.json" "$work/keep.json"
+"$exsim" report "$work/keep.json" -o "$work/keep.json" >/dev/null 2>"$work/e5"
+check "-o over an input: exit 2" test $? -eq 2
+check "-o over an input: named" has "is one of the results files read" "$work/e5"
+check "-o over an input: the results kept" cmp -s "$work/sim.json" "$work/keep.json"
+"$exsim" report "$work/sim.json" -o "$work/half.html" --markdown /proc/exsim-report-test.md --csv "$work/halfcsv" \
+  >/dev/null 2>"$work/e6"
+check "an output that cannot be written: non-zero exit" test $? -ne 0
+check "an output that cannot be written: named" has "exsim-report-test.md" "$work/e6"
+check "an output that cannot be written: no HTML either" test ! -e "$work/half.html"
+check "an output that cannot be written: no CSV either" test -z "$(ls -A "$work/halfcsv" 2>/dev/null)"
 
 summary

@@ -8,16 +8,20 @@
 
 #include "models/error.h"
 #include "plots/figures.h"
+#include "plots/gnuplot.h"
 #include "plots/report.h"
 #include "plots/report_input.h"
 
 namespace exsim::report {
 namespace {
 
+const std::string kScenario = "s";
+
 Entry entry(const std::string& label, double wall, double worst, long long flat = 0, int mt_dop = 0) {
   Entry e;
-  e.label = e.policy = label;
-  e.scenario = "s";
+  e.label = label;
+  e.policy = label;
+  e.scenario = kScenario;
   e.wall_s = wall;
   e.sender_worst = worst;
   e.buffer_flat = flat;
@@ -29,17 +33,69 @@ Entry entry(const std::string& label, double wall, double worst, long long flat 
 TEST_CASE("the recommendation is the fastest result within the budget, against the first") {
   ReportInput in;
   in.entries = {entry("16K", 10, 1e6), entry("64K", 8, 4e6), entry("128K", 7, 9e6)};
-  Recommendation r = recommend(in, 5e6);
+  Recommendation r = recommend(in, 5e6).at(0);
   REQUIRE(r.best != nullptr);
   CHECK(r.best->label == "64K");
   CHECK(r.text.find("20.0% faster than the baseline 16K") != std::string::npos);
-  CHECK(recommend(in, std::nullopt).best->label == "128K");
-  CHECK(recommend(in, 1e6).best->label == "16K");  // only the baseline fits
-  CHECK(recommend(in, 1e6).text.find("The baseline, 16K, is the fastest") != std::string::npos);
-  r = recommend(in, 1e5);
+  CHECK(recommend(in, std::nullopt).at(0).best->label == "128K");
+  CHECK(recommend(in, 1e6).at(0).best->label == "16K");  // only the baseline fits
+  CHECK(recommend(in, 1e6).at(0).text.find("The baseline, 16K, is the fastest") != std::string::npos);
+  r = recommend(in, 1e5).at(0);
   CHECK(r.best == nullptr);
   CHECK(r.smallest->label == "16K");
   CHECK(r.text.find("No result keeps") != std::string::npos);
+  // A baseline over the budget can be faster than anything within it.
+  in.entries = {entry("128K", 7, 9e6), entry("16K", 10, 1e6)};
+  CHECK(recommend(in, 2e6).at(0).text.find("42.9% slower than the baseline 128K (7.000 s, over the budget)") !=
+        std::string::npos);
+}
+
+TEST_CASE("results of several scenarios: each against its own first result, recommended apart") {
+  ReportInput in;
+  in.entries = {entry("16K", 10, 1e6), entry("64K", 8, 4e6), entry("16K", 2, 1e6), entry("64K", 1, 4e6)};
+  in.entries[2].scenario = in.entries[3].scenario = "t";
+  CHECK(&in.baseline_of(in.entries[3]) == &in.entries[2]);
+  CHECK(&in.baseline_of(in.entries[1]) == &in.entries[0]);
+  const auto all = recommend(in, std::nullopt);
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].best == &in.entries[1]);
+  CHECK(all[1].best == &in.entries[3]);  // not the first scenario's, nor across workloads
+  CHECK(all[1].text.find("50.0% faster than the baseline 16K (2.000 s)") != std::string::npos);
+  const std::string text = recommendation_text(all);
+  CHECK(text.find("s: Recommended: 64K") == 0);
+  CHECK(text.find(" t: Recommended: 64K") != std::string::npos);
+  const std::string md = render_markdown(in, ReportOptions{});
+  CHECK(md.find("| #4 | 64K | 1.000 s | -50.0% |") != std::string::npos);
+  CHECK(md.find("result(s) of scenarios s, t") != std::string::npos);
+}
+
+TEST_CASE("Markdown escapes what would break a table or start markup; short walls read in ms") {
+  ReportInput in;
+  in.entries = {entry("a|b <i>x</i> *y*", 0.000097, 1e6), entry("16K", 2, 1 << 20)};
+  ReportOptions options;
+  options.title = "T_1";
+  const std::string md = render_markdown(in, options);
+  CHECK(md.find("## T\\_1") != std::string::npos);
+  const std::size_t row = md.find("| #1 |");
+  REQUIRE(row != std::string::npos);
+  const std::string line = md.substr(row, md.find('\n', row) - row);
+  CAPTURE(line);
+  std::size_t cells = 0;  // unescaped bars
+  for (std::size_t i = 0; i < line.size(); ++i) cells += line[i] == '|' && (i == 0 || line[i - 1] != '\\') ? 1 : 0;
+  CHECK(cells == 11);  // ten columns
+  CHECK(line.find("a\\|b \\<i\\>x\\</i\\> \\*y\\*") != std::string::npos);
+  CHECK(line.find("0.097 ms") != std::string::npos);
+  CHECK(human_bytes(2.0 * (1LL << 50)) == "2 PiB");
+}
+
+TEST_CASE("a plot's ids carry its name, and so do the references to them") {
+  const std::string svg = "<svg><defs><path id='gpPt1' d='M0'/><path id='gpPt10' d='M1'/></defs>"
+                          "<g id=\"gnuplot_canvas\" fill='#ffffff' stroke-width='1'>"
+                          "<use xlink:href='#gpPt1'/><use xlink:href='#gpPt10'/><rect filter='url(#gpPt1)'/></g></svg>";
+  CHECK(prefix_ids(svg, "rpcs-") ==
+        "<svg><defs><path id='rpcs-gpPt1' d='M0'/><path id='rpcs-gpPt10' d='M1'/></defs>"
+        "<g id=\"rpcs-gnuplot_canvas\" fill='#ffffff' stroke-width='1'>"
+        "<use xlink:href='#rpcs-gpPt1'/><use xlink:href='#rpcs-gpPt10'/><rect filter='url(#rpcs-gpPt1)'/></g></svg>");
 }
 
 TEST_CASE("wall-clock against buffer: a series per MT_DOP and in-flight, sorted by buffer") {
@@ -51,6 +107,19 @@ TEST_CASE("wall-clock against buffer: a series per MT_DOP and in-flight, sorted 
   REQUIRE(wall != figs.end());
   CHECK(wall->csv == "buffer_bytes,\"MT_DOP 0; 1 in flight\"\n16384,4\n65536,3\n\n\n"
                      "buffer_bytes,\"MT_DOP 8; 1 in flight\"\n16384,1\n");
+  // Two results at one buffer that differ in a policy setting are two series;
+  // two that differ in nothing but their policy's name, told apart by it.
+  ReportInput same;
+  same.entries = {entry("once", 6.7, 0, 16384), entry("per-channel", 30.5, 0, 16384), entry("x", 1, 0, 16384),
+                  entry("y", 2, 0, 16384)};
+  same.entries[0].config = {{"broadcast_serialize", "once"}};
+  same.entries[1].config = {{"broadcast_serialize", "per_channel"}};
+  same.entries[2].config = same.entries[3].config = {{"broadcast_serialize", "once"}};
+  const std::string csv = figures(same)[1].csv;
+  CAPTURE(csv);
+  for (const char* point : {"16384,6.7\n", "16384,30.5\n", "16384,1\n", "16384,2\n"}) CHECK(csv.find(point) != std::string::npos);
+  CHECK(csv.find("\"MT_DOP 0; 1 in flight; broadcast_serialize per_channel\"") != std::string::npos);
+  CHECK(csv.find("\"MT_DOP 0; 1 in flight; broadcast_serialize once; policy x\"") != std::string::npos);
   // Without validation results and RTTs, those figures have no data.
   for (const auto& f : figs) {
     if (f.name == "predicted_vs_measured" || f.name == "rtt_heatmap") CHECK(f.csv.empty());
@@ -70,6 +139,19 @@ TEST_CASE("results files: arrays, JSON Lines and validation; anything else is na
   line.insert(1, R"("sweep": {"point": 0, "points": 1, "set": {"mt_dop": 4}}, )");
   std::ofstream(dir / "b.jsonl") << line << "\n";
   std::ofstream(dir / "bad.jsonl") << line << "\nnot json\n";
+  // A parallel sweep's points finish in any order; the report reads them by point.
+  std::string point1 = line, point0 = line;
+  point1.replace(point1.find("\"point\": 0"), 10, "\"point\": 1");
+  point1.replace(point1.find("\"wall_s\": 2.5"), 13, "\"wall_s\": 7.5");
+  std::ofstream(dir / "unordered.jsonl") << point1 << "\n" << point0 << "\n";
+  const ReportInput ordered = read_report_input({(dir / "unordered.jsonl").string()});
+  REQUIRE(ordered.entries.size() == 2);
+  CHECK(ordered.entries[0].sweep_point == 0);
+  CHECK(ordered.entries[0].wall_s == 2.5);
+  CHECK(ordered.entries[1].sweep_point == 1);
+  std::ofstream(dir / "empty.json") << "[]";
+  CHECK_THROWS_WITH_AS(read_report_input({(dir / "a.json").string(), (dir / "empty.json").string()}),
+                       doctest::Contains("empty.json: no results in it"), ScenarioError);
   const ReportInput in = read_report_input({(dir / "a.json").string(), (dir / "b.jsonl").string()});
   REQUIRE(in.entries.size() == 2);
   CHECK(in.entries[0].mt_dop == 4);

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "models/error.h"
 #include "transport/agent/agent.h"
+#include "transport/net/endpoint_text.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
@@ -21,7 +22,7 @@ int agent_command(const std::vector<std::string>& args) {
       ("help,h", "print this help")
       ("listen", po::value<std::string>()->default_value("127.0.0.1:0"), "address and port to listen on (port 0: any)")
       ("token-file", po::value<std::string>(), "file holding the shared token (required)")
-      ("idle-timeout", po::value<int>()->default_value(600), "exit after this many seconds without a coordinator message");
+      ("idle-timeout", po::value<int>()->default_value(600), "exit after this many seconds without a coordinator message while no exchange runs");
   const auto parsed = parse_command_line(args, visible);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
@@ -29,14 +30,12 @@ int agent_command(const std::vector<std::string>& args) {
   transport::AgentOptions options;
   options.token = read_token_file(vm["token-file"].as<std::string>());
   const std::string listen = vm["listen"].as<std::string>();
-  const auto colon = listen.rfind(':');
-  if (colon == std::string::npos) throw UsageError(fmt::format("--listen {}: expected ADDRESS:PORT", listen));
-  options.listen_address = listen.substr(0, colon);
-  try {
-    options.listen_port = static_cast<unsigned short>(std::stoi(listen.substr(colon + 1)));
-  } catch (const std::exception&) {
-    throw UsageError(fmt::format("--listen {}: expected ADDRESS:PORT", listen));
+  const auto endpoint = transport::parse_endpoint(listen, /*any_port=*/true);
+  if (const auto* problem = std::get_if<std::string>(&endpoint)) {
+    throw UsageError(fmt::format("--listen {}: {}", listen, *problem));
   }
+  options.listen_address = std::get<transport::EndpointText>(endpoint).address;
+  options.listen_port = std::get<transport::EndpointText>(endpoint).port;
   options.idle_timeout = std::chrono::seconds(bounded_int(vm, "idle-timeout", 1, 86400));
   return transport::run_agent(options);
 }

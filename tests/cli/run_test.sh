@@ -97,4 +97,73 @@ check "the dead agent is named" grep -qE "agent h[0-9] \(pid $victim\)|pid $vict
 check "within its deadline" test "$elapsed" -lt 30
 [ "$code" -ne 3 ] && sed 's/^/  stderr: /' "$work/err4" | head -5
 
+# 4. An agent stopped mid-run (it never handles SIGTERM): the run still ends,
+# past its exchange deadline, and kills the agent rather than wait for it.
+start=$(date +%s)
+tokens_before=$(ls /tmp/exsim-token-* 2>/dev/null | wc -l)
+"$exsim" run "$scenario" --policy 16K --set "$slow_set" --timeout 4 >/dev/null 2>"$work/err6" &
+run_pid=$!
+stopped=""
+for _ in $(seq 100); do
+  stopped=$(pgrep -P "$run_pid" | head -1)
+  [ -n "$stopped" ] && break
+  sleep 0.05
+done
+sleep 1
+check "found an agent to stop" test -n "$stopped"
+[ -n "$stopped" ] && kill -STOP "$stopped"
+for _ in $(seq 400); do kill -0 "$run_pid" 2>/dev/null || break; sleep 0.1; done
+ended=0
+kill -0 "$run_pid" 2>/dev/null || ended=1
+kill -9 "$run_pid" 2>/dev/null
+wait "$run_pid"
+code=$?
+elapsed=$(( $(date +%s) - start ))
+check "a stopped agent: the run ends by itself" test "$ended" -eq 1
+check "a stopped agent: the run fails" test "$code" -eq 3
+check "a stopped agent: within the deadline and teardown" test "$elapsed" -lt 25
+check "a stopped agent: killed, not left stopped" test -z "$(ps -o stat= -p "$stopped" 2>/dev/null | grep T || true)"
+[ -n "$stopped" ] && kill -9 "$stopped" 2>/dev/null
+
+# 5. A run ended by a signal leaves no token file: it goes once the agents have read it.
+"$exsim" run "$scenario" --policy 16K --set "$slow_set" --timeout 30 >/dev/null 2>&1 &
+run_pid=$!
+for _ in $(seq 100); do [ -n "$(pgrep -P "$run_pid")" ] && break; sleep 0.05; done
+sleep 1.5
+kill -INT "$run_pid"
+wait "$run_pid"
+check "SIGINT: no token file left" test "$(ls /tmp/exsim-token-* 2>/dev/null | wc -l)" -le "$tokens_before"
+
+# 6. Agents whose idle timeout is shorter than an exchange: the exchange runs on.
+: >"$work/idle-hosts"
+for h in 0 1 2; do
+  "$exsim" agent --listen 127.0.0.1:0 --token-file "$work/token" --idle-timeout 1 >"$work/idle$h.out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 50); do grep -q listening "$work/idle$h.out" && break; sleep 0.1; done
+  sed -n 's/^listening //p' "$work/idle$h.out" >>"$work/idle-hosts"
+done
+start=$(date +%s)
+timeout 120 "$exsim" run "$scenario" --policy 16K --set "workload.queries.0.exchanges.0.consume_rows_per_s=8000" \
+  --hosts "$work/idle-hosts" --token-file "$work/token" >/dev/null 2>"$work/err7"
+code=$?
+elapsed=$(( $(date +%s) - start ))
+check "an exchange longer than the agents' idle timeout completes" test "$code" -eq 0
+check "... and it was longer" test "$elapsed" -ge 2
+[ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err7" | head -5
+
+# 7. Bad addresses: named by file and line, or by flag; exit 2.
+printf '127.0.0.1:1\n127.0.0.1:abc\n127.0.0.1:3\n' >"$work/bad-hosts"
+"$exsim" run "$scenario" --hosts "$work/bad-hosts" --token-file "$work/token" >/dev/null 2>"$work/e8"
+check "hosts file: a port that is not a number: exit 2" test $? -eq 2
+check "hosts file: named by file and line" has "bad-hosts:2: '127.0.0.1:abc': the port must be a number from 1 to 65535" "$work/e8"
+printf '127.0.0.1:70001\n' >"$work/bad-hosts"
+"$exsim" run "$scenario" --hosts "$work/bad-hosts" --token-file "$work/token" >/dev/null 2>"$work/e9"
+check "hosts file: a port past 65535: exit 2" test $? -eq 2
+printf 'no-such-host.invalid:7000\n' >"$work/bad-hosts"
+"$exsim" run "$scenario" --hosts "$work/bad-hosts" --token-file "$work/token" >/dev/null 2>"$work/e10"
+check "hosts file: a host name: exit 2, said" has "host names are not resolved" "$work/e10"
+timeout 10 "$exsim" agent --listen 127.0.0.1:70000 --token-file "$work/token" >/dev/null 2>"$work/e11"
+check "agent --listen past 65535: exit 2" test $? -eq 2
+check "agent --listen: named" has "--listen 127.0.0.1:70000: the port must be a number from 0 (any) to 65535" "$work/e11"
+
 summary

@@ -12,6 +12,7 @@
 
 #include "models/random.h"
 #include "transport/net/connection.h"
+#include "transport/net/endpoint_text.h"
 #include "transport/net/reactor.h"
 #include "transport/wire/checksum.h"
 
@@ -52,6 +53,31 @@ std::pair<asio::ip::tcp::socket, asio::ip::tcp::socket> socket_pair(Reactor& rea
   client.connect(acceptor.local_endpoint());
   acceptor.accept(server);
   return {std::move(client), std::move(server)};
+}
+
+TEST_CASE("ADDRESS:PORT is read whole: an IP address and a port in range") {
+  auto ok = [](std::string_view text, bool any_port) {
+    const auto parsed = parse_endpoint(text, any_port);
+    REQUIRE_MESSAGE(std::holds_alternative<EndpointText>(parsed), text);
+    return std::get<EndpointText>(parsed);
+  };
+  auto problem = [](std::string_view text, bool any_port) {
+    const auto parsed = parse_endpoint(text, any_port);
+    return std::holds_alternative<std::string>(parsed) ? std::get<std::string>(parsed) : std::string();
+  };
+  CHECK(ok("127.0.0.1:7000", false).port == 7000);
+  CHECK(ok("127.0.0.1:7000", false).address == "127.0.0.1");
+  CHECK(ok("[::1]:65535", false).address == "::1");
+  CHECK(ok("::1:80", false).address == "::1");
+  CHECK(ok("0.0.0.0:0", true).port == 0);
+  CHECK(problem("127.0.0.1:0", false).find("from 1 to 65535") != std::string::npos);
+  for (const char* bad : {"127.0.0.1:65536", "127.0.0.1:70000", "127.0.0.1:-1", "127.0.0.1:abc", "127.0.0.1:",
+                          "127.0.0.1:123456", "127.0.0.1: 80"}) {
+    CHECK_MESSAGE(problem(bad, true).find("the port must be a number") != std::string::npos, bad);
+  }
+  CHECK(problem("localhost:80", false).find("host names are not resolved") != std::string::npos);
+  CHECK(problem(":80", false).find("expected an IP address") != std::string::npos);
+  CHECK(problem("127.0.0.1", false) == "expected ADDRESS:PORT");
 }
 
 TEST_CASE("frames of every size arrive whole and in order over loopback") {

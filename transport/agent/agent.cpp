@@ -84,6 +84,9 @@ class Agent {
     while (true) {
       auto message = first ? std::exchange(first, std::nullopt)
                            : channel_->receive(std::chrono::steady_clock::now() + options_.idle_timeout);
+      // The coordinator is silent while an exchange runs, however long: its
+      // own deadline ends a run, and a coordinator that dies closes the channel.
+      if (!message && !channel_->closed() && running()) continue;
       if (!message) {
         std::fprintf(stderr, "exsim agent: coordinator gone: %s\n",
                      channel_->closed() ? channel_->error().c_str() : "no message within the idle timeout");
@@ -236,6 +239,11 @@ class Agent {
       return nullptr;
     }
     throw std::runtime_error("unknown op " + op);
+  }
+
+  bool running() {
+    std::lock_guard lock(runs_mutex_);
+    return !runs_.empty();
   }
 
   // The generator's calibration for an exchange, computed once (it compresses

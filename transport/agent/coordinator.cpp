@@ -17,10 +17,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "models/error.h"
 #include "models/sender_memory.h"
 #include "transport/agent/agent_process.h"
 #include "transport/agent/control_channel.h"
 #include "transport/agent/protocol.h"
+#include "transport/net/endpoint_text.h"
 
 namespace exsim::transport {
 namespace {
@@ -34,13 +36,25 @@ class Coordinator {
 
   ~Coordinator() {
     for (auto& c : channels_) c.reset();
+    // Agents this run started: asked to stop, then killed if they have not
+    // within a few seconds (a stopped or wedged process never handles SIGTERM,
+    // and an unbounded wait would hang the run past its --timeout).
     for (auto& a : agents_) {
-      if (a.pid > 0) {
-        kill(a.pid, SIGTERM);
-        waitpid(a.pid, nullptr, 0);
+      if (a.pid > 0) kill(a.pid, SIGTERM);
+    }
+    const auto give_up = Clock::now() + std::chrono::seconds(5);
+    for (auto& a : agents_) {
+      if (a.pid <= 0) continue;
+      while (waitpid(a.pid, nullptr, WNOHANG) == 0) {
+        if (Clock::now() >= give_up) {
+          kill(a.pid, SIGKILL);
+          waitpid(a.pid, nullptr, 0);
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
     }
-    if (!token_file_.empty()) std::remove(token_file_.c_str());
+    remove_token_file();
   }
 
   std::vector<RunResult> run() {
@@ -94,22 +108,29 @@ class Coordinator {
       for (std::size_t h = 0; h < hosts; ++h) agents_.push_back(spawn_agent(options_.exsim_binary, token_file_));
     } else {
       std::ifstream in(options_.hosts_file);
-      if (!in) throw std::runtime_error(fmt::format("{}: cannot open the hosts file", options_.hosts_file));
+      if (!in) {
+        throw ScenarioError({fmt::format("{}: cannot open the hosts file: {}", options_.hosts_file, std::strerror(errno))});
+      }
+      int number = 0;
       for (std::string line; std::getline(in, line);) {
+        ++number;
         if (line.empty() || line[0] == '#') continue;
-        const auto colon = line.rfind(':');
-        if (colon == std::string::npos) throw std::runtime_error(fmt::format("{}: expected ADDRESS:PORT, got '{}'", options_.hosts_file, line));
-        agents_.push_back({-1, line.substr(0, colon), static_cast<unsigned short>(std::stoi(line.substr(colon + 1)))});
+        const auto endpoint = parse_endpoint(line, /*any_port=*/false);
+        if (const auto* problem = std::get_if<std::string>(&endpoint)) {
+          throw ScenarioError({fmt::format("{}:{}: '{}': {}", options_.hosts_file, number, line, *problem)});
+        }
+        agents_.push_back({-1, std::get<EndpointText>(endpoint).address, std::get<EndpointText>(endpoint).port});
       }
       if (agents_.size() != hosts) {
-        throw std::runtime_error(fmt::format("{} lists {} agents for {} scenario hosts", options_.hosts_file,
-                                             agents_.size(), hosts));
+        throw ScenarioError({fmt::format("{} lists {} agents for {} scenario hosts", options_.hosts_file,
+                                         agents_.size(), hosts)});
       }
     }
     for (std::size_t h = 0; h < hosts; ++h) {
       asio::ip::tcp::socket socket(reactor_.context());
       asio::error_code error;
-      socket.connect({asio::ip::make_address(agents_[h].address, error), agents_[h].port}, error);
+      const auto address = asio::ip::make_address(agents_[h].address, error);
+      if (!error) socket.connect({address, agents_[h].port}, error);
       if (error) throw std::runtime_error(fmt::format("{}: cannot connect: {}", agent_name(h), error.message()));
       channels_.push_back(std::make_unique<ControlChannel>(reactor_, std::move(socket)));
       channels_.back()->start();
@@ -128,8 +149,16 @@ class Coordinator {
       const json ready = expect(h, "ready", Clock::now() + std::chrono::seconds(30));
       peers.push_back({{"address", agents_[h].address}, {"port", ready.at("data_port")}});
     }
+    // Every agent has read the token: its file goes now, so that a run ended
+    // by a signal (no destructor) leaves none behind.
+    remove_token_file();
     for (auto& c : channels_) c->send(json{{"op", "connect"}, {"peers", peers}}.dump());
     for (std::size_t h = 0; h < hosts; ++h) expect(h, "connected", Clock::now() + std::chrono::seconds(30));
+  }
+
+  void remove_token_file() {
+    if (!token_file_.empty()) std::remove(token_file_.c_str());
+    token_file_.clear();
   }
 
   std::string agent_name(std::size_t h) const {
@@ -163,8 +192,13 @@ class Coordinator {
     while (true) {
       auto text = channels_[h]->receive(deadline);
       if (!text) {
-        throw std::runtime_error(fmt::format("{}: {} (waiting for '{}')", agent_name(h),
-                                             channels_[h]->closed() ? channels_[h]->error() : "no answer in time", op));
+        // An agent refuses a wrong token, or a second coordinator, by closing.
+        const bool refused = op == "ready" && channels_[h]->closed();
+        throw std::runtime_error(fmt::format("{}: {} (waiting for '{}'){}", agent_name(h),
+                                             channels_[h]->closed() ? channels_[h]->error() : "no answer in time", op,
+                                             refused ? ": the agent closed the connection, as it does for a wrong "
+                                                       "token or while it serves another coordinator"
+                                                     : ""));
       }
       json m = json::parse(*text);
       if (m.at("op") == "error") throw std::runtime_error(fmt::format("{}: {}", agent_name(h), m.at("error").get<std::string>()));

@@ -166,4 +166,29 @@ timeout 10 "$exsim" agent --listen 127.0.0.1:70000 --token-file "$work/token" >/
 check "agent --listen past 65535: exit 2" test $? -eq 2
 check "agent --listen: named" has "--listen 127.0.0.1:70000: the port must be a number from 0 (any) to 65535" "$work/e11"
 
+# 8. Idle connections to an agent's control port do not keep the coordinator out.
+: >"$work/busy-hosts"
+for h in 0 1 2; do
+  "$exsim" agent --listen 127.0.0.1:0 --token-file "$work/token" --idle-timeout 60 >"$work/busy$h.out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 50); do grep -q listening "$work/busy$h.out" && break; sleep 0.1; done
+  sed -n 's/^listening //p' "$work/busy$h.out" >>"$work/busy-hosts"
+done
+port0=$(head -1 "$work/busy-hosts" | sed 's/.*://')
+python3 -c "
+import socket, time
+held = [socket.create_connection(('127.0.0.1', $port0)) for _ in range(4)]
+time.sleep(40)
+" &
+pids+=($!)
+sleep 0.5
+start=$(date +%s)
+timeout 60 "$exsim" run "$scenario" --policy 16K --hosts "$work/busy-hosts" --token-file "$work/token" >/dev/null \
+  2>"$work/err12"
+code=$?
+elapsed=$(( $(date +%s) - start ))
+check "idle connections to an agent: the run still succeeds" test "$code" -eq 0
+check "idle connections to an agent: without waiting them out" test "$elapsed" -lt 10
+[ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err12" | head -5
+
 summary

@@ -3,7 +3,18 @@
 // in-flight bound holds, and a slow consumer defers calls. Bounded in time.
 #include <doctest/doctest.h>
 
+#include <poll.h>
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include <asio/write.hpp>
+
+#include "transport/exchange/host.h"
 #include "transport/exchange/local_cluster.h"
+#include "transport/wire/frame.h"
 #include "tests/test_util.h"
 
 namespace exsim::transport {
@@ -104,6 +115,61 @@ TEST_CASE("a NIC cap bounds a host's inbound bandwidth too") {
   REQUIRE(outcome.ok);
   CHECK(stats.rows_delivered == 3000);
   CHECK(outcome.wall_s >= static_cast<double>(stats.bytes_wire) / 6.25e6 * 0.85 - 0.05);
+}
+
+TEST_CASE("a stray on a data port, or a hello without the run's token, is dropped without failing the run") {
+  std::mutex mutex;
+  std::vector<std::string> failures;
+  std::vector<std::unique_ptr<Host>> hosts;
+  for (int i = 0; i < 2; ++i) {
+    Host::Options options;
+    options.index = i;
+    options.hosts = 2;
+    options.token = "secret";
+    hosts.push_back(std::make_unique<Host>(options));
+    hosts.back()->set_failure_handler([&](const std::string& reason) {
+      std::lock_guard lock(mutex);
+      failures.push_back(reason);
+    });
+  }
+  asio::io_context io;
+  auto stray = [&](const std::string& bytes) {
+    asio::ip::tcp::socket socket(io);
+    socket.connect(hosts[0]->endpoint());
+    asio::write(socket, asio::buffer(bytes));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return socket;  // held open until the end of the test
+  };
+  auto hello = [](std::uint32_t from, const std::string& token) {
+    FrameHeader h;
+    h.type = FrameType::kHello;
+    h.body_length = static_cast<std::uint32_t>(4 + token.size());
+    std::string frame(FrameHeader::kSize, '\0');
+    h.encode(frame.data());
+    frame.append(reinterpret_cast<const char*>(&from), 4);
+    return frame + token;
+  };
+  auto garbage = stray("GET / HTTP/1.1\r\nHost: exsim.test\r\nAccept: */*\r\n\r\n");  // a frame header's size and more
+  auto wrong = stray(hello(1, "guess!"));
+  auto none = stray(hello(1, ""));
+  const std::vector<asio::ip::tcp::endpoint> peers = {hosts[0]->endpoint(), hosts[1]->endpoint()};
+  for (auto& h : hosts) h->connect(peers);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  {
+    std::lock_guard lock(mutex);
+    CHECK_MESSAGE(failures.empty(), (failures.empty() ? "" : failures.front()));
+  }
+  // The strays were closed: each reads end of file (within a bound, not a hang).
+  for (auto* socket : {&garbage, &wrong, &none}) {
+    pollfd fd{socket->native_handle(), POLLIN, 0};
+    REQUIRE(poll(&fd, 1, 5000) == 1);
+    char byte;
+    asio::error_code error;
+    socket->read_some(asio::buffer(&byte, 1), error);
+    CHECK(error == asio::error::eof);
+  }
+  for (auto& h : hosts) h->set_failure_handler({});
+  for (auto& h : hosts) h->stop();
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -55,30 +56,47 @@ class Agent {
     std::fflush(stdout);
     // Serve the first connection that presents the token; anything else (a port
     // scan, a stray client, a wrong token) is refused and the agent keeps waiting.
+    // Connections wait for their hello side by side, each for up to 10 s, so that
+    // idle ones cannot keep the coordinator out.
     std::optional<std::string> first;
+    struct Pending {
+      std::unique_ptr<ControlChannel> channel;
+      std::chrono::steady_clock::time_point until;
+    };
+    std::vector<Pending> pending;
     const auto give_up = std::chrono::steady_clock::now() + options_.idle_timeout;
     while (!first) {
-      pollfd fd{acceptor.native_handle(), POLLIN, 0};
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= give_up) {
         std::fprintf(stderr, "exsim agent: no coordinator within the idle timeout\n");
         return 1;
       }
-      if (poll(&fd, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 1000))) <= 0) continue;
+      for (auto it = pending.begin(); it != pending.end() && !first;) {
+        first = it->channel->receive(now);  // what has arrived, without waiting
+        if (first) {
+          channel_ = std::move(it->channel);
+          break;
+        }
+        if (it->channel->closed() || now >= it->until) {
+          std::fprintf(stderr, "exsim agent: refused a connection: %s\n",
+                       it->channel->closed() ? it->channel->error().c_str() : "no hello and setup within 10 s");
+          it = pending.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      if (first) break;
+      pollfd fd{acceptor.native_handle(), POLLIN, 0};
+      if (poll(&fd, 1, pending.empty() ? 1000 : 20) <= 0) continue;
       asio::ip::tcp::socket socket(reactor_.context());
       asio::error_code error;
       acceptor.accept(socket, error);
       if (error) continue;
-      auto channel = std::make_unique<ControlChannel>(reactor_, std::move(socket), options_.token);
-      channel->start();
-      first = channel->receive(std::chrono::steady_clock::now() + std::chrono::seconds(10));
-      if (!first) {
-        std::fprintf(stderr, "exsim agent: refused a connection: %s\n",
-                     channel->closed() ? channel->error().c_str() : "no hello and setup within 10 s");
-        continue;
-      }
-      channel_ = std::move(channel);
+      pending.push_back({std::make_unique<ControlChannel>(reactor_, std::move(socket), options_.token),
+                         std::chrono::steady_clock::now() + std::chrono::seconds(10)});
+      pending.back().channel->start();
     }
+    pending.clear();  // the others are closed: one coordinator at a time
     acceptor.close();
     int code = 0;
     while (true) {
@@ -143,6 +161,7 @@ class Agent {
       options.index = request.at("host").get<int>();
       options.hosts = static_cast<int>(scenario_->cluster.hosts.size());
       options.listen_address = options_.listen_address;
+      options.token = options_.token;
       if (request.value("nic_cap", false)) options.nic_bytes_per_s = scenario_->cluster.nic_gbps * 1e9 / 8;
       if (request.at("delay_line").get<bool>()) {
         const int n = static_cast<int>(scenario_->cluster.hosts.size());

@@ -1,7 +1,9 @@
 #include "transport/exchange/host.h"
 
 #include <algorithm>
+#include <cstring>
 #include <future>
+#include <string_view>
 
 #include <asio/bind_allocator.hpp>
 #include <asio/connect.hpp>
@@ -26,11 +28,15 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
     // connections to other hosts are paced.
     if (to_ != host_.options_.index) host_.pace(*connection_);
     connection_->start();
+    // The hello: this host's index, then the run's token.
     const auto from = static_cast<std::uint32_t>(host_.options_.index);
+    std::string hello(sizeof from, '\0');
+    std::memcpy(hello.data(), &from, sizeof from);
+    hello += host_.options_.token;
     FrameHeader h;
     h.type = FrameType::kHello;
     h.send_time_ns = steady_now_ns();
-    connection_->send_copy(h, &from, sizeof from, 0);
+    connection_->send_copy(h, hello.data(), hello.size(), 0);
   }
 
   int to() const { return to_; }
@@ -115,9 +121,11 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
   }
 
   void on_frame(Connection&, const FrameHeader& header, const char* body) override {
-    if (!calls_) {  // the first frame names the peer
-      if (header.type != FrameType::kHello || header.body_length != 4) {
-        connection_->close("expected a hello frame first");
+    if (!calls_) {  // the first frame names the peer and proves it belongs to the run
+      const std::string& token = host_.options_.token;
+      if (header.type != FrameType::kHello || header.body_length != 4 + token.size() ||
+          std::string_view(body + 4, token.size()) != token) {
+        connection_->close("expected a hello frame with the run's token first");
         return;
       }
       std::uint32_t from;
@@ -138,7 +146,10 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
   }
 
   void on_closed(Connection&, const std::string& reason) override {
-    if (!host_.stopped_ && reason != "closed by the peer") {
+    // Only a peer of the run fails it: a connection that never said its hello
+    // (a port scan, a stray client, a wrong token) is just dropped. A peer
+    // whose connection breaks before its hello fails the run from its side.
+    if (!host_.stopped_ && calls_ && reason != "closed by the peer") {
       host_.fail(fmt::format("connection into host {} closed: {}", host_.index(), reason));
     }
     // Forget it, so strays and closed peers do not pile up (on the reactor, later:

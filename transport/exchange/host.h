@@ -65,6 +65,9 @@ class Host {
     // Bandwidth of the host's NIC, bytes per second each way, shared by all its
     // connections (token buckets, one per direction, on one machine); 0: not capped.
     double nic_bytes_per_s = 0;
+    // Carried by every hello this host sends and required of every hello it
+    // gets: a connection without it is closed (and does not fail the run).
+    std::string token;
   };
 
   explicit Host(Options options);

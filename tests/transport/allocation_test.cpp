@@ -14,13 +14,21 @@ std::atomic<long> g_allocations{0};
 }  // namespace
 
 // Counts every heap allocation of the test program (a counter, nothing else).
+// Every form that the library pairs with these deletes is replaced, so that
+// nothing allocated by the sanitizers' operator new is freed here (the nothrow
+// form serves std::stable_sort's buffer, for one).
 void* operator new(std::size_t size) {
   ++g_allocations;
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  ++g_allocations;
+  return std::malloc(size == 0 ? 1 : size);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace exsim::transport {
 namespace {

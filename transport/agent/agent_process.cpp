@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -68,6 +69,24 @@ AgentProcess spawn_agent(const std::string& binary, const std::string& token_fil
   agent.address = address;
   agent.port = static_cast<unsigned short>(port);
   return agent;
+}
+
+void stop_agents(const std::vector<AgentProcess>& agents, std::chrono::milliseconds grace) {
+  for (const auto& a : agents) {
+    if (a.pid > 0) kill(a.pid, SIGTERM);
+  }
+  const auto give_up = Clock::now() + grace;
+  for (const auto& a : agents) {
+    if (a.pid <= 0) continue;
+    while (waitpid(a.pid, nullptr, WNOHANG) == 0) {
+      if (Clock::now() >= give_up) {
+        kill(a.pid, SIGKILL);
+        waitpid(a.pid, nullptr, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
 }
 
 }  // namespace exsim::transport

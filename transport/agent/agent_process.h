@@ -5,7 +5,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
+#include <vector>
 
 namespace exsim::transport {
 
@@ -22,6 +24,11 @@ std::string random_token();
 // (20 s at most) for the address it reports. Throws std::runtime_error naming
 // what failed; an agent that does not report is killed.
 AgentProcess spawn_agent(const std::string& binary, const std::string& token_file);
+
+// Asks every started agent (pid > 0) to stop, and kills any still running
+// after `grace`: a stopped or wedged process never handles SIGTERM, and an
+// unbounded wait would hang the run past its deadline.
+void stop_agents(const std::vector<AgentProcess>& agents, std::chrono::milliseconds grace);
 
 }  // namespace exsim::transport
 

@@ -1,13 +1,10 @@
 #include "transport/agent/coordinator.h"
 
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <deque>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,24 +33,7 @@ class Coordinator {
 
   ~Coordinator() {
     for (auto& c : channels_) c.reset();
-    // Agents this run started: asked to stop, then killed if they have not
-    // within a few seconds (a stopped or wedged process never handles SIGTERM,
-    // and an unbounded wait would hang the run past its --timeout).
-    for (auto& a : agents_) {
-      if (a.pid > 0) kill(a.pid, SIGTERM);
-    }
-    const auto give_up = Clock::now() + std::chrono::seconds(5);
-    for (auto& a : agents_) {
-      if (a.pid <= 0) continue;
-      while (waitpid(a.pid, nullptr, WNOHANG) == 0) {
-        if (Clock::now() >= give_up) {
-          kill(a.pid, SIGKILL);
-          waitpid(a.pid, nullptr, 0);
-          break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
-    }
+    stop_agents(agents_, std::chrono::seconds(5));
     remove_token_file();
   }
 
@@ -107,19 +87,8 @@ class Coordinator {
       if (!written) throw std::runtime_error(fmt::format("cannot write the token file {}", token_file_));
       for (std::size_t h = 0; h < hosts; ++h) agents_.push_back(spawn_agent(options_.exsim_binary, token_file_));
     } else {
-      std::ifstream in(options_.hosts_file);
-      if (!in) {
-        throw ScenarioError({fmt::format("{}: cannot open the hosts file: {}", options_.hosts_file, std::strerror(errno))});
-      }
-      int number = 0;
-      for (std::string line; std::getline(in, line);) {
-        ++number;
-        if (line.empty() || line[0] == '#') continue;
-        const auto endpoint = parse_endpoint(line, /*any_port=*/false);
-        if (const auto* problem = std::get_if<std::string>(&endpoint)) {
-          throw ScenarioError({fmt::format("{}:{}: '{}': {}", options_.hosts_file, number, line, *problem)});
-        }
-        agents_.push_back({-1, std::get<EndpointText>(endpoint).address, std::get<EndpointText>(endpoint).port});
+      for (const auto& endpoint : read_hosts_file(options_.hosts_file)) {
+        agents_.push_back({-1, endpoint.address, endpoint.port});
       }
       if (agents_.size() != hosts) {
         throw ScenarioError({fmt::format("{} lists {} agents for {} scenario hosts", options_.hosts_file,

@@ -1,6 +1,13 @@
 #include "transport/net/endpoint_text.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
 #include <asio/ip/address.hpp>
+#include <fmt/format.h>
+
+#include "models/error.h"
 
 namespace exsim::transport {
 
@@ -26,6 +33,23 @@ std::variant<EndpointText, std::string> parse_endpoint(std::string_view text, bo
   }
   if (port > 65535 || (port == 0 && !any_port)) return "the port must be a number from " + range;
   return EndpointText{std::string(address), static_cast<unsigned short>(port)};
+}
+
+std::vector<EndpointText> read_hosts_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ScenarioError({fmt::format("{}: cannot open the hosts file: {}", path, std::strerror(errno))});
+  std::vector<EndpointText> endpoints;
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    const auto endpoint = parse_endpoint(line, /*any_port=*/false);
+    if (const auto* problem = std::get_if<std::string>(&endpoint)) {
+      throw ScenarioError({fmt::format("{}:{}: '{}': {}", path, number, line, *problem)});
+    }
+    endpoints.push_back(std::get<EndpointText>(endpoint));
+  }
+  return endpoints;
 }
 
 }  // namespace exsim::transport

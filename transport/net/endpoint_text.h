@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace exsim::transport {
 
@@ -18,6 +19,10 @@ struct EndpointText {
 // The endpoint, or what is wrong with `text` (a phrase such as "the port
 // must be a number from 1 to 65535"). `any_port`: port 0 (any) is allowed.
 std::variant<EndpointText, std::string> parse_endpoint(std::string_view text, bool any_port);
+
+// A hosts file: one ADDRESS:PORT per line (blank lines and '#' comments
+// skipped). ScenarioError naming the file, and the line of a bad entry.
+std::vector<EndpointText> read_hosts_file(const std::string& path);
 
 }  // namespace exsim::transport
 

@@ -24,8 +24,10 @@ std::string cost_profile_json(const CostProfile& profile, const std::string& des
   out["lz4_decompress_bytes_per_s"] = profile.lz4_decompress_bytes_per_s;
   out["rpc_cpu_us"] = profile.rpc_cpu_us;
   out["rpc_latency_us"] = profile.rpc_latency_us;
-  if (profile.transfer_bytes_per_s > 0) out["transfer_bytes_per_s"] = profile.transfer_bytes_per_s;
-  if (profile.partition_rows_per_s > 0) out["partition_rows_per_s"] = profile.partition_rows_per_s;
+  // Always written, 0 (free) included: a key a profile leaves out takes the
+  // reference profile's value when read.
+  out["transfer_bytes_per_s"] = profile.transfer_bytes_per_s;
+  out["partition_rows_per_s"] = profile.partition_rows_per_s;
   out["wire_overhead_bytes"] = profile.wire_overhead_bytes;
   if (profile.cores > 0) out["cores"] = profile.cores;
   if (!sources.empty()) out["sources"] = sources;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "models/costs.h"
 #include "models/scenario_loader.h"
 #include "tests/test_util.h"
 
@@ -232,6 +233,22 @@ TEST_CASE("a costs profile means the same inline and as a file: keys it leaves o
   }
   CHECK(ref.transfer_bytes_per_s > 0);  // else the checks above could not tell the two apart
   CHECK(ref.partition_rows_per_s > 0);
+}
+
+TEST_CASE("a profile written and read back has the same costs, free stages (0) included") {
+  CostProfile free_stages = reference_cost_profile();
+  free_stages.transfer_bytes_per_s = 0;
+  free_stages.partition_rows_per_s = 0;
+  free_stages.rpc_latency_us = 0;
+  const auto path = std::filesystem::temp_directory_path() / "exsim_profile_round_trip.json";
+  std::ofstream(path) << cost_profile_json(free_stages, "free stages", {}, {});
+  const CostProfile back = load_cost_profile(path.string());
+  std::filesystem::remove(path);
+  CHECK(back.transfer_bytes_per_s == 0);
+  CHECK(back.partition_rows_per_s == 0);
+  CHECK(back.rpc_latency_us == 0);
+  CHECK(back.serialize_bytes_per_s == free_stages.serialize_bytes_per_s);
+  CHECK(back.wire_overhead_bytes == free_stages.wire_overhead_bytes);
 }
 
 TEST_CASE("var-len bytes take sizes as every size in a scenario does") {

@@ -56,10 +56,10 @@ std::string format_size(Bytes bytes) {
 }
 
 std::string human_bytes(double bytes) {
-  static constexpr const char* kUnit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  static constexpr const char* kUnit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int unit = 0;
   double magnitude = std::fabs(bytes);
-  while (unit < 4 && magnitude >= 1024.0) {
+  while (unit < 6 && magnitude >= 1024.0) {
     magnitude /= 1024.0;
     bytes /= 1024.0;
     ++unit;

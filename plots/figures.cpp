@@ -25,22 +25,23 @@ std::string wall_vs_buffer(const ReportInput& in) {
   for (const auto& e : in.entries) {
     if (e.buffer_flat > 0) flat.push_back(&e);
   }
-  std::set<std::string> varying;  // config keys whose value is not the same for all
+  // A config key varies unless every result has it, with one value.
+  std::map<std::string, std::set<std::string>> values;
+  std::map<std::string, std::size_t> having;
   for (const Entry* e : flat) {
     for (const auto& [key, value] : e->config) {
-      for (const Entry* other : flat) {
-        auto it = std::find_if(other->config.begin(), other->config.end(), [&](const auto& kv) { return kv.first == key; });
-        if (it == other->config.end() || it->second != value) varying.insert(key);
-      }
+      values[key].insert(value);
+      ++having[key];
     }
   }
+  auto varies = [&](const std::string& key) { return values[key].size() > 1 || having[key] < flat.size(); };
   const bool scenarios = in.scenarios().size() > 1;
   auto series_of = [&](const Entry& e) {
     // No commas in a series name: it is a CSV column header.
     std::string name = scenarios ? e.scenario + "; " : "";
     name += fmt::format("MT_DOP {}; {} in flight", e.mt_dop < 0 ? 0 : e.mt_dop, e.in_flight);
     for (const auto& [key, value] : e.config) {
-      if (varying.count(key)) name += fmt::format("; {} {}", key, value);
+      if (varies(key)) name += fmt::format("; {} {}", key, value);
     }
     for (const auto& [key, value] : e.settings) {
       if (key.find("buffer") == std::string::npos && key != "mt_dop" && key.find("in_flight") == std::string::npos) {
@@ -50,12 +51,17 @@ std::string wall_vs_buffer(const ReportInput& in) {
     if (e.source == "measured") name += " (measured)";
     return name;
   };
+  std::vector<std::string> names;
   std::map<std::pair<std::string, long long>, int> at_buffer;
-  for (const Entry* e : flat) ++at_buffer[{series_of(*e), e->buffer_flat}];
+  for (const Entry* e : flat) {
+    names.push_back(series_of(*e));
+    ++at_buffer[{names.back(), e->buffer_flat}];
+  }
   std::map<std::string, std::vector<std::pair<long long, double>>> series;
   std::vector<std::string> order;
-  for (const Entry* e : flat) {
-    std::string name = series_of(*e);
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    const Entry* e = flat[i];
+    std::string name = names[i];
     if (at_buffer[{name, e->buffer_flat}] > 1) name += fmt::format("; policy {}", e->policy);
     if (!series.count(name)) order.push_back(name);
     series[name].emplace_back(e->buffer_flat, e->wall_s);

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "models/size.h"
+
 namespace exsim::report {
 namespace {
 
@@ -90,16 +92,6 @@ td { text-align: right; white-space: nowrap; } td:nth-child(2), th:nth-child(2) 
 )";
 
 }  // namespace
-
-std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 6) {
-    bytes /= 1024;
-    ++u;
-  }
-  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.3g} {}", bytes, units[u]);
-}
 
 std::vector<Recommendation> recommend(const ReportInput& in, std::optional<double> budget) {
   std::vector<Recommendation> all;

@@ -38,9 +38,6 @@ std::string render_html(const ReportInput& input, const std::vector<Figure>& fig
                         const std::vector<std::string>& svgs, const ReportOptions& options);
 std::string render_markdown(const ReportInput& input, const ReportOptions& options);
 
-// "1.5 GiB", "16 KiB".
-std::string human_bytes(double bytes);
-
 }  // namespace exsim::report
 
 #endif  // EXSIM_PLOTS_REPORT_H_

@@ -20,7 +20,7 @@ check "inputs made" test -s "$work/sim.json" -a -s "$work/sweep.jsonl" -a -s "$w
   --memory-budget 2M --markdown "$work/report.md" --csv "$work/csv" >"$work/out" 2>"$work/err"
 check "report exits 0" test $? -eq 0
 check "report written" test -s "$work/report.html"
-check "recommendation printed" has "within the 2 MiB budget" "$work/out"
+check "recommendation printed" has "within the 2.00 MiB budget" "$work/out"
 for fig in rtt_heatmap wall_vs_buffer sender_memory rpcs cpu_by_stage predicted_vs_measured; do
   check "figure $fig inline" has "id=\"figure-$fig\"" "$work/report.html"
   check "figure $fig data" test -s "$work/csv/$fig.csv"
@@ -33,7 +33,7 @@ assert not re.search(r'(src|href)=\"(https?:)?//', html), 'a remote reference'
 "
 check "markdown: the table" has "| # | result | wall | vs baseline |" "$work/report.md"
 check "markdown: the validation" has "| policy | predicted | measured | wall error |" "$work/report.md"
-check "markdown: the recommendation" has "within the 2 MiB budget" "$work/report.md"
+check "markdown: the recommendation" has "within the 2.00 MiB budget" "$work/report.md"
 
 # 2. Headless Chromium: the page renders, has its plots, and logs no console error.
 if command -v chromium >/dev/null; then
@@ -56,7 +56,7 @@ fi
 
 # 3. The recommendation follows the budget.
 "$exsim" report "$work/sim.json" "$work/sweep.jsonl" -o "$work/r2.html" --memory-budget 1K >"$work/out2"
-check "a budget nothing fits: said so" has "No result keeps its worst-case per-host sender memory within the 1 KiB budget" "$work/out2"
+check "a budget nothing fits: said so" has "No result keeps its worst-case per-host sender memory within the 1.00 KiB budget" "$work/out2"
 "$exsim" report "$work/sim.json" -o "$work/r3.html" >"$work/out3"
 check "without a budget: the fastest" has "Recommended: budget-4M" "$work/out3"
 

@@ -37,6 +37,7 @@ TEST_CASE("sizes parse with binary suffixes and print back") {
   CHECK(format_size(4 * kMiB) == "4M");
   CHECK(format_size(1000) == "1000");
   CHECK(human_bytes(1536) == "1.50 KiB");
+  CHECK(human_bytes(2.0 * (1LL << 50)) == "2.00 PiB");  // no "1.82e+06 TiB" for large figures
 }
 
 TEST_CASE("--set overrides any value by its dotted path") {

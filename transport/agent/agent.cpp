@@ -260,6 +260,9 @@ class Agent {
     throw std::runtime_error("unknown op " + op);
   }
 
+  // An exchange is held from "prepare" until the coordinator's "release",
+  // which comes once every agent is done: an agent whose own part ended early
+  // still waits for the others without an idle timeout.
   bool running() {
     std::lock_guard lock(runs_mutex_);
     return !runs_.empty();

@@ -49,8 +49,8 @@ tsan: deps
 	./$(BUILD_DIR)/tsan/exsim_tests --test-suite='*' --source-file='*transport*'
 
 bench: build
-	./$(BUILD_DIR)/exsim_bench_sim
-	./$(BUILD_DIR)/exsim_bench_sim bench/scenarios/many-hosts.json
+	./$(BUILD_DIR)/exsim_bench_sim --repeat 5
+	./$(BUILD_DIR)/exsim_bench_sim bench/scenarios/many-hosts.json --repeat 3
 	./$(BUILD_DIR)/exsim_bench_transport
 
 clean:

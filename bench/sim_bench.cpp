@@ -2,11 +2,18 @@
 // core, events per second, and peak memory, which must not grow with the number
 // of RPCs; and the event queue alone, the floor under every event the model
 // schedules. Usage: exsim_bench_sim [SCENARIO] [--set KEY=VALUE]... [--scheduler NAME]
+// [--repeat N]. With --repeat, each policy is simulated N times (the results
+// must not change) and the spread of the wall-clock times is printed: the
+// machines are shared and noisy, and one run says little.
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -43,15 +50,41 @@ double queue_ns_per_event(std::size_t pending) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / kEvents * 1e9;
 }
 
+// The processor, as /proc/cpuinfo names it: figures from another machine differ.
+std::string machine() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, model, family, mhz;
+  auto value = [&](const std::string& key, std::string& out) {
+    if (out.empty() && line.rfind(key, 0) == 0 && line.find(':') != std::string::npos) {
+      out = line.substr(line.find(':') + 2);
+    }
+  };
+  while (std::getline(cpuinfo, line)) {
+    value("model name", model);
+    value("cpu family", family);
+    value("cpu MHz", mhz);
+  }
+  if (model.empty()) return "unknown";
+  return fmt::format("{} (family {}, {} MHz)", model, family.empty() ? "?" : family, mhz.empty() ? "?" : mhz);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string path = EXSIM_SOURCE_DIR "/bench/scenarios/rpc-heavy.json";
   std::vector<std::string> overrides;
   exsim::SimulateOptions options;
+  int repeat = 1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--set" && i + 1 < argc) {
+    if (arg == "--repeat" && i + 1 < argc) {
+      const std::string_view text = argv[++i];
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), repeat);
+      if (error != std::errc{} || end != text.data() + text.size() || repeat < 1 || repeat > 100) {
+        fmt::print(stderr, "--repeat: expected a count from 1 to 100, got '{}'\n", argv[i]);
+        return 2;
+      }
+    } else if (arg == "--set" && i + 1 < argc) {
       overrides.push_back(argv[++i]);
     } else if (arg == "--scheduler" && i + 1 < argc) {
       options.scheduler = argv[++i];
@@ -61,19 +94,42 @@ int main(int argc, char** argv) {
   }
   try {
     const exsim::Scenario scenario = exsim::load_scenario(path, overrides);
+    fmt::print("machine             {}\n", machine());
     for (const auto& policy : scenario.policies) {
       exsim::SimulationCounters counters;
-      const auto start = std::chrono::steady_clock::now();
-      const exsim::RunResult result = exsim::simulate(scenario, policy, options, &counters);
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      exsim::RunResult result;
+      std::vector<double> seconds;
+      for (int run = 0; run < repeat; ++run) {
+        exsim::SimulationCounters these;
+        const auto start = std::chrono::steady_clock::now();
+        exsim::RunResult again = exsim::simulate(scenario, policy, options, &these);
+        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        if (run > 0 && (again.rpcs != result.rpcs || again.wall_s != result.wall_s || these.events != counters.events)) {
+          fmt::print(stderr, "run {} of policy {} gave other results than the first: the simulator is not deterministic\n",
+                     run + 1, policy.name);
+          return 1;
+        }
+        result = std::move(again);
+        counters = these;
+      }
+      std::sort(seconds.begin(), seconds.end());
+      const double median = seconds[seconds.size() / 2];
+      const auto rpcs = static_cast<double>(result.rpcs);
       fmt::print("scenario            {}\n", scenario.name);
       fmt::print("policy              {} (scheduler {})\n", policy.name, options.scheduler);
       fmt::print("simulated RPCs      {}\n", result.rpcs);
       fmt::print("simulated time      {:.3f} s\n", result.wall_s);
       fmt::print("events              {}\n", counters.events);
-      fmt::print("wall-clock          {:.3f} s\n", seconds);
-      fmt::print("RPCs per second     {:.3g}\n", static_cast<double>(result.rpcs) / seconds);
-      fmt::print("events per second   {:.3g}\n", static_cast<double>(counters.events) / seconds);
+      if (repeat == 1) {
+        fmt::print("wall-clock          {:.3f} s\n", median);
+        fmt::print("RPCs per second     {:.3g}\n", rpcs / median);
+      } else {
+        fmt::print("wall-clock          {:.3f} s median of {} runs ({:.3f} to {:.3f} s)\n", median, repeat,
+                   seconds.front(), seconds.back());
+        fmt::print("RPCs per second     {:.3g} median ({:.3g} to {:.3g})\n", rpcs / median, rpcs / seconds.back(),
+                   rpcs / seconds.front());
+      }
+      fmt::print("events per second   {:.3g}\n", static_cast<double>(counters.events) / median);
       fmt::print("RPC records         {}\n", counters.rpc_records);
       fmt::print("peak RSS            {:.1f} MiB\n", peak_rss_mib());
       // What the event queue alone allows: the ceiling with no model work at all.

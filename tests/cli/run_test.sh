@@ -63,9 +63,10 @@ echo "not-the-secret" >"$work/wrong"
 timeout 60 "$exsim" run "$scenario" --policy 16K --hosts "$work/more-hosts" --token-file "$work/wrong" >/dev/null 2>"$work/err3"
 code=$?
 check "a wrong token fails the run" test "$code" -ne 0 -a "$code" -ne 124
-check "the refusal is named" grep -qE "agent h0 at 127.0.0.1:[0-9]+: .*(closed|refused)" "$work/err3"
-for _ in $(seq 30); do grep -q "refused a connection" "$work/more-hosts.0" && break; sleep 0.1; done  # it logs as it drops it
-check "the agent says it refused" grep -q "refused a connection" "$work/more-hosts.0"
+check "the refusal is named" grep -qE "agent h[0-2] at 127.0.0.1:[0-9]+: .*(closed|refused)" "$work/err3"
+# The coordinator tries its agents one at a time (by address): the first one refuses it.
+for _ in $(seq 30); do cat "$work"/more-hosts.? | grep -q "refused a connection" && break; sleep 0.1; done
+check "the agent says it refused" grep -q "refused a connection" "$work"/more-hosts.?
 # The refused agents still serve a coordinator with the right token.
 timeout 120 "$exsim" run "$scenario" --policy 16K --hosts "$work/more-hosts" --token-file "$work/token" >/dev/null 2>"$work/err5"
 check "after refusing a wrong token, agents serve the right one" test $? -eq 0
@@ -167,10 +168,12 @@ port0=$(head -1 "$work/busy-hosts" | sed 's/.*://')
 python3 -c "
 import socket, time
 held = [socket.create_connection(('127.0.0.1', $port0)) for _ in range(4)]
+open('$work/held', 'w').close()
 time.sleep(40)
 " &
 pids+=($!)
-sleep 0.5
+for _ in $(seq 50); do [ -f "$work/held" ] && break; sleep 0.1; done
+check "idle connections to an agent: held" test -f "$work/held"
 start=$(date +%s)
 timeout 60 "$exsim" run "$scenario" --policy 16K --hosts "$work/busy-hosts" --token-file "$work/token" >/dev/null \
   2>"$work/err12"
@@ -179,5 +182,24 @@ elapsed=$(( $(date +%s) - start ))
 check "idle connections to an agent: the run still succeeds" test "$code" -eq 0
 check "idle connections to an agent: without waiting them out" test "$elapsed" -lt 10
 [ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err12" | head -5
+
+# 9. Two coordinators started together on the same agents, one listing them in
+# reverse: one run gets every agent and succeeds, the other is refused, naming why.
+# (Each taking the first agent of its own list would leave both holding some, and
+# both failing.)
+start_agents "$work/shared-hosts" 60
+tac "$work/shared-hosts" >"$work/shared-hosts-reversed"
+timeout 120 "$exsim" run "$scenario" --policy 16K --hosts "$work/shared-hosts" --token-file "$work/token" \
+  >/dev/null 2>"$work/err13a" &
+first=$!
+timeout 120 "$exsim" run "$scenario" --policy 16K --hosts "$work/shared-hosts-reversed" --token-file "$work/token" \
+  >/dev/null 2>"$work/err13b" &
+second=$!
+wait "$first"; code_a=$?
+wait "$second"; code_b=$?
+check "two coordinators at once: exactly one succeeds" test $(( (code_a == 0) + (code_b == 0) )) -eq 1
+check "two coordinators at once: the other is not a timeout" test "$code_a" -ne 124 -a "$code_b" -ne 124
+check "two coordinators at once: the refused one says why" \
+  grep -qE "another (coordinator|run)" "$work/err13a" "$work/err13b"
 
 summary

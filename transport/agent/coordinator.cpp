@@ -2,14 +2,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -95,26 +98,47 @@ class Coordinator {
                                          agents_.size(), hosts)});
       }
     }
-    for (std::size_t h = 0; h < hosts; ++h) {
+    // An agent serves the first coordinator to reach it. Shared agents are
+    // taken one after another in the order of their addresses, each claimed
+    // before the next is tried, so that two coordinators started together
+    // cannot split them between them (and both fail): the one that claims the
+    // first agent of the order gets them all, the other is refused there
+    // holding none. Agents of our own take their setup all at once.
+    std::vector<std::size_t> order(hosts);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return std::tie(agents_[a].address, agents_[a].port) < std::tie(agents_[b].address, agents_[b].port);
+    });
+    channels_.resize(hosts);
+    inbox_.resize(hosts);
+    const bool shared = !options_.hosts_file.empty();
+    for (const std::size_t h : order) {
       asio::ip::tcp::socket socket(reactor_.context());
       asio::error_code error;
       const auto address = asio::ip::make_address(agents_[h].address, error);
       if (!error) socket.connect({address, agents_[h].port}, error);
-      if (error) throw std::runtime_error(fmt::format("{}: cannot connect: {}", agent_name(h), error.message()));
-      channels_.push_back(std::make_unique<ControlChannel>(reactor_, std::move(socket)));
-      channels_.back()->start();
-      channels_.back()->hello(token);
-      channels_.back()->send(json{{"op", "setup"},
-                                  {"scenario", options_.scenario_text},
-                                  {"file", options_.scenario_file},
-                                  {"overrides", options_.overrides},
-                                  {"host", h},
-                                  {"delay_line", options_.delay_line},
-                                  {"nic_cap", options_.nic_cap}}
-                                 .dump());
+      if (error) {
+        throw std::runtime_error(fmt::format("{}: cannot connect: {}{}", agent_name(h), error.message(),
+                                             shared ? " (an agent serves one coordinator, then exits: is it running, "
+                                                      "and not taken by another run?)"
+                                                    : ""));
+      }
+      channels_[h] = std::make_unique<ControlChannel>(reactor_, std::move(socket));
+      channels_[h]->start();
+      channels_[h]->hello(token);
+      channels_[h]->send(json{{"op", "setup"},
+                              {"scenario", options_.scenario_text},
+                              {"file", options_.scenario_file},
+                              {"overrides", options_.overrides},
+                              {"host", h},
+                              {"delay_line", options_.delay_line},
+                              {"nic_cap", options_.nic_cap}}
+                             .dump());
+      if (shared) expect(h, "claimed", Clock::now() + std::chrono::seconds(30));
     }
     json peers = json::array();
     for (std::size_t h = 0; h < hosts; ++h) {
+      if (!shared) expect(h, "claimed", Clock::now() + std::chrono::seconds(30));
       const json ready = expect(h, "ready", Clock::now() + std::chrono::seconds(30));
       peers.push_back({{"address", agents_[h].address}, {"port", ready.at("data_port")}});
     }
@@ -162,7 +186,7 @@ class Coordinator {
       auto text = channels_[h]->receive(deadline);
       if (!text) {
         // An agent refuses a wrong token, or a second coordinator, by closing.
-        const bool refused = op == "ready" && channels_[h]->closed();
+        const bool refused = (op == "claimed" || op == "ready") && channels_[h]->closed();
         throw std::runtime_error(fmt::format("{}: {} (waiting for '{}'){}", agent_name(h),
                                              channels_[h]->closed() ? channels_[h]->error() : "no answer in time", op,
                                              refused ? ": the agent closed the connection, as it does for a wrong "

@@ -53,10 +53,22 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 void Diagnostics::error(std::string_view pointer, std::string_view message) {
+  // Whether `outer` is `inner` or one of its ancestors, as JSON pointers.
+  auto within = [](std::string_view inner, std::string_view outer) {
+    return inner.substr(0, outer.size()) == outer && (inner.size() == outer.size() || inner[outer.size()] == '/');
+  };
   std::string origin;
   for (const auto& [set, assignment] : overridden_) {
-    const bool below = pointer.substr(0, set.size()) == set && (pointer.size() == set.size() || pointer[set.size()] == '/');
-    if (below) origin = fmt::format(" (set by --set {})", assignment);
+    if (within(pointer, set)) {
+      origin = fmt::format(" (set by --set {})", assignment);
+    } else if (origin.empty()) {
+      // A check across keys reports at their object (groups against hosts) or
+      // at a sibling (a budget's min against the max just set): name the --set too.
+      const std::string_view parent = std::string_view(set).substr(0, std::string_view(set).rfind('/'));
+      if (within(set, pointer) || (!parent.empty() && within(pointer, parent))) {
+        origin = fmt::format(" (with --set {})", assignment);
+      }
+    }
   }
   errors_.push_back(fmt::format("{}:{}: {}{}", file_, pointer.empty() ? "/" : pointer, message, origin));
 }

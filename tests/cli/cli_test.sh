@@ -30,6 +30,41 @@ check "simulate help names --set" has "--set" "$work/out"
 check "simulate default" run 0 simulate "$src/scenarios/default.json" --json "$work/a.json"
 for p in 16K 64K 128K budget-4M; do check "table row $p" has "$p" "$work/out"; done
 check "results file" test -s "$work/a.json"
+# The table says what the results file says: each row's wall-clock, RPCs, their
+# change against the first policy, and the largest host's sender peak.
+table_matches_results() {
+  python3 - "$work/out" "$work/a.json" <<'PY'
+import json, re, sys
+results = json.load(open(sys.argv[2]))
+rows = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"^(\S+)\s+([\d.]+) s\s+([+-][\d.]+)%\s+(\d+)\s+([+-][\d.]+)%\s+\S+ \S+\s+\S+ \S+\s+([\d.]+) (\S+)", line)
+    if m:
+        rows[m.group(1)] = m.groups()[1:]
+unit = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
+base = results[0]
+bad = []
+for r in results:
+    wall, dwall, rpcs, drpcs, peak, peak_unit = rows.get(r["policy"], (None,) * 6)
+    if wall is None:
+        bad.append(f"no table row for {r['policy']}")
+        continue
+    peak_bytes = max(h["sender_peak_bytes"] for h in r["hosts"])
+    checks = [
+        (float(wall), round(r["wall_s"], 3), 0.0005),
+        (int(rpcs), r["rpcs"], 0),
+        (float(dwall), round((r["wall_s"] / base["wall_s"] - 1) * 100, 1), 0.051),
+        (float(drpcs), round((r["rpcs"] / base["rpcs"] - 1) * 100, 1), 0.051),
+        (float(peak) * unit[peak_unit], peak_bytes, 0.006 * peak_bytes),
+    ]
+    for shown, expected, tolerance in checks:
+        if abs(shown - expected) > tolerance:
+            bad.append(f"{r['policy']}: table shows {shown}, results say {expected}")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
+check "table: each row's figures and deltas are the results file's" table_matches_results
 check "results: 4 policies" test "$(grep -c '"policy":' "$work/a.json")" -eq 4
 check "results: baseline first" test "$(grep -m1 '"policy":' "$work/a.json" | tr -d ' ,')" = '"policy":"16K"'
 check "results: simulated" has '"source": "simulated"' "$work/a.json"

@@ -74,6 +74,28 @@ TEST_CASE("an error in a value --set gave names that --set, and only there") {
   CHECK(message.find("/cluster/nic_gbps: expected a number in [0.001, 100000], got 0\n") != std::string::npos);
 }
 
+TEST_CASE("a check across keys that a --set broke names that --set too") {
+  auto error_of = [](const std::vector<std::string>& sets) {
+    try {
+      parse_scenario(R"({"name": "x", "cluster": {"hosts": 5, "groups": {"a": 3, "b": 2}},
+          "policies": {"p": {"buffer": {"budget": "4M", "min": "16K", "max": "1M"}}},
+          "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 10,
+            "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})",
+                     "s.json", sets);
+    } catch (const ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // Reported at a sibling of the key set, and at its object.
+  CHECK(error_of({"policies.p.buffer.max=8K"}).find("/policies/p/buffer/min: min 16K is above max 8K (with --set "
+                                                     "policies.p.buffer.max=8K)") != std::string::npos);
+  CHECK(error_of({"cluster.groups.a=2"}).find("/cluster/groups: groups hold 4 hosts but \"hosts\" is 5 (with --set "
+                                               "cluster.groups.a=2)") != std::string::npos);
+  // An unrelated --set is not named.
+  CHECK(error_of({"cluster.groups.a=2", "mt_dop=2"}).find("mt_dop=2") == std::string::npos);
+}
+
 TEST_CASE("a number no double holds, and a duplicate key, are named by an escaped JSON pointer") {
   // RFC 6901: '/' in a key is "~1", '~' is "~0".
   CHECK(test::load_error(R"({"name": "x", "a/b": [1, 2, 1e999]})").find("test.json:/a~1b/2: number overflow") !=

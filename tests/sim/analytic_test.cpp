@@ -4,6 +4,17 @@
 // moving bytes through the RPC stack and routing rows cost nothing here.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/partitioning.h"
+#include "models/trace.h"
 #include "sim/simulate.h"
 #include "tests/test_util.h"
 
@@ -61,21 +72,139 @@ std::string two_channels(const std::string& policy, std::int64_t rows) {
   return json;
 }
 
+// Each channel's TransmitData calls, read from a trace of the run ("rpc in
+// flight" spans; end-of-stream calls carry no rows): their rows in the order
+// sent, and when the channel's last call was answered. Keyed by (host, track).
+struct ChannelCalls {
+  std::string name;  // "<exchange> sender <i> channel <c> to <host>"
+  std::vector<std::int64_t> rows;
+  double last_answer_us = 0;
+  std::int64_t total_rows() const { return std::accumulate(rows.begin(), rows.end(), std::int64_t{0}); }
+};
+std::map<std::pair<int, int>, ChannelCalls> calls_by_channel(const std::string& json) {
+  const Scenario s = test::scenario_from(json);
+  Trace trace;
+  SimulateOptions options;
+  options.trace = &trace;
+  simulate(s, s.policies[0], options);
+  REQUIRE(trace.sampling_shift() == 0);  // every span kept
+  std::map<std::pair<int, int>, ChannelCalls> channels;
+  const auto doc = nlohmann::json::parse(trace.to_json("test"));
+  std::map<std::pair<int, int>, std::string> names;
+  for (const auto& e : doc.at("traceEvents")) {
+    if (e.value("name", std::string()) == "thread_name") {
+      names[{e.at("pid").get<int>(), e.at("tid").get<int>()}] = e.at("args").at("name").get<std::string>();
+    }
+    if (e.value("name", std::string()) != "rpc in flight") continue;
+    ChannelCalls& c = channels[{e.at("pid").get<int>(), e.at("tid").get<int>()}];
+    const auto rows = e.at("args").at("rows").get<std::int64_t>();
+    if (rows > 0) c.rows.push_back(rows);
+    c.last_answer_us = std::max(c.last_answer_us, e.at("ts").get<double>() + e.at("dur").get<double>());
+  }
+  for (auto& [track, channel] : channels) channel.name = names[track];
+  return channels;
+}
+
 TEST_CASE("RPC counts are exact for fixed_len and bytes capacity") {
   // One channel: whole input batches of 1024 rows whatever the buffer (section 1.7).
   CHECK(run(one_channel(R"({"buffer": {"flat": "16K"}})", 100000)).rpcs == (100000 + 1023) / 1024);
   CHECK(run(one_channel(R"({"buffer": {"flat": "1M"}, "capacity": "bytes"})", 100000)).rpcs == (100000 + 1023) / 1024);
-  // Two channels of n1 + n2 = N rows, K rows a batch: each sends its full batches and
-  // one partial one, so the count is ceil(N / K) or one more (both channels partial).
-  auto within = [](std::int64_t rpcs, std::int64_t rows, std::int64_t k) {
-    const std::int64_t least = (rows + k - 1) / k;
-    return rpcs == least || rpcs == least + 1;
+  // Two channels: the hash splits the rows at random, n1 + n2 = N. A channel of n
+  // rows with K rows a batch sends floor(n / K) full batches and, if K does not
+  // divide n, one partial batch at the end: ceil(n / K) calls, every one but the
+  // last of exactly K rows. fixed_len: K = 16384 / 100 = 163 rows (var-len
+  // ignored); bytes: the batch is sent when it reaches 16384 B, at
+  // K = ceil(16384 / 100) = 164 rows; 64K fixed_len: 655; 1M bytes: 10486.
+  struct Case {
+    const char* policy;
+    std::int64_t rows, k;
   };
-  // fixed_len: 16384 / 100 = 163 rows a batch; bytes: ceil(16384 / 100) = 164.
-  CHECK(within(run(two_channels(R"({"buffer": {"flat": "16K"}})", 100000)).rpcs, 100000, 163));
-  CHECK(within(run(two_channels(R"({"buffer": {"flat": "16K"}, "capacity": "bytes"})", 100000)).rpcs, 100000, 164));
-  CHECK(within(run(two_channels(R"({"buffer": {"flat": "64K"}})", 1000000)).rpcs, 1000000, 655));
-  CHECK(within(run(two_channels(R"({"buffer": {"flat": "1M"}, "capacity": "bytes"})", 1000000)).rpcs, 1000000, 10486));
+  for (const Case& c : {Case{R"({"buffer": {"flat": "16K"}})", 100000, 163},
+                        Case{R"({"buffer": {"flat": "16K"}, "capacity": "bytes"})", 100000, 164},
+                        Case{R"({"buffer": {"flat": "64K"}})", 1000000, 655},
+                        Case{R"({"buffer": {"flat": "1M"}, "capacity": "bytes"})", 1000000, 10486}}) {
+    CAPTURE(c.policy);
+    const std::string scenario = two_channels(c.policy, c.rows);
+    const auto channels = calls_by_channel(scenario);
+    REQUIRE(channels.size() == 2);
+    std::int64_t rows = 0, calls = 0, expected = 0;
+    for (const auto& [track, channel] : channels) {
+      std::int64_t n = 0;
+      for (std::size_t i = 0; i < channel.rows.size(); ++i) {
+        n += channel.rows[i];
+        if (i + 1 < channel.rows.size()) CHECK(channel.rows[i] == c.k);
+      }
+      CHECK(channel.rows.back() <= c.k);
+      expected += (n + c.k - 1) / c.k;
+      calls += static_cast<std::int64_t>(channel.rows.size());
+      rows += n;
+    }
+    CHECK(rows == c.rows);
+    CHECK(calls == expected);
+    CHECK(run(scenario).rpcs == expected);
+  }
+}
+
+TEST_CASE("hash routing gives each receiver its Zipf share of the rows") {
+  // Skew 1 over 4 receiver instances: ranks get 1, 1/2, 1/3, 1/4 over H4 = 25/12,
+  // i.e. 48%, 24%, 16% and 12% of the rows, at instances a seeded permutation
+  // picks. 400000 rows: a share's binomial spread is under 0.1% of the rows.
+  const std::vector<double> shares = zipf_shares(4, 1.0, 7);
+  std::vector<double> sorted = shares;
+  std::sort(sorted.rbegin(), sorted.rend());
+  CHECK(sorted[0] == doctest::Approx(12.0 / 25));
+  CHECK(sorted[1] == doctest::Approx(6.0 / 25));
+  CHECK(sorted[2] == doctest::Approx(4.0 / 25));
+  CHECK(sorted[3] == doctest::Approx(3.0 / 25));
+  CHECK(zipf_shares(4, 1.0, 7) == shares);  // the seed decides the permutation
+  for (double share : zipf_shares(5, 0.0, 7)) CHECK(share == doctest::Approx(0.2));
+
+  std::string json = one_channel(R"({"buffer": {"flat": "16K"}})", 400000);
+  json.replace(json.find(R"("per_host": 1}}]}]}})"), 20, R"("per_host": 4}, "skew": 1}]}]}})");
+  const Scenario scenario = test::scenario_from(json);
+  const std::vector<double> expected = receiver_shares(scenario.queries[0].exchanges[0],
+                                                       exchange_seed(scenario, 0, 0, 0));
+  const auto channels = calls_by_channel(json);
+  REQUIRE(channels.size() == 4);
+  for (const auto& [track, channel] : channels) {
+    const auto c = static_cast<std::size_t>(std::stoi(channel.name.substr(channel.name.find("channel ") + 8)));
+    CAPTURE(channel.name);
+    CHECK(static_cast<double>(channel.total_rows()) / 400000 == doctest::Approx(expected[c]).epsilon(0.01));
+  }
+}
+
+TEST_CASE("head-of-line: a channel that is full stalls the sender's other channels") {
+  // One sender, two channels: to `near` 0.1 ms away and to `far` 4 ms away, 16K
+  // batches of 163 rows, one RPC in flight. The far channel is latency-bound:
+  // each of its batches waits a round trip of about 4 ms for the previous one.
+  // When the next batch is the far channel's and its call is still out, the
+  // whole thread waits (section 2.3), so the near channel's batches are sent at
+  // the far channel's pace and its last one is answered at the end too, not
+  // after the ~30 ms its own round trips would take.
+  std::string json = std::string(R"({"name": "hol", )") + kCosts + R"(,
+    "cluster": {"hosts": [{"name": "s", "group": "a"}, {"name": "near", "group": "a"}, {"name": "far", "group": "a"}],
+                "nic_gbps": 8, "rtt_matrix_ms": [[0, 0.1, 4], [0.1, 0, 4], [4, 4, 0]]},
+    "policies": {"p": {"buffer": {"flat": "16K"}, "compression": "none"}},
+    "workload": {"queries": [{"name": "q", "exchanges": [
+      {"id": "x", "kind": "hash", "rows": 100000, "row": {"fixed_bytes": 100}, "lz4_ratio": 1,
+       "senders": {"hosts": ["s"], "per_host": 1}, "receivers": {"hosts": ["near", "far"], "per_host": 1}}]}]}})";
+  const RunResult result = run(json);
+  const auto channels = calls_by_channel(json);
+  REQUIRE(channels.size() == 2);
+  const ChannelCalls* far = nullptr;
+  const ChannelCalls* near = nullptr;
+  for (const auto& [track, channel] : channels) (channel.name.ends_with("to far") ? far : near) = &channel;
+  REQUIRE(far);
+  REQUIRE(near);
+  // The far channel's calls one after another: each about a 4 ms round trip
+  // (plus 20 us latency, 20 us of RPC CPU, some 25 us of wire and 8 us of
+  // deserializing: under 2% more).
+  const auto far_calls = static_cast<double>(far->rows.size());
+  CHECK(result.wall_s >= far_calls * 4e-3);
+  CHECK(result.wall_s <= far_calls * 4e-3 * 1.03);
+  // The near channel finishes with it.
+  CHECK(near->last_answer_us * 1e-6 >= 0.97 * result.wall_s);
+  CHECK(result.exchanges.at(0).sender_blocked_s > 0.9 * result.wall_s);
 }
 
 TEST_CASE("two RPCs in flight halve a latency-bound channel's time") {
@@ -110,6 +239,13 @@ TEST_CASE("two senders into one host share its NIC: each gets half") {
   CHECK(one.wall_s == doctest::Approx(200000 * 1004e-9).epsilon(0.01));
   CHECK(two.wall_s == doctest::Approx(400000 * 1004e-9).epsilon(0.01));
   CHECK(two.bytes_wire == doctest::Approx(2 * one.bytes_wire));
+  // Shared, not taken in turn: each sender's last call is answered at the end,
+  // where one after the other would finish the first at half the time.
+  const auto channels = calls_by_channel(into_one_host(2));
+  REQUIRE(channels.size() == 2);
+  for (const auto& [track, channel] : channels) {
+    CHECK(channel.last_answer_us * 1e-6 == doctest::Approx(two.wall_s).epsilon(0.02));
+  }
 }
 
 TEST_CASE("a shared core: two sender threads on one core take twice as long") {

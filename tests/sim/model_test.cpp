@@ -186,6 +186,34 @@ TEST_CASE("sender memory of a known configuration equals the formula") {
   CHECK(big.planner.max_over_bytes == formula(2621) - 1703936);
 }
 
+TEST_CASE("var-len rows: the worst case takes every row at its largest, and bounds the peak") {
+  // The formula case with var-len bytes uniform on [0, 50] (mean 25) and at most
+  // 200 a row. fixed_len still makes batches of K = 16384 / 100 = 163 rows.
+  // Expected, at the mean row (125 B): B = 20375, LZ4 bound 20470 -> 32768 B.
+  // Worst, at the largest (300 B): B = 48900, bound 49107 -> 65536 B.
+  // Offsets for 163 rows: 4 x 256 B. Four channels of two buffers, plus the scratch.
+  std::string json = memory_case("16K");
+  const std::string fixed = R"("fixed_bytes": 100})";
+  json.replace(json.find(fixed), fixed.size(),
+               R"("fixed_bytes": 100, "varlen_bytes": {"dist": "uniform", "mean": 25, "max": 200}})");
+  const RunResult r = run(json);
+  CHECK(r.hosts[0].sender_expected_bytes == 4 * 2 * (32768 + 1024) + 32768);
+  CHECK(r.hosts[0].sender_worst_bytes == 4 * 2 * (65536 + 1024) + 65536);
+  // Batches of 163 rows never come near 300 B a row on average: the peak is the
+  // expected figure's, and below the worst.
+  CHECK(r.hosts[0].sender_peak_bytes > 0);
+  CHECK(r.hosts[0].sender_peak_bytes <= r.hosts[0].sender_worst_bytes);
+  CHECK(r.hosts[0].sender_peak_bytes == r.hosts[0].sender_expected_bytes);
+  // Over every kind, skewed, at MT_DOP 2 and 2 in flight: no host's peak passes its worst case.
+  const RunResult kinds = run(all_kinds(R"({"in_flight": 2})"),
+                              {R"(workload.queries.0.exchanges.*.row.varlen_bytes={"dist": "exponential", "mean": 12, "max": 400})"});
+  for (const auto& host : kinds.hosts) {
+    CAPTURE(host.name);
+    CHECK(host.sender_peak_bytes <= host.sender_worst_bytes);
+    CHECK(host.sender_expected_bytes < host.sender_worst_bytes);
+  }
+}
+
 TEST_CASE("the sum of sender peaks adds each sender at its own peak, per query") {
   // Two copies of the formula case on h0, one after the other: the host's
   // concurrent peak is one sender's, the sum of peaks is two; a second query of

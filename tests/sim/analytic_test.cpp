@@ -115,6 +115,8 @@ TEST_CASE("RPC counts are exact for fixed_len and bytes capacity") {
   // last of exactly K rows. fixed_len: K = 16384 / 100 = 163 rows (var-len
   // ignored); bytes: the batch is sent when it reaches 16384 B, at
   // K = ceil(16384 / 100) = 164 rows; 64K fixed_len: 655; 1M bytes: 10486.
+  // Past the 8 MiB cap either way, the batch goes when its tuple data reaches
+  // 8 MiB: K = ceil(8388608 / 100) = 83887 rows.
   struct Case {
     const char* policy;
     std::int64_t rows, k;
@@ -122,7 +124,9 @@ TEST_CASE("RPC counts are exact for fixed_len and bytes capacity") {
   for (const Case& c : {Case{R"({"buffer": {"flat": "16K"}})", 100000, 163},
                         Case{R"({"buffer": {"flat": "16K"}, "capacity": "bytes"})", 100000, 164},
                         Case{R"({"buffer": {"flat": "64K"}})", 1000000, 655},
-                        Case{R"({"buffer": {"flat": "1M"}, "capacity": "bytes"})", 1000000, 10486}}) {
+                        Case{R"({"buffer": {"flat": "1M"}, "capacity": "bytes"})", 1000000, 10486},
+                        Case{R"({"buffer": {"flat": "32M"}})", 1000000, 83887},
+                        Case{R"({"buffer": {"flat": "32M"}, "capacity": "bytes"})", 1000000, 83887}}) {
     CAPTURE(c.policy);
     const std::string scenario = two_channels(c.policy, c.rows);
     const auto channels = calls_by_channel(scenario);

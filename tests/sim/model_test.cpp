@@ -97,6 +97,45 @@ TEST_CASE("compression: lz4 shrinks the wire, none skips its CPU, skip_local ski
   CHECK(skip.cpu_s.compress < 0.9 * lz4.cpu_s.compress);
   CHECK(skip.bytes_wire > lz4.bytes_wire);
   CHECK(skip.bytes_wire < none.bytes_wire);
+  // Incompressible rows (ratio 1): LZ4 runs, but its output is no smaller and is
+  // not kept (outbound-row-batch.cc:76-82): the attempt's CPU is spent, the wire
+  // carries what it would without LZ4, and nothing is decompressed.
+  const std::string incompressible = "workload.queries.0.exchanges.*.lz4_ratio=1";
+  const RunResult tried = run(all_kinds(R"({"compression": "lz4"})"), {incompressible});
+  const RunResult plain = run(all_kinds(R"({"compression": "none"})"), {incompressible});
+  CHECK(tried.cpu_s.compress == doctest::Approx(lz4.cpu_s.compress));
+  CHECK(tried.bytes_wire == plain.bytes_wire);
+  CHECK(tried.cpu_s.decompress == 0);
+}
+
+TEST_CASE("an exchange waits for those it comes after; independent ones run together; queries in turn") {
+  // Exchanges on disjoint hosts (h0 -> h1, h2 -> h3), so that running together
+  // costs nothing: without `after` the query takes as long as the longer one;
+  // with b after a, b starts when a ends and the query takes both in turn.
+  auto scenario = [](const std::string& after) {
+    const std::string row = R"("rows": 200000, "row": {"fixed_bytes": 100}, "lz4_ratio": 1)";
+    return R"({"name": "dag", "cluster": {"hosts": 4, "rtt_ms": {"same_group": 0.2}},
+      "policies": {"p": {"buffer": {"flat": "16K"}}},
+      "workload": {"queries": [{"name": "q", "exchanges": [
+        {"id": "a", "kind": "hash", )" + row + R"(, "senders": {"hosts": ["h0"]}, "receivers": {"hosts": ["h1"]}},
+        {"id": "b", "kind": "hash", )" + row + after + R"(, "senders": {"hosts": ["h2"]}, "receivers": {"hosts": ["h3"]}}]},
+        {"name": "q2", "exchanges": [
+        {"id": "c", "kind": "hash", )" + row + R"(, "senders": {"hosts": ["h0"]}, "receivers": {"hosts": ["h1"]}}]}]}})";
+  };
+  const RunResult together = run(scenario(""));
+  const RunResult in_turn = run(scenario(R"(, "after": ["a"])"));
+  auto wall_of = [](const RunResult& r, const std::string& id) {
+    for (const auto& x : r.exchanges) {
+      if (x.id == id) return x.wall_s;
+    }
+    FAIL("no exchange " << id);
+    return 0.0;
+  };
+  CHECK(together.queries[0].wall_s == doctest::Approx(std::max(wall_of(together, "a"), wall_of(together, "b"))));
+  CHECK(in_turn.queries[0].wall_s == doctest::Approx(wall_of(in_turn, "a") + wall_of(in_turn, "b")));
+  CHECK(in_turn.queries[0].wall_s > 1.8 * together.queries[0].wall_s);
+  // Queries one after another: the run is their sum.
+  CHECK(in_turn.wall_s == doctest::Approx(in_turn.queries[0].wall_s + in_turn.queries[1].wall_s));
 }
 
 TEST_CASE("broadcast per_channel serializes once per channel (IMPALA-6041)") {

@@ -7,7 +7,7 @@
 #include "cli/calibration_report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/results_table.h"
+#include "cli/output_files.h"
 #include "cli/table.h"
 #include "models/error.h"
 #include "models/results.h"
@@ -65,13 +65,16 @@ int calibrate_command(const std::vector<std::string>& args) {
   const int repetitions = bounded_int(vm, "repetitions", 1, 100);
   const double scale = vm["scale"].as<double>();
   if (!(scale > 0 && scale <= 100)) throw UsageError(fmt::format("--scale {}: expected more than 0, at most 100", scale));
-  if (vm.count("output")) check_writable("--output", vm["output"].as<std::string>());
+  OutputFiles outputs;
+  if (vm.count("output")) outputs.writes("--output", vm["output"].as<std::string>());
+  outputs.check();
 
   const transport::Calibration calibration = calibrate_with_progress(repetitions, scale);
   const std::string json = calibration_profile_json(calibration);
   if (vm.count("output")) {
     fmt::print("{}", render_calibration(calibration));
-    write_file_atomically(vm["output"].as<std::string>(), json);
+    outputs.put("--output", json);
+    outputs.write();
     fmt::print("\nwrote {}\n", vm["output"].as<std::string>());
   } else {
     fmt::print(stderr, "{}", render_calibration(calibration));

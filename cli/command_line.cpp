@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/error.h"
+#include "models/json_reader.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
@@ -51,9 +52,9 @@ int bounded_int(const boost::program_options::variables_map& vm, const char* nam
 }
 
 std::string read_token_file(const std::string& path) {
-  std::ifstream in(path);
+  std::istringstream in(read_text_file(path, "the token file"));  // names a missing or unreadable file
   std::string token;
-  if (!(in >> token)) throw UsageError(fmt::format("--token-file {}: cannot read a token", path));
+  if (!(in >> token)) throw UsageError(fmt::format("--token-file {}: holds no token (expected one word)", path));
   return token;
 }
 

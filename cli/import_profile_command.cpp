@@ -1,4 +1,5 @@
 // exsim import-profile PROFILE.txt [-o SCENARIO.json] [--name NAME] [--hosts N] [--kind ID=KIND]...
+#include <algorithm>
 #include <cstdio>
 
 #include <boost/program_options.hpp>
@@ -6,7 +7,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/results_table.h"
+#include "cli/output_files.h"
 #include "models/error.h"
 #include "models/impala_profile.h"
 #include "models/json_reader.h"
@@ -41,9 +42,12 @@ int import_profile_command(const std::vector<std::string>& args) {
   ProfileImportOptions options;
   if (vm.count("name")) {
     options.name = vm["name"].as<std::string>();
-    if (options.name.empty()) throw UsageError("--name: expected a scenario name ([a-z0-9._-]+), got an empty one");
+    const bool valid = !options.name.empty() && std::all_of(options.name.begin(), options.name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    });
+    if (!valid) throw UsageError(fmt::format("--name '{}': expected a scenario name ([a-z0-9._-]+)", options.name));
   }
-  if (vm.count("hosts")) options.hosts = bounded_int(vm, "hosts", 1, 10000);
+  if (vm.count("hosts")) options.hosts = bounded_int(vm, "hosts", 1, 1024);  // a scenario's limit
   if (vm.count("kind")) {
     for (const auto& spec : vm["kind"].as<std::vector<std::string>>()) {
       const std::size_t eq = spec.find('=');
@@ -64,18 +68,22 @@ int import_profile_command(const std::vector<std::string>& args) {
       options.kinds[id] = kind;
     }
   }
-  if (vm.count("output")) check_writable("--output", vm["output"].as<std::string>());
+  OutputFiles outputs;
+  outputs.reads(file);
+  if (vm.count("output")) outputs.writes("--output", vm["output"].as<std::string>());
+  outputs.check();
 
   const ImpalaProfile profile = ImpalaProfile::parse(read_text_file(file, "profile"), file);
   const ImportedScenario imported = import_impala_profile(profile, options);
   // What we write must load: the scenario format's own checks on the result.
-  parse_scenario(imported.json, vm.count("output") ? vm["output"].as<std::string>() : "<imported scenario>");
+  parse_scenario(imported.json, fmt::format("the scenario imported from {}", file));
 
   fmt::print(stderr, "import-profile: {} exchange(s) from {}; {} value(s) assumed:\n", imported.exchanges, file,
              imported.assumptions.size());
   for (const auto& [pointer, note] : imported.assumptions) fmt::print(stderr, "  {}: {}\n", pointer, note);
   if (vm.count("output")) {
-    write_file_atomically(vm["output"].as<std::string>(), imported.json);
+    outputs.put("--output", imported.json);
+    outputs.write();
     fmt::print(stderr, "wrote {}\n", vm["output"].as<std::string>());
   } else {
     fmt::print("{}", imported.json);

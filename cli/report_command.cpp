@@ -6,7 +6,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/results_table.h"
+#include "cli/output_files.h"
 #include "models/error.h"
 #include "models/results.h"
 #include "models/size.h"
@@ -48,8 +48,9 @@ int report_command(const std::vector<std::string>& args) {
     options.memory_budget = static_cast<double>(*bytes);
   }
   const std::string html_path = vm.count("output") ? vm["output"].as<std::string>() : "report.html";
-  check_writable("--output", html_path);
-  if (vm.count("markdown")) check_writable("--markdown", vm["markdown"].as<std::string>());
+  OutputFiles outputs;
+  outputs.writes("--output", html_path);
+  if (vm.count("markdown")) outputs.writes("--markdown", vm["markdown"].as<std::string>());
   if (vm.count("csv")) {
     // Made if missing (after the inputs are read, so bad input leaves nothing behind).
     const std::filesystem::path dir = vm["csv"].as<std::string>();
@@ -58,18 +59,8 @@ int report_command(const std::vector<std::string>& args) {
     }
   }
 
-  // An output over an input would replace results with a report.
   const auto& inputs = vm["results"].as<std::vector<std::string>>();
-  std::vector<std::pair<std::string, std::string>> outputs = {{"--output", html_path}};
-  if (vm.count("markdown")) outputs.emplace_back("--markdown", vm["markdown"].as<std::string>());
-  for (const auto& [flag, path] : outputs) {
-    for (const auto& in : inputs) {
-      std::error_code ec;
-      if (std::filesystem::equivalent(path, in, ec)) {
-        throw UsageError(fmt::format("{} {}: is one of the results files read", flag, path));
-      }
-    }
-  }
+  for (const auto& in : inputs) outputs.reads(in);
   const report::ReportInput input = report::read_report_input(inputs);
   const auto figures = report::figures(input);
   std::vector<std::string> svgs;
@@ -78,20 +69,32 @@ int report_command(const std::vector<std::string>& args) {
     if (f.name == "sender_memory") vars.emplace_back("budget", options.memory_budget.value_or(0));
     svgs.push_back(f.csv.empty() ? "" : report::render_svg(f.name, f.csv, vars));
   }
-  // Every output is made before any is written, and they take their places
-  // together: a failure leaves none behind (but a --csv directory made).
-  std::vector<std::pair<std::string, std::string>> files = {
-      {html_path, report::render_html(input, figures, svgs, options)}};
-  if (vm.count("markdown")) files.emplace_back(vm["markdown"].as<std::string>(), report::render_markdown(input, options));
+  // Every output is checked and made before any is written, and they take
+  // their places together: a failure leaves none behind.
+  std::vector<std::pair<std::string, std::string>> csv_files;
   if (vm.count("csv")) {
-    std::error_code error;
-    std::filesystem::create_directories(vm["csv"].as<std::string>(), error);
-    if (error) throw UsageError(fmt::format("--csv {}: cannot make the directory: {}", vm["csv"].as<std::string>(), error.message()));
+    const std::filesystem::path dir = vm["csv"].as<std::string>();
     for (const auto& f : figures) {
-      if (!f.csv.empty()) files.emplace_back((std::filesystem::path(vm["csv"].as<std::string>()) / (f.name + ".csv")).string(), f.csv);
+      if (f.csv.empty()) continue;
+      csv_files.emplace_back((dir / (f.name + ".csv")).string(), f.csv);
+      outputs.writes("--csv", csv_files.back().first);
     }
+    std::error_code error;
+    const bool made = std::filesystem::create_directories(dir, error);
+    if (error) throw UsageError(fmt::format("--csv {}: cannot make the directory: {}", dir.string(), error.message()));
+    try {
+      outputs.check();
+    } catch (...) {
+      if (made) std::filesystem::remove(dir, error);
+      throw;
+    }
+  } else {
+    outputs.check();
   }
-  write_files_atomically(files);
+  outputs.put("--output", report::render_html(input, figures, svgs, options));
+  if (vm.count("markdown")) outputs.put("--markdown", report::render_markdown(input, options));
+  for (auto& [path, csv] : csv_files) outputs.put(path, std::move(csv));
+  outputs.write();
   fmt::print("{}\nwrote {}\n", report::recommendation_text(report::recommend(input, options.memory_budget)), html_path);
   return kExitOk;
 }

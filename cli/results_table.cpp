@@ -1,7 +1,6 @@
 #include "cli/results_table.h"
 
 #include <algorithm>
-#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -47,17 +46,6 @@ std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<
     chosen.push_back(*it);
   }
   return chosen;
-}
-
-// Refuses, before any work is done, an output path whose directory does not
-// exist or that is a directory itself: found only when writing, after other
-// outputs had been written, it left a run half-written.
-void check_writable(const std::string& flag, const std::string& path) {
-  if (std::filesystem::is_directory(path)) throw UsageError(fmt::format("{} {}: is a directory, not a file", flag, path));
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-    throw UsageError(fmt::format("{} {}: directory {} does not exist", flag, path, parent.string()));
-  }
 }
 
 std::string render_results_table(const std::vector<RunResult>& results) {

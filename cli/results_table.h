@@ -1,5 +1,4 @@
-// Pieces that `simulate` and `run` share: choosing policies, checking the
-// output path before any work, and the results table.
+// Pieces that `simulate` and `run` share: choosing policies and the results table.
 #ifndef EXSIM_CLI_RESULTS_TABLE_H_
 #define EXSIM_CLI_RESULTS_TABLE_H_
 
@@ -14,9 +13,6 @@ namespace exsim::cli {
 // The named policies of the scenario (all when `names` is empty); UsageError
 // with a "did you mean" for an unknown name.
 std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<std::string>& names);
-
-// Refuses an output path whose directory does not exist, before any work is done.
-void check_writable(const std::string& flag, const std::string& path);
 
 // One row per result, deltas against the first.
 std::string render_results_table(const std::vector<RunResult>& results);

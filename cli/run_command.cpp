@@ -5,6 +5,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/output_files.h"
 #include "cli/results_table.h"
 #include "cli/trace_options.h"
 #include "models/error.h"
@@ -37,9 +38,10 @@ int run_command(const std::vector<std::string>& args) {
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
-  if (vm.count("json")) check_writable("--json", vm["json"].as<std::string>());
+  OutputFiles outputs;
+  if (vm.count("json")) outputs.writes("--json", vm["json"].as<std::string>());
   transport::RunOptions options;
-  const auto trace_events = trace_budget(vm);
+  const auto trace_events = trace_budget(vm, outputs);
   Trace trace(trace_events.value_or(Trace::kDefaultMaxEvents));
   if (trace_events) {
     options.trace = &trace;
@@ -64,12 +66,19 @@ int run_command(const std::vector<std::string>& args) {
   } else if (vm.count("token-file")) {
     throw UsageError("--token-file applies only with --hosts FILE (agents already running)");
   }
+  reads_scenario(outputs, scenario);
+  for (const char* flag : {"hosts", "token-file"}) {
+    if (vm.count(flag)) outputs.reads(vm[flag].as<std::string>());
+  }
+  outputs.check();
   const auto results = transport::run_on_agents(scenario, options);
   fmt::print("{} ({} hosts, mt_dop {}, measured{})\n\n", scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop,
              options.delay_line ? ", RTTs imposed by delay lines" : "");
   fmt::print("{}", render_results_table(results));
-  if (vm.count("json")) write_file_atomically(vm["json"].as<std::string>(), results_to_json(results));
-  if (trace_events) write_trace(vm, trace, "measured: " + scenario.name);
+  if (vm.count("json")) outputs.put("--json", results_to_json(results));
+  const std::string traced = trace_events ? put_trace(vm, outputs, trace, "measured: " + scenario.name) : "";
+  outputs.write();
+  fmt::print("{}", traced);
   return kExitOk;
 }
 

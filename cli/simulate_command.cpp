@@ -9,6 +9,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/output_files.h"
 #include "cli/progress.h"
 #include "cli/results_table.h"
 #include "cli/trace_options.h"
@@ -45,15 +46,18 @@ int simulate_command(const std::vector<std::string>& args) {
   const po::variables_map& vm = *parsed;
   const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
 
-  if (vm.count("json")) check_writable("--json", vm["json"].as<std::string>());
-  const auto trace_events = trace_budget(vm);
+  OutputFiles outputs;
+  if (vm.count("json")) outputs.writes("--json", vm["json"].as<std::string>());
+  const auto trace_events = trace_budget(vm, outputs);
   Trace trace(trace_events.value_or(Trace::kDefaultMaxEvents));
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
   const Scenario scenario = load_scenario(scenario_file, overrides);
+  reads_scenario(outputs, scenario);
   std::vector<std::string> names;
   if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
   const auto policies = select_policies(scenario, names);
+  outputs.check();
 
   SimulateOptions options;
   options.scheduler = vm["scheduler"].as<std::string>();
@@ -77,10 +81,10 @@ int simulate_command(const std::vector<std::string>& args) {
   fmt::print("{} ({} hosts, mt_dop {}, costs: {})\n\n", scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop,
              scenario.costs.source);
   fmt::print("{}", render_results_table(results));
-  if (vm.count("json")) {
-    write_file_atomically(vm["json"].as<std::string>(), results_to_json(results));
-  }
-  if (trace_events) write_trace(vm, trace, "simulated: " + scenario.name);
+  if (vm.count("json")) outputs.put("--json", results_to_json(results));
+  const std::string traced = trace_events ? put_trace(vm, outputs, trace, "simulated: " + scenario.name) : "";
+  outputs.write();
+  fmt::print("{}", traced);
   return kExitOk;
 }
 

@@ -18,8 +18,8 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/output_files.h"
 #include "cli/progress.h"
-#include "cli/results_table.h"
 #include "models/error.h"
 #include "models/json_reader.h"
 #include "models/results.h"
@@ -56,8 +56,20 @@ std::string scenario_text(const std::string& file, const std::vector<std::string
   if (names.empty()) return text;
   nlohmann::ordered_json doc = parse_json_text(text, file);
   if (doc.is_object() && doc.contains("policies") && doc["policies"].is_object()) {
-    for (const auto& name : names) {
-      if (!doc["policies"].contains(name)) throw UsageError(fmt::format("--policy {}: no such policy in {}", name, file));
+    std::vector<std::string> known;
+    for (const auto& [name, policy] : doc["policies"].items()) known.push_back(name);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::string& name = names[i];
+      if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), name) != names.begin() + static_cast<std::ptrdiff_t>(i)) {
+        throw UsageError(fmt::format("--policy {}: given twice", name));
+      }
+      if (!doc["policies"].contains(name)) {
+        const std::string hint = closest_name(name, known);
+        std::string all;
+        for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
+        throw UsageError(fmt::format("--policy {}: no such policy in {} (policies: {}){}", name, file, all,
+                                     hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+      }
     }
     nlohmann::ordered_json kept = nlohmann::ordered_json::object();
     for (const auto& [name, policy] : doc["policies"].items()) {
@@ -97,14 +109,18 @@ int merge_command(const std::vector<std::string>& args) {
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   if (!vm.count("shard")) throw UsageError("expected the shards' result files (SHARD.jsonl...)");
-  if (vm.count("output")) check_writable("--output", vm["output"].as<std::string>());
+  OutputFiles outputs;
+  if (vm.count("output")) outputs.writes("--output", vm["output"].as<std::string>());
+  for (const auto& path : vm["shard"].as<std::vector<std::string>>()) outputs.reads(path);
+  outputs.check();
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& path : vm["shard"].as<std::vector<std::string>>()) {
     files.emplace_back(path, read_text_file(path, "sweep results"));
   }
   const std::string merged = merge_sweep_results(files);
   if (vm.count("output")) {
-    write_file_atomically(vm["output"].as<std::string>(), merged);
+    outputs.put("--output", merged);
+    outputs.write();
   } else {
     fmt::print("{}", merged);
   }
@@ -155,13 +171,29 @@ int sweep_command(const std::vector<std::string>& args) {
   if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
   const bool to_file = vm.count("output") > 0;
   const std::string output = to_file ? vm["output"].as<std::string>() : "";
-  if (to_file) check_writable("--output", output);
+  OutputFiles outputs;
+  outputs.reads(file);
+  if (to_file) {
+    outputs.writes("--output", output);
+    outputs.writes("--output (while the sweep runs)", output + ".partial");
+  }
+  outputs.check();
   // Lines go to OUT.partial as points finish and the file becomes OUT only
   // when every point is in: OUT never holds part of a sweep, and an earlier
   // OUT is not lost to a sweep that stops.
   const std::string where = to_file ? output + ".partial" : "standard output";
 
   const std::string text = scenario_text(file, names);
+  // A value both set and varied would be varied, the --set lost without a word.
+  for (const auto& set : base) {
+    const std::string key = set.substr(0, set.find('='));
+    for (const auto& v : plan.variations()) {
+      if (v.key == key) throw UsageError(fmt::format("--set {}: {} is also varied (--vary {}=...)", set, key, key));
+    }
+  }
+  parse_scenario(text, file, base);  // the scenario and --set alone: their errors are not a point's
+  std::vector<std::pair<std::string, std::vector<std::string>>> vary;
+  for (const auto& v : plan.variations()) vary.emplace_back(v.key, v.values);
   // Every point loads before any runs: a bad value fails the sweep now, not hours in.
   std::vector<SweepPoint> points;
   for (std::size_t i = 0; i < plan.size(); ++i) {
@@ -185,7 +217,7 @@ int sweep_command(const std::vector<std::string>& args) {
         const Scenario scenario = load_point(file, text, base, points[i]);
         std::string lines;
         for (const auto& policy : scenario.policies) {
-          lines += sweep_result_line(simulate(scenario, policy), points[i].index, plan.size(), points[i].settings);
+          lines += sweep_result_line(simulate(scenario, policy), points[i].index, plan.size(), points[i].settings, vary);
         }
         {
           std::lock_guard<std::mutex> lock(out);

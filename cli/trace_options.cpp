@@ -19,21 +19,20 @@ void add_trace_options(po::options_description& options) {
        "beyond, an even sample (docs/traces.md)");
 }
 
-std::optional<std::size_t> trace_budget(const po::variables_map& vm) {
+std::optional<std::size_t> trace_budget(const po::variables_map& vm, OutputFiles& outputs) {
   if (!vm.count("trace")) {
     if (vm.count("trace-events")) throw UsageError("--trace-events applies only with --trace FILE");
     return std::nullopt;
   }
-  check_writable("--trace", vm["trace"].as<std::string>());
+  outputs.writes("--trace", vm["trace"].as<std::string>());
   return vm.count("trace-events") ? static_cast<std::size_t>(bounded_int(vm, "trace-events", 100, 50'000'000))
                                   : Trace::kDefaultMaxEvents;
 }
 
-void write_trace(const po::variables_map& vm, const Trace& trace, const std::string& source) {
-  const std::string path = vm["trace"].as<std::string>();
-  write_file_atomically(path, trace.to_json(source));
-  fmt::print("\ntrace: {} spans of {} kept (1 in {}), {}\n", trace.kept(), trace.offered(),
-             std::uint64_t{1} << trace.sampling_shift(), path);
+std::string put_trace(const po::variables_map& vm, OutputFiles& outputs, const Trace& trace, const std::string& source) {
+  outputs.put("--trace", trace.to_json(source));
+  return fmt::format("\ntrace: {} spans of {} kept (1 in {}), {}\n", trace.kept(), trace.offered(),
+                     std::uint64_t{1} << trace.sampling_shift(), vm["trace"].as<std::string>());
 }
 
 }  // namespace exsim::cli

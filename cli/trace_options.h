@@ -8,6 +8,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/output_files.h"
+
 namespace exsim {
 class Trace;
 }
@@ -16,11 +18,12 @@ namespace exsim::cli {
 
 void add_trace_options(boost::program_options::options_description& options);
 
-// The span budget when --trace is given (its file checked writable first), else nullopt.
-std::optional<std::size_t> trace_budget(const boost::program_options::variables_map& vm);
+// The span budget when --trace is given (its file then one of `outputs`), else nullopt.
+std::optional<std::size_t> trace_budget(const boost::program_options::variables_map& vm, OutputFiles& outputs);
 
-// Writes the trace to --trace's file and says how much of it was kept.
-void write_trace(const boost::program_options::variables_map& vm, const Trace& trace, const std::string& source);
+// Puts the trace into --trace's output; returns the line that says how much of it was kept.
+std::string put_trace(const boost::program_options::variables_map& vm, OutputFiles& outputs, const Trace& trace,
+                      const std::string& source);
 
 }  // namespace exsim::cli
 

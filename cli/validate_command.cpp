@@ -8,7 +8,7 @@
 #include "cli/calibration_report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/results_table.h"
+#include "cli/output_files.h"
 #include "cli/validate_report.h"
 #include "models/error.h"
 #include "models/scenario_loader.h"
@@ -91,8 +91,18 @@ int validate_command(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
   if (vm.count("inputs")) inputs = vm["inputs"].as<std::vector<std::string>>();
   const validate::Suite suite = validate::load_suite(inputs);
-  if (vm.count("json")) check_writable("--json", vm["json"].as<std::string>());
-  if (vm.count("markdown")) check_writable("--markdown", vm["markdown"].as<std::string>());
+  OutputFiles outputs;
+  if (vm.count("json")) outputs.writes("--json", vm["json"].as<std::string>());
+  if (vm.count("markdown")) outputs.writes("--markdown", vm["markdown"].as<std::string>());
+  for (const auto& file : suite.scenarios) outputs.reads(file);
+  if (suite.thresholds_source != "defaults") outputs.reads(suite.thresholds_source);
+  if (vm.count("profile")) {
+    outputs.reads(vm["profile"].as<std::string>());
+    if (!vm["repetitions"].defaulted()) {
+      throw UsageError("--repetitions applies only without --profile: it counts this machine's calibrations");
+    }
+  }
+  outputs.check();  // before the real runs, which take minutes
   const int repetitions = bounded_int(vm, "repetitions", 1, 100);
   const int repeat = bounded_int(vm, "repeat", 1, 99);
   const std::chrono::seconds timeout(bounded_int(vm, "timeout", 1, 86400));
@@ -157,13 +167,11 @@ int validate_command(const std::vector<std::string>& args) {
   }
   const validate::Verdict verdict = validate::judge(comparisons, suite.thresholds);
   fmt::print("{}", render_validation(comparisons, suite, verdict, profile_source, ReportFormat::kText));
-  if (vm.count("json")) {
-    write_file_atomically(vm["json"].as<std::string>(), validate::comparisons_to_json(comparisons, suite.thresholds, verdict));
-  }
+  if (vm.count("json")) outputs.put("--json", validate::comparisons_to_json(comparisons, suite.thresholds, verdict));
   if (vm.count("markdown")) {
-    write_file_atomically(vm["markdown"].as<std::string>(),
-                          render_validation(comparisons, suite, verdict, profile_source, ReportFormat::kMarkdown));
+    outputs.put("--markdown", render_validation(comparisons, suite, verdict, profile_source, ReportFormat::kMarkdown));
   }
+  outputs.write();
   return verdict.passed() ? kExitOk : kExitThresholds;
 }
 

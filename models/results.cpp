@@ -3,6 +3,10 @@
 #include "models/overrides.h"
 #include "models/scenario.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -142,10 +146,16 @@ std::string results_to_json(const std::vector<RunResult>& results) {
 }
 
 std::string sweep_result_line(const RunResult& result, std::size_t point, std::size_t points,
-                              const std::vector<std::pair<std::string, std::string>>& settings) {
+                              const std::vector<std::pair<std::string, std::string>>& settings,
+                              const std::vector<std::pair<std::string, std::vector<std::string>>>& vary) {
   ordered set = ordered::object();
   for (const auto& [key, value] : settings) set[key] = override_value(value);  // as --set reads it
-  ordered line{{"sweep", ordered{{"point", point}, {"points", points}, {"set", set}}}};
+  ordered varied = ordered::object();
+  for (const auto& [key, values] : vary) {
+    varied[key] = ordered::array();
+    for (const auto& value : values) varied[key].push_back(override_value(value));
+  }
+  ordered line{{"sweep", ordered{{"point", point}, {"points", points}, {"set", set}, {"vary", varied}}}};
   const ordered figures = run_json(result);
   for (const auto& [key, value] : figures.items()) line[key] = value;
   return line.dump() + "\n";
@@ -156,37 +166,73 @@ void write_file_atomically(const std::string& path, const std::string& content) 
 }
 
 void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
-  // Every file goes to PATH.tmp first; only when all are written does each
-  // take its place, so that a failure leaves every target as it was.
-  std::vector<std::filesystem::path> temps;
+  // Every file goes to a temporary file of its own beside it first (PATH.<pid>.tmp,
+  // made anew: a user's file is never taken for one); only when all are written
+  // does each take its place by a rename, so that a failure leaves every target
+  // as it was. A link is followed: the file it names is replaced, the link kept.
+  // A pipe or device (/dev/stdout, a FIFO) cannot be replaced: it is written to
+  // as it is, last, once the others are in place.
+  namespace fs = std::filesystem;
+  std::vector<fs::path> temps, targets;
+  std::vector<std::size_t> in_place;  // files written straight to their target
   auto drop_temps = [&] {
     for (const auto& t : temps) std::remove(t.c_str());
   };
-  for (const auto& [path, content] : files) {
-    std::filesystem::path temp(path);
-    temp += ".tmp";
-    std::FILE* f = std::fopen(temp.c_str(), "wb");
-    if (!f) {
-      const std::string reason = std::strerror(errno);
-      drop_temps();
-      throw std::runtime_error(fmt::format("{}: cannot write: {}", path, reason));
+  auto put = [](const fs::path& to, const std::string& content, int flags) {
+    const int fd = ::open(to.c_str(), flags, 0666);
+    if (fd < 0) return errno;
+    std::size_t done = 0;
+    while (done < content.size()) {
+      const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const int error = n < 0 ? errno : EIO;
+        ::close(fd);
+        return error;
+      }
+      done += static_cast<std::size_t>(n);
     }
-    temps.push_back(temp);
-    bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-    ok = (std::fclose(f) == 0) && ok;
-    if (!ok) {
-      const std::string reason = std::strerror(errno);
+    return ::close(fd) == 0 ? 0 : errno;
+  };
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto& [path, content] = files[i];
+    if (path.empty()) {
       drop_temps();
-      throw std::runtime_error(fmt::format("{}: write failed: {}", path, reason));
+      throw std::runtime_error("cannot write a file with an empty path");
+    }
+    std::error_code ec;
+    fs::path target = path;  // a link's file, even one not made yet
+    for (int hops = 0; hops < 40 && fs::is_symlink(target, ec); ++hops) {
+      const fs::path to = fs::read_symlink(target, ec);
+      target = to.is_absolute() ? to : target.parent_path() / to;
+    }
+    targets.push_back(target);
+    if (fs::exists(target, ec) && !fs::is_regular_file(target, ec)) {
+      in_place.push_back(i);
+      continue;
+    }
+    const fs::path temp = fs::path(target) += fmt::format(".{}.tmp", ::getpid());
+    const int error = put(temp, content, O_WRONLY | O_CREAT | O_EXCL);
+    if (error != EEXIST) temps.push_back(temp);
+    if (error != 0) {
+      drop_temps();
+      throw std::runtime_error(fmt::format("{}: cannot write: {}", path, std::strerror(error)));
     }
   }
+  std::size_t next_temp = 0;
   for (std::size_t i = 0; i < files.size(); ++i) {
+    if (std::find(in_place.begin(), in_place.end(), i) != in_place.end()) continue;
     std::error_code ec;
-    std::filesystem::rename(temps[i], files[i].first, ec);
+    fs::rename(temps[next_temp], targets[i], ec);
     if (ec) {
-      for (std::size_t j = i; j < temps.size(); ++j) std::remove(temps[j].c_str());
+      for (std::size_t j = next_temp; j < temps.size(); ++j) std::remove(temps[j].c_str());
       throw std::runtime_error(fmt::format("{}: cannot rename into place: {}", files[i].first, ec.message()));
     }
+    ++next_temp;
+  }
+  for (const std::size_t i : in_place) {
+    const int error = put(targets[i], files[i].second, O_WRONLY | O_TRUNC);
+    if (error != 0) throw std::runtime_error(fmt::format("{}: cannot write: {}", files[i].first, std::strerror(error)));
   }
 }
 

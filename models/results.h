@@ -121,16 +121,19 @@ CpuByStage& operator+=(CpuByStage& a, const CpuByStage& b);
 std::string results_to_json(const std::vector<RunResult>& results);
 
 // One result as a single line of JSON (JSON Lines), led by a "sweep" object:
-// {"sweep": {"point": I, "points": N, "set": {KEY: VALUE...}}, "scenario": ...}.
-// The same result and point give byte-identical text.
+// {"sweep": {"point": I, "points": N, "set": {KEY: VALUE...}, "vary": {KEY: [V...]...}},
+// "scenario": ...}; "vary" (every variation's values) tells one sweep's lines
+// from another's. The same result and point give byte-identical text.
 std::string sweep_result_line(const RunResult& result, std::size_t point, std::size_t points,
-                              const std::vector<std::pair<std::string, std::string>>& settings);
+                              const std::vector<std::pair<std::string, std::string>>& settings,
+                              const std::vector<std::pair<std::string, std::vector<std::string>>>& vary);
 
 // Writes through a temporary file and a rename, so a reader never sees half a file.
+// A link's file is replaced, the link kept; a pipe or device is written as it is.
 // Throws std::runtime_error naming the path on failure.
 void write_file_atomically(const std::string& path, const std::string& content);
-// The same for several files (path, content) that belong together: none takes
-// its place unless every one could be written.
+// The same for several files (path, content) that belong together: no regular
+// file takes its place unless every one could be written.
 void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace exsim

@@ -29,6 +29,9 @@ BatchCapacity channel_capacity(const Policy& policy, const RowShape& row, int ch
   capacity.rule = policy.capacity;
   capacity.target = channel_target(policy.buffer, channels);
   capacity.rows = std::max<std::int64_t>(1, capacity.target / std::max<Bytes>(1, row.fixed_bytes));
+  if (policy.buffer.kind == BufferSizing::Kind::kBudget) {
+    capacity.least_rows = std::max<std::int64_t>(1, policy.buffer.min / std::max<Bytes>(1, row.fixed_bytes));
+  }
   return capacity;
 }
 
@@ -36,7 +39,8 @@ BatchSize full_channel_batch(const BatchCapacity& capacity, double row_bytes) {
   std::int64_t rows = capacity.rule == CapacityRule::kFixedLen
                           ? capacity.rows
                           : std::max<std::int64_t>(
-                                1, static_cast<std::int64_t>(std::ceil(static_cast<double>(capacity.target) / row_bytes)));
+                                capacity.least_rows,
+                                static_cast<std::int64_t>(std::ceil(static_cast<double>(capacity.target) / row_bytes)));
   return batch_of(std::min(rows, hard_cap_rows(row_bytes)), row_bytes);
 }
 

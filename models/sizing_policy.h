@@ -24,10 +24,15 @@ struct BatchCapacity {
   CapacityRule rule = CapacityRule::kFixedLen;
   std::int64_t rows = 1;  // fixed_len: max(1, target / fixed_bytes), var-len ignored (section 1.2)
   Bytes target = 0;       // bytes: flush once tuple bytes incl. var-len reach it
+  // bytes, budget policies: and not before this many rows, a flat buffer of the
+  // budget's `min` under today's rule (min / fixed_bytes rows): IMPALA-15512's
+  // per-channel target is "never smaller than today", whose batches ignore
+  // var-len bytes and so hold more rows than a 16K target counting them.
+  std::int64_t least_rows = 1;
   // Both rules also flush when tuple data reaches kBatchHardCap (section 1.4).
   bool full(std::int64_t batch_rows, Bytes batch_bytes) const {
     return batch_bytes >= kBatchHardCap ||
-           (rule == CapacityRule::kFixedLen ? batch_rows >= rows : batch_bytes >= target);
+           (rule == CapacityRule::kFixedLen ? batch_rows >= rows : batch_bytes >= target && batch_rows >= least_rows);
   }
 };
 

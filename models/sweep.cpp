@@ -31,14 +31,30 @@ Variation parse_variation(std::string_view spec) {
     throw UsageError(fmt::format("--vary {}: expected KEY=V1,V2,... such as mt_dop=0,8", spec));
   }
   v.key = std::string(spec.substr(0, eq));
+  // Values are split at the commas outside JSON brackets and strings, so that a
+  // value may be an object or a list, as --set takes it: rtt_ms={"same_group":0.1,...},{...}.
   std::string_view rest = spec.substr(eq + 1);
-  while (true) {
-    const std::size_t comma = rest.find(',');
-    std::string_view value = rest.substr(0, comma);
+  int depth = 0;
+  bool quoted = false;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= rest.size(); ++i) {
+    const char c = i < rest.size() ? rest[i] : ',';
+    if (quoted) {
+      if (c == '\\') ++i;
+      else if (c == '"') quoted = false;
+      continue;
+    }
+    if (c == '"') quoted = true;
+    if (c == '{' || c == '[') ++depth;
+    if ((c == '}' || c == ']') && depth > 0) --depth;
+    if (c != ',' || (depth > 0 && i < rest.size())) continue;
+    const std::string value(rest.substr(start, i - start));
     if (value.empty()) throw UsageError(fmt::format("--vary {}: an empty value in the list", spec));
-    v.values.emplace_back(value);
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
+    if (std::find(v.values.begin(), v.values.end(), value) != v.values.end()) {
+      throw UsageError(fmt::format("--vary {}: the value {} is given twice", spec, value));
+    }
+    v.values.push_back(value);
+    start = i + 1;
   }
   return v;
 }
@@ -117,16 +133,18 @@ std::string merge_sweep_results(const std::vector<std::pair<std::string, std::st
                                          place, line.substr(0, 80))});
       }
       const auto n = j["sweep"]["points"].get<long>();
-      std::string k;
-      for (const auto& [key, value] : j["sweep"]["set"].items()) k += key + "\n";
+      // One sweep: the same scenario, the same keys varied over the same values
+      // (lines written before "vary" was recorded carry none, and match only such).
+      std::string k = j.value("scenario", nlohmann::json()).dump() + "\n" + j["sweep"].value("vary", nlohmann::json()).dump();
+      for (const auto& [key, value] : j["sweep"]["set"].items()) k += "\n" + key;
       if (points < 0) {
         points = n;
         keys = k;
         first_place = place;
       } else if (n != points || k != keys) {
-        throw ScenarioError({fmt::format("{}: this line's sweep ({} points) is not the sweep of {} ({} points, or "
-                                         "other variations): merge the shards of one sweep",
-                                         place, n, first_place, points)});
+        throw ScenarioError({fmt::format("{}: this line's sweep ({} points of scenario {}) is not the sweep of {} ({} "
+                                         "points, or another scenario or other variations): merge the shards of one sweep",
+                                         place, n, j.value("scenario", nlohmann::json()).dump(), first_place, points)});
       }
       const auto point = j["sweep"]["point"].get<std::size_t>();
       if (point >= static_cast<std::size_t>(points)) {

@@ -16,8 +16,9 @@ using json = nlohmann::ordered_json;
 std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 // One results object (the spec's results format) at `node`, checked as a
-// scenario is: each wrong value recorded with its JSON pointer and what was
-// expected. Keys the report does not use are left alone: results files grow.
+// scenario is: each wrong or missing value recorded with its JSON pointer and
+// what was expected (a figure read as 0 had made a policy look free of memory,
+// and recommended). Keys the report does not use are left alone: results files grow.
 Entry entry_of(const JsonNode& node) {
   Entry e;
   if (!node.expect_object()) return e;
@@ -26,8 +27,9 @@ Entry entry_of(const JsonNode& node) {
   e.source = node.member("source").choice({"simulated", "measured"}, 0) == 1 ? "measured" : "simulated";
   e.wall_s = node.required("wall_s").number(0, 0);
   e.rpcs = node.required("rpcs").number(0, 0);
-  e.bytes_wire = node.member("bytes_wire").number(0, 0);
-  if (e.rpcs > 0) e.batch_bytes_mean = node.member("bytes_uncompressed").number(0, 0) / e.rpcs;
+  e.bytes_wire = node.required("bytes_wire").number(0, 0);
+  const double uncompressed = node.required("bytes_uncompressed").number(0, 0);
+  if (e.rpcs > 0) e.batch_bytes_mean = uncompressed / e.rpcs;
   const JsonNode hosts = node.required("hosts");
   if (hosts.present() && hosts.expect_array()) {
     if (hosts.size() == 0) hosts.error("expected at least one host");
@@ -35,9 +37,9 @@ Entry entry_of(const JsonNode& node) {
       const JsonNode h = hosts.element(i);
       if (!h.expect_object()) continue;
       e.hosts.push_back(h.required("name").string());
-      e.sender_peak = std::max(e.sender_peak, h.member("sender_peak_bytes").number(0, 0));
-      e.sender_expected = std::max(e.sender_expected, h.member("sender_expected_bytes").number(0, 0));
-      e.sender_worst = std::max(e.sender_worst, h.member("sender_worst_bytes").number(0, 0));
+      e.sender_peak = std::max(e.sender_peak, h.required("sender_peak_bytes").number(0, 0));
+      e.sender_expected = std::max(e.sender_expected, h.required("sender_expected_bytes").number(0, 0));
+      e.sender_worst = std::max(e.sender_worst, h.required("sender_worst_bytes").number(0, 0));
     }
   }
   const JsonNode cpu = node.member("cpu_s");
@@ -107,11 +109,25 @@ void read_results_file(const std::string& path, ReportInput& in) {
   // truncated array is named by its line and column; only an object is
   // tried whole, to tell a validation document from a sweep's lines.
   const bool array = text[first] == '[';
-  const auto validation = [&] {
+  bool validation = false;
+  if (!array) {
     const json whole = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    return whole.is_object() && whole.contains("comparisons");
-  };
-  if (array || validation()) {
+    validation = whole.is_object() && whole.contains("comparisons");
+    if (whole.is_object() && !validation && !whole.contains("policy")) {
+      throw ScenarioError({fmt::format("{}: a JSON object that is neither validation results (\"comparisons\") "
+                                       "nor a results line (\"policy\"): expected results, as simulate, run, "
+                                       "sweep or validate write them",
+                                       path)});
+    }
+    // Not one JSON value: JSON Lines, unless its first line is no JSON value by
+    // itself (a document spread over lines, cut short): named by line and column.
+    const auto lines = json_lines(text);
+    if (whole.is_discarded() && !lines.empty() &&
+        json::parse(lines.front().second, nullptr, /*allow_exceptions=*/false).is_discarded()) {
+      parse_json_text(text, path);
+    }
+  }
+  if (array || validation) {
     const json doc = parse_json_text(text, path);
     Diagnostics diagnostics(path);
     const JsonNode root(&doc, "", &diagnostics);

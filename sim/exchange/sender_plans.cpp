@@ -78,7 +78,9 @@ std::int64_t SenderInstance::rows_to_fill(const Channel& channel, double row_byt
     return ceil_to_int(static_cast<double>(limit - channel.filling.tuple_bytes) / row_bytes);
   };
   std::int64_t need = rows_until(kBatchHardCap);
-  need = std::min(need, cap.rule == CapacityRule::kFixedLen ? cap.rows - channel.filling.rows : rows_until(cap.target));
+  need = std::min(need, cap.rule == CapacityRule::kFixedLen
+                            ? cap.rows - channel.filling.rows
+                            : std::max(rows_until(cap.target), cap.least_rows - channel.filling.rows));
   return std::max<std::int64_t>(1, need);
 }
 

@@ -19,6 +19,7 @@ check() {  # check NAME CONDITION...
 }
 
 has() { grep -qF -- "$1" "$2"; }  # has TEXT FILE
+hasnt() { ! grep -qF -- "$1" "$2"; }  # hasnt TEXT FILE
 
 summary() {  # last command of a test: prints the counts, fails if any check did
   echo "$(basename "$0" .sh): $passed passed, $failed failed"

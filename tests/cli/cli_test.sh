@@ -153,5 +153,40 @@ sed '50s/dst_id=4/dst_id=99999999999999999999/' "$profiles/three-hosts-hash.txt"
 check "a plan node id beyond int" run 2 import-profile "$work/huge-dst.txt"
 check "a plan node id named" has "huge-dst.txt:50: dst_id=99999999999999999999: expected a plan node id" "$work/err"
 check "missing profile" run 2 import-profile "$work/no-such-profile.txt"
+check "a bad --name" run 2 import-profile "$profiles/three-hosts-hash.txt" --name "Bad Name"
+check "a bad --name named" has "--name 'Bad Name': expected a scenario name" "$work/err"
+check "--hosts beyond a scenario's 1024" run 2 import-profile "$profiles/three-hosts-hash.txt" --hosts 5000
+
+# Outputs: checked before any work, never over an input, written all together or not at all.
+cp "$src/scenarios/default.json" "$work/own.json"
+check "-o over the scenario" run 2 simulate "$work/own.json" -p 16K -o "$work/own.json"
+check "-o over the scenario: named" has "is a file this command reads" "$work/err"
+check "-o over the scenario: the scenario kept" cmp -s "$work/own.json" "$src/scenarios/default.json"
+check "--json and --trace on one file" run 2 simulate "$work/own.json" -p 16K -o "$work/same" --trace "$work/same"
+check "--json and --trace on one file: named" has "is also the file of --json" "$work/err"
+echo keep >"$work/keep.json"
+check "a trace that cannot be written: before the work" run 2 simulate "$work/own.json" -p 16K -o "$work/keep.json" \
+  --trace /proc/no-such-dir/t.json
+check "a trace that cannot be written: the results file kept" test "$(cat "$work/keep.json")" = keep
+check "an empty -o" run 2 simulate "$work/own.json" -p 16K -o ""
+# Through a link, the file it names is written and the link kept; a file of
+# the user's named like a temporary one is left alone.
+echo mine >"$work/target.json.tmp"
+ln -s "$work/target.json" "$work/link.json"
+check "-o through a link" run 0 simulate "$work/own.json" -p 16K -o "$work/link.json"
+check "-o through a link: still a link" test -L "$work/link.json"
+check "-o through a link: its file written" has '"policy": "16K"' "$work/target.json"
+check "a user's .tmp file left alone" test "$(cat "$work/target.json.tmp")" = mine
+check "sweep -o over the scenario" run 2 sweep "$work/own.json" -v mt_dop=0,1 -o "$work/own.json"
+check "sweep: a --set also varied" run 2 sweep "$work/own.json" -v mt_dop=0,1 -s mt_dop=4
+check "sweep: a --set also varied: named" has "--set mt_dop=4: mt_dop is also varied" "$work/err"
+check "sweep: a value twice" run 2 sweep "$work/own.json" -v mt_dop=1,1
+check "sweep: a policy twice" run 2 sweep "$work/own.json" -v mt_dop=0 -p 16K -p 16K
+check "sweep: an unknown policy, with a hint" run 2 sweep "$work/own.json" -v mt_dop=0 -p 16k
+check "sweep: an unknown policy, with a hint: named" has "did you mean '16K'" "$work/err"
+check "sweep: a bad --set is the scenario's, not a point's" run 2 sweep "$work/own.json" -v mt_dop=0,1 -s seed=-1
+check "sweep: a bad --set: no point named" hasnt "sweep point" "$work/err"
+check "validate --repetitions with --profile" run 2 validate "$src/scenarios/validation/latency.json" \
+  --profile "$src/profiles/reference.json" --repetitions 9
 
 summary

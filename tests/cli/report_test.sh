@@ -93,7 +93,7 @@ check "bad input: no CSV directory made" test ! -e "$work/never"
 cp "$work/sim.json" "$work/keep.json"
 "$exsim" report "$work/keep.json" -o "$work/keep.json" >/dev/null 2>"$work/e5"
 check "-o over an input: exit 2" test $? -eq 2
-check "-o over an input: named" has "is one of the results files read" "$work/e5"
+check "-o over an input: named" has "is a file this command reads" "$work/e5"
 check "-o over an input: the results kept" cmp -s "$work/sim.json" "$work/keep.json"
 "$exsim" report "$work/sim.json" -o "$work/half.html" --markdown /proc/exsim-report-test.md --csv "$work/halfcsv" \
   >/dev/null 2>"$work/e6"
@@ -101,5 +101,14 @@ check "an output that cannot be written: non-zero exit" test $? -ne 0
 check "an output that cannot be written: named" has "exsim-report-test.md" "$work/e6"
 check "an output that cannot be written: no HTML either" test ! -e "$work/half.html"
 check "an output that cannot be written: no CSV either" test -z "$(ls -A "$work/halfcsv" 2>/dev/null)"
+# A --csv directory whose files include an input: refused, the input kept.
+mkdir -p "$work/csvin"
+"$exsim" report "$work/sim.json" -o "$work/first.html" --csv "$work/csvin" >/dev/null 2>&1
+cp "$work/sim.json" "$work/csvin/rpcs.csv"  # results, named as a CSV the report writes
+cp "$work/csvin/rpcs.csv" "$work/rpcs-before.csv"
+"$exsim" report "$work/csvin/rpcs.csv" -o "$work/second.html" --csv "$work/csvin" >/dev/null 2>"$work/e7"
+check "--csv over an input: exit 2" test $? -eq 2
+check "--csv over an input: named" has "--csv $work/csvin/rpcs.csv: is a file this command reads" "$work/e7"
+check "--csv over an input: the input kept" cmp -s "$work/csvin/rpcs.csv" "$work/rpcs-before.csv"
 
 summary

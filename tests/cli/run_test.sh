@@ -148,10 +148,14 @@ check "... and it was longer" test "$elapsed" -ge 2
 [ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err7" | head -5
 
 # 7. Bad addresses: named by file and line, or by flag; exit 2.
-printf '127.0.0.1:1\n127.0.0.1:abc\n127.0.0.1:3\n' >"$work/bad-hosts"
+printf '127.0.0.1:1\n127.0.0.1:abc\n127.0.0.1:99999\n' >"$work/bad-hosts"
 "$exsim" run "$scenario" --hosts "$work/bad-hosts" --token-file "$work/token" >/dev/null 2>"$work/e8"
 check "hosts file: a port that is not a number: exit 2" test $? -eq 2
 check "hosts file: named by file and line" has "bad-hosts:2: '127.0.0.1:abc': the port must be a number from 1 to 65535" "$work/e8"
+check "hosts file: every bad line named" has "bad-hosts:3: '127.0.0.1:99999'" "$work/e8"
+"$exsim" run "$scenario" --hosts "$work" --token-file "$work/token" >/dev/null 2>"$work/e8d"
+check "hosts file: a directory: exit 2" test $? -eq 2
+check "hosts file: a directory: said" has "is a directory" "$work/e8d"
 printf '127.0.0.1:70001\n' >"$work/bad-hosts"
 "$exsim" run "$scenario" --hosts "$work/bad-hosts" --token-file "$work/token" >/dev/null 2>"$work/e9"
 check "hosts file: a port past 65535: exit 2" test $? -eq 2

@@ -176,6 +176,21 @@ TEST_CASE("channel targets: flat, and a budget clamped to [min, max]") {
   CHECK(channel_target(budget, 5) == 256 * kKiB);    // 4M / 10 = 409.6K, clamped to max
   CHECK(channel_target(budget, 40) == 52428);        // 4M / 80
   CHECK(channel_target(budget, 400) == 16 * kKiB);   // 5242 B, clamped to min
+  // Flushed by bytes, but never before today's rows (16K / 21 B fixed = 780):
+  // with 100-byte strings, 16K of bytes is 136 rows; the batch goes on to 780.
+  Policy policy;
+  policy.buffer = budget;
+  policy.capacity = CapacityRule::kBytes;
+  const BatchCapacity cap = channel_capacity(policy, RowShape{21, VarLenDistribution::fixed(100)}, 400);
+  CHECK(cap.least_rows == 780);
+  CHECK_FALSE(cap.full(136, 136 * 121));
+  CHECK_FALSE(cap.full(779, 779 * 121));
+  CHECK(cap.full(780, 780 * 121));
+  CHECK(full_channel_batch(cap, 121).rows == 780);
+  // A flat buffer flushed by bytes has no floor.
+  policy.buffer = BufferSizing{};
+  policy.buffer.flat = 16 * kKiB;
+  CHECK(channel_capacity(policy, RowShape{21, VarLenDistribution::fixed(100)}, 400).least_rows == 1);
 }
 
 TEST_CASE("fixed_len capacity ignores var-len bytes, so batches overshoot") {

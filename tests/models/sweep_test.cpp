@@ -19,6 +19,11 @@ TEST_CASE("a variation is KEY=V1,V2,...; anything else is a usage error") {
   CHECK_THROWS_AS(parse_variation("=1,2"), UsageError);
   CHECK_THROWS_AS(parse_variation("mt_dop="), UsageError);
   CHECK_THROWS_WITH_AS(parse_variation("mt_dop=0,,8"), doctest::Contains("empty value"), UsageError);
+  CHECK_THROWS_WITH_AS(parse_variation("mt_dop=1,2,1"), doctest::Contains("the value 1 is given twice"), UsageError);
+  // JSON objects, lists and strings, as --set takes them, keep their commas.
+  CHECK(parse_variation(R"(cluster.rtt_ms={"same_group":0.1,"cross_group":0.5},{"same_group":0.2})").values ==
+        std::vector<std::string>{R"({"same_group":0.1,"cross_group":0.5})", R"({"same_group":0.2})"});
+  CHECK(parse_variation(R"(x=[1,2],[3],"a,b")").values == std::vector<std::string>{"[1,2]", "[3]", R"("a,b")"});
 }
 
 TEST_CASE("points are the cartesian product, the last variation changing fastest") {
@@ -52,9 +57,11 @@ TEST_CASE("the shards K/N of a sweep hold every point exactly once") {
   }
 }
 
-std::string line(int point, int points, const std::string& policy) {
+std::string line(int point, int points, const std::string& policy, const std::string& vary = "[0,8]",
+                 const std::string& scenario = "s") {
   return "{\"sweep\":{\"point\":" + std::to_string(point) + ",\"points\":" + std::to_string(points) +
-         ",\"set\":{\"mt_dop\":0}},\"policy\":\"" + policy + "\"}\n";
+         ",\"set\":{\"mt_dop\":0},\"vary\":{\"mt_dop\":" + vary + "}},\"scenario\":\"" + scenario +
+         "\",\"policy\":\"" + policy + "\"}\n";
 }
 
 TEST_CASE("merging orders by point and policy and keeps each line as written") {
@@ -80,6 +87,11 @@ TEST_CASE("merging refuses what is not one whole sweep") {
                                                                                        "appears twice") !=
         std::string::npos);
   CHECK(error({{"a.jsonl", line(0, 2, "16K")}, {"b.jsonl", line(1, 3, "16K")}}).find("b.jsonl:1: this line's sweep") !=
+        std::string::npos);
+  // Shards of two sweeps of one scenario and one key, over other values; of two scenarios.
+  CHECK(error({{"a.jsonl", line(0, 2, "16K")}, {"b.jsonl", line(1, 2, "16K", "[0,4]")}}).find("b.jsonl:1: this line's sweep") !=
+        std::string::npos);
+  CHECK(error({{"a.jsonl", line(0, 2, "16K")}, {"b.jsonl", line(1, 2, "16K", "[0,8]", "t")}}).find("b.jsonl:1: this line's sweep") !=
         std::string::npos);
   CHECK(error({{"a.jsonl", "{\"wall_s\": 1}\n"}}).find("a.jsonl:1: expected a sweep result line") != std::string::npos);
   CHECK(error({{"a.jsonl", "not json\n"}}).find("a.jsonl:1:") != std::string::npos);

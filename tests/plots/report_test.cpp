@@ -130,6 +130,7 @@ TEST_CASE("results files: arrays, JSON Lines and validation; anything else is na
   std::filesystem::create_directories(dir);
   const std::string result =
       R"({"scenario": "s", "policy": "16K", "source": "simulated", "wall_s": 2.5, "rpcs": 100,
+          "bytes_wire": 1000, "bytes_uncompressed": 1500,
           "hosts": [{"name": "h0", "sender_peak_bytes": 10, "sender_expected_bytes": 20, "sender_worst_bytes": 30}],
           "config": {"mt_dop": 4, "buffer": {"flat": 16384}, "in_flight": 2}})";
   std::ofstream(dir / "a.json") << "[" << result << "]";
@@ -168,7 +169,20 @@ TEST_CASE("results files: arrays, JSON Lines and validation; anything else is na
                        doctest::Contains("negative.json:/0/wall_s: expected a number >= 0, got -1"), ScenarioError);
   std::ofstream(dir / "truncated.json") << "[" << result;
   CHECK_THROWS_WITH_AS(read_report_input({(dir / "truncated.json").string()}),
-                       doctest::Contains("truncated.json:3:"), ScenarioError);
+                       doctest::Contains("truncated.json:4:"), ScenarioError);
+  // A figure left out is named, not read as 0 (a worst case of 0 B had been recommended).
+  const std::size_t worst = result.find(", \"sender_worst_bytes\": 30");
+  std::ofstream(dir / "no-worst.json") << "[" << result.substr(0, worst) << result.substr(worst + 26) << "]";
+  CHECK_THROWS_WITH_AS(read_report_input({(dir / "no-worst.json").string()}),
+                       doctest::Contains("no-worst.json:/0/hosts/0: missing required key 'sender_worst_bytes'"),
+                       ScenarioError);
+  // Another JSON document spread over lines: named as what it is not; cut short: by line and column.
+  std::ofstream(dir / "profile.json") << "{\n  \"rpc_cpu_us\": 11\n}\n";
+  CHECK_THROWS_WITH_AS(read_report_input({(dir / "profile.json").string()}),
+                       doctest::Contains("profile.json: a JSON object that is neither validation results"), ScenarioError);
+  std::ofstream(dir / "cut.json") << "{\n  \"comparisons\": [\n";
+  CHECK_THROWS_WITH_AS(read_report_input({(dir / "cut.json").string()}), doctest::Contains("cut.json:3:"),
+                       ScenarioError);
   std::filesystem::remove_all(dir);
 }
 

@@ -149,6 +149,29 @@ TEST_CASE("RPC counts are exact for fixed_len and bytes capacity") {
   }
 }
 
+TEST_CASE("a budget's batches are never smaller than today's (IMPALA-15512)") {
+  // Rows of 50 B fixed and exactly 50 B of strings. Today (16K, fixed_len) a batch
+  // holds 16384 / 50 = 327 rows (32700 B: strings are not counted). A budget of
+  // 64K over 2 channels targets 64K / (2 x 2) = 16K, flushed by bytes: 164 rows
+  // would reach it, but the batch goes on to today's 327. A flat 16K flushed by
+  // bytes has no such floor: 164 rows.
+  auto batches = [](const std::string& policy) {
+    std::string json = two_channels(policy, 100000);
+    const std::string row = R"("row": {"fixed_bytes": 100})";
+    json.replace(json.find(row), row.size(), R"("row": {"fixed_bytes": 50, "varlen_bytes": 50})");
+    std::vector<std::int64_t> rows;
+    for (const auto& [track, channel] : calls_by_channel(json)) {
+      rows.insert(rows.end(), channel.rows.begin(), channel.rows.end() - 1);  // all but the partial last
+    }
+    return rows;
+  };
+  for (const std::int64_t rows : batches(R"({"buffer": {"budget": "64K"}})")) CHECK(rows == 327);
+  for (const std::int64_t rows : batches(R"({"buffer": {"flat": "16K"}, "capacity": "bytes"})")) CHECK(rows == 164);
+  for (const std::int64_t rows : batches(R"({"buffer": {"flat": "16K"}})")) CHECK(rows == 327);
+  // Past the floor, the byte target rules: 256K over 2 channels is 64K, 656 rows of 100 B.
+  for (const std::int64_t rows : batches(R"({"buffer": {"budget": "256K"}})")) CHECK(rows == 656);
+}
+
 TEST_CASE("hash routing gives each receiver its Zipf share of the rows") {
   // Skew 1 over 4 receiver instances: ranks get 1, 1/2, 1/3, 1/4 over H4 = 25/12,
   // i.e. 48%, 24%, 16% and 12% of the rows, at instances a seeded permutation

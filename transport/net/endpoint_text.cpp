@@ -2,12 +2,13 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 
 #include <asio/ip/address.hpp>
 #include <fmt/format.h>
 
 #include "models/error.h"
+#include "models/json_reader.h"
 
 namespace exsim::transport {
 
@@ -36,19 +37,25 @@ std::variant<EndpointText, std::string> parse_endpoint(std::string_view text, bo
 }
 
 std::vector<EndpointText> read_hosts_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ScenarioError({fmt::format("{}: cannot open the hosts file: {}", path, std::strerror(errno))});
+  // The whole file is read as text first: a directory or an unreadable file is
+  // named as such, not taken for an empty list.
+  const std::string text = read_text_file(path, "the hosts file");
   std::vector<EndpointText> endpoints;
+  std::vector<std::string> problems;  // every bad line, not only the first
+  std::istringstream in(text);
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
     const auto endpoint = parse_endpoint(line, /*any_port=*/false);
     if (const auto* problem = std::get_if<std::string>(&endpoint)) {
-      throw ScenarioError({fmt::format("{}:{}: '{}': {}", path, number, line, *problem)});
+      problems.push_back(fmt::format("{}:{}: '{}': {}", path, number, line, *problem));
+    } else {
+      endpoints.push_back(std::get<EndpointText>(endpoint));
     }
-    endpoints.push_back(std::get<EndpointText>(endpoint));
   }
+  if (!problems.empty()) throw ScenarioError(problems);
   return endpoints;
 }
 

@@ -1,0 +1,98 @@
+#include "cli/output_files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "models/error.h"
+#include "models/results.h"
+#include "models/scenario.h"
+
+namespace exsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Whether two paths name one file: the same file if both exist, else the same
+// path once links and dots are resolved.
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+void check_one(const std::string& flag, const std::string& path) {
+  if (path.empty()) throw UsageError(fmt::format("{}: expected a file path, got an empty one", flag));
+  std::error_code ec;
+  const fs::path target = fs::weakly_canonical(path, ec);  // through a link, to the file it names
+  if (fs::is_directory(target, ec)) throw UsageError(fmt::format("{} {}: is a directory, not a file", flag, path));
+  const fs::path parent = target.parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec)) {
+    throw UsageError(fmt::format("{} {}: directory {} does not exist", flag, path, parent.string()));
+  }
+  if (fs::exists(target, ec) && !fs::is_regular_file(target, ec)) return;  // a pipe or device: written as it is
+  // The directory takes a new file: make one beside the target and remove it.
+  const fs::path probe = fs::path(target) += fmt::format(".{}.probe", ::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) throw UsageError(fmt::format("{} {}: cannot write there: {}", flag, path, std::strerror(errno)));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+}  // namespace
+
+void OutputFiles::reads(const std::string& path) { inputs_.push_back(path); }
+
+void OutputFiles::writes(const std::string& flag, const std::string& path) { outputs_.push_back({flag, path, {}, false}); }
+
+void OutputFiles::check() const {
+  for (std::size_t i = 0; i < outputs_.size(); ++i) {
+    const Output& out = outputs_[i];
+    check_one(out.flag, out.path);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (same_file(out.path, outputs_[j].path)) {
+        throw UsageError(fmt::format("{} {}: is also the file of {}", out.flag, out.path, outputs_[j].flag));
+      }
+    }
+    for (const auto& in : inputs_) {
+      if (same_file(out.path, in)) {
+        throw UsageError(fmt::format("{} {}: is a file this command reads{}: it would be overwritten", out.flag,
+                                     out.path, in == out.path ? "" : fmt::format(" ({})", in)));
+      }
+    }
+  }
+}
+
+void OutputFiles::put(const std::string& output, std::string content) {
+  for (auto& out : outputs_) {
+    if (out.flag == output || out.path == output) {
+      out.content = std::move(content);
+      out.ready = true;
+      return;
+    }
+  }
+  throw std::logic_error("internal error: no output " + output);
+}
+
+void reads_scenario(OutputFiles& outputs, const Scenario& scenario) {
+  outputs.reads(scenario.file);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(scenario.costs.source, ec)) outputs.reads(scenario.costs.source);
+}
+
+void OutputFiles::write() const {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& out : outputs_) {
+    if (out.ready) files.emplace_back(out.path, out.content);
+  }
+  write_files_atomically(files);
+}
+
+}  // namespace exsim::cli

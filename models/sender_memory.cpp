@@ -36,11 +36,14 @@ Bytes appended_capacity(Bytes bytes, Bytes start) {
   return std::max(start, static_cast<Bytes>(std::bit_ceil(static_cast<std::uint64_t>(bytes))));
 }
 
-BufferRoom room_after(BufferRoom before, BatchSize batch, bool compressed) {
+BufferRoom room_after(BufferRoom before, BatchSize batch, bool swapped) {
   if (batch.rows == 0) return before;
-  const Bytes data = compressed ? lz4_bound(batch.tuple_bytes) : batch.tuple_bytes;
-  return {std::max(before.data, appended_capacity(data)), std::max(before.rows, appended_capacity(batch.rows, 1))};
+  const Bytes data = swapped ? lz4_bound(batch.tuple_bytes) : batch.tuple_bytes;
+  return {std::max(before.data, appended_capacity(data)), std::max(before.rows, appended_capacity(batch.rows, 1)),
+          std::max(before.tuple, appended_capacity(batch.tuple_bytes))};
 }
+
+bool lz4_output_kept(const Exchange& exchange) { return exchange.lz4_ratio < 1.0; }
 
 Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom room, bool compressed,
                            int outbound_used) {
@@ -53,8 +56,8 @@ Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom 
     return filling + outbound_used * room.bytes();
   }
   // v4.3 (section 2.5): outbound batches with their own scratch; hash adds a RowBatch
-  // (tuple data plus an 8 B pointer per tuple) deep-copied at AddRow.
-  const Bytes row_batch = whole_batch_kind(kind) ? 0 : room.data + 8 * room.rows;
+  // (uncompressed tuple data plus an 8 B pointer per tuple) deep-copied at AddRow.
+  const Bytes row_batch = whole_batch_kind(kind) ? 0 : room.tuple + 8 * room.rows;
   const Bytes scratch = compressed ? room.data : 0;
   return row_batch + outbound_used * (room.bytes() + scratch);
 }
@@ -93,17 +96,18 @@ Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int ch
                          : full_input_batch(row_bytes);
   const bool compress_remote = channel_compresses(policy, exchange.kind, channels, /*local=*/false);
   const bool compress_local = channel_compresses(policy, exchange.kind, channels, /*local=*/true);
+  const bool kept = lz4_output_kept(exchange);
   const int outbound = outbound_buffers_per_channel(policy);
   Bytes total = 0;
   total += static_cast<Bytes>(channels - local_channels) *
-           channel_buffer_bytes(policy, path, room_after({}, batch, compress_remote),
+           channel_buffer_bytes(policy, path, room_after({}, batch, compress_remote && kept),
                                 compress_remote, outbound);
   total += static_cast<Bytes>(local_channels) *
-           channel_buffer_bytes(policy, path, room_after({}, batch, compress_local),
+           channel_buffer_bytes(policy, path, room_after({}, batch, compress_local && kept),
                                 compress_local, outbound);
   const bool any_compressed = (compress_remote && channels > local_channels) || (compress_local && local_channels > 0);
   const Bytes scratch = any_compressed ? room_after({}, batch, true).data : 0;
-  total += shared_buffer_bytes(policy, path, room_after({}, batch, any_compressed), scratch);
+  total += shared_buffer_bytes(policy, path, room_after({}, batch, any_compressed && kept), scratch);
   return total;
 }
 

@@ -39,17 +39,24 @@ int outbound_buffers_per_channel(const Policy& policy);
 // REQUIRES: start a power of two, bytes at most 2^62 (buffers are a few GiB at most).
 Bytes appended_capacity(Bytes bytes, Bytes start = 256);
 
-// Room of one batch buffer: tuple data and row offsets (4 B each).
+// Room of one batch buffer: tuple data and row offsets (4 B each); and the room
+// of the batch's uncompressed tuple data alone, as a v4.3 RowBatch holds it.
 struct BufferRoom {
   Bytes data = 0;
   std::int64_t rows = 0;
+  Bytes tuple = 0;
   Bytes bytes() const { return data + 4 * rows; }
 };
 
-// The room of a buffer after it held `batch`. A compressed batch's buffer takes
-// the LZ4 scratch's room, LZ4_compressBound of its data, since compression swaps
-// the two (outbound-row-batch.cc:76-81) and buffers pass through the scratch.
-BufferRoom room_after(BufferRoom before, BatchSize batch, bool compressed);
+// The room of a buffer after it held `batch`. When LZ4's output is kept (it is
+// smaller: the exchange's lz4_ratio below 1), the batch's buffer takes the LZ4
+// scratch's room, LZ4_compressBound of its data, since compression swaps the two
+// (outbound-row-batch.cc:76-82) and buffers pass through the scratch; when it is
+// not, the buffer keeps its own room and only the scratch grows.
+BufferRoom room_after(BufferRoom before, BatchSize batch, bool swapped);
+
+// Whether LZ4's output is kept for this exchange's batches (they compress at all).
+bool lz4_output_kept(const Exchange& exchange);
 
 // Bytes held by one channel whose buffers have `room` each, with `outbound_used`
 // outbound buffers allocated so far (at most outbound_buffers_per_channel).

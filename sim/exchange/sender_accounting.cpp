@@ -21,8 +21,8 @@ void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
   // Room only grows with a batch larger than any before (room_after is monotonic).
   if (counted && batch.rows <= ch.largest.rows && batch.tuple_bytes <= ch.largest.tuple_bytes) return;
   ch.largest = {std::max(ch.largest.rows, batch.rows), std::max(ch.largest.tuple_bytes, batch.tuple_bytes)};
-  const BufferRoom room = room_after(ch.room, batch, ch.compress);
-  const bool grew = room.data != ch.room.data || room.rows != ch.room.rows;
+  const BufferRoom room = room_after(ch.room, batch, ch.compress && lz4_output_kept(run_.exchange()));
+  const bool grew = room.data != ch.room.data || room.rows != ch.room.rows || room.tuple != ch.room.tuple;
   if (!grew && counted) return;
   ch.room = room;
   ch.outbound_counted = outbound;
@@ -39,9 +39,9 @@ void SenderInstance::note_shared(BatchSize batch, bool serialized, bool compress
   if (serialized) {
     // Batches are compressed in the serialization batch (swapping in the
     // scratch) before they go to a channel or, for broadcast `once`, to all.
-    serialization_room_ = room_after(serialization_room_, batch, compressed);
+    serialization_room_ = room_after(serialization_room_, batch, compressed && lz4_output_kept(run_.exchange()));
   }
-  if (compressed) scratch_bytes_ = room_after({scratch_bytes_, 0}, batch, /*compressed=*/true).data;
+  if (compressed) scratch_bytes_ = room_after({scratch_bytes_, 0, 0}, batch, /*swapped=*/true).data;
   const Bytes now = shared_buffer_bytes(context_.policy, kind, serialization_room_, scratch_bytes_);
   add_footprint(now - shared_footprint_);
   shared_footprint_ = now;

@@ -241,11 +241,19 @@ TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula,
 TEST_CASE("v4.3 layout keeps a RowBatch and two outbound batches with scratch per channel") {
   Policy policy;
   policy.sender_layout = SenderLayout::kV43;
-  const BufferRoom room = room_after({}, BatchSize{163, 16300}, /*compressed=*/true);
+  const BufferRoom room = room_after({}, BatchSize{163, 16300}, /*swapped=*/true);
   CHECK(room.data == 16384);
   CHECK(room.rows == 256);
   CHECK(channel_buffer_bytes(policy, PartitionKind::kHash, room, true, outbound_buffers_per_channel(policy)) ==
         (16384 + 8 * 256) + 2 * (16384 + 4 * 256 + 16384));
+  // A batch of exactly 16 KiB: its LZ4 bound (16464 B) takes the outbound
+  // buffers and their scratch to 32 KiB, but the RowBatch holds the
+  // uncompressed rows: 16 KiB of tuples and 8 B a row.
+  const BufferRoom full = room_after({}, BatchSize{128, 16384}, /*swapped=*/true);
+  CHECK(full.data == 32768);
+  CHECK(full.tuple == 16384);
+  CHECK(channel_buffer_bytes(policy, PartitionKind::kHash, full, true, outbound_buffers_per_channel(policy)) ==
+        (16384 + 8 * 128) + 2 * (32768 + 4 * 128 + 32768));
 }
 
 TEST_CASE("buffers filled row by row grow by doubling and never shrink") {
@@ -263,8 +271,9 @@ TEST_CASE("buffers filled row by row grow by doubling and never shrink") {
   room = room_after(room, BatchSize{10, 1000}, false);  // a smaller batch keeps the room
   CHECK(room.data == 65536);
   CHECK(room.rows == 1024);
-  // Compressed: the LZ4 bound of 65536 B (65808) no longer fits 64 KiB.
+  // Compressed and kept: the LZ4 bound of 65536 B (65808) no longer fits 64 KiB.
   CHECK(room_after({}, BatchSize{1024, 65536}, true).data == 131072);
+  CHECK(room_after({}, BatchSize{1024, 65536}, true).tuple == 65536);
 }
 
 TEST_CASE("round_half_away is std::llround") {

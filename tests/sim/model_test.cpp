@@ -253,6 +253,25 @@ TEST_CASE("var-len rows: the worst case takes every row at its largest, and boun
   }
 }
 
+TEST_CASE("incompressible rows: LZ4's output is not kept, and only its scratch grows") {
+  // The formula case with rows of 128 B: batches of 128 rows, exactly 16 KiB.
+  // LZ4's bound, 16464 B, takes a buffer to 32 KiB, but at lz4_ratio 1 the
+  // output is no smaller and is dropped (outbound-row-batch.cc:76-82): the
+  // batch buffers keep their 16 KiB and only the shared scratch has 32 KiB.
+  // Four channels of two buffers, 128 offsets of 4 B each.
+  std::string json = memory_case("16K");
+  const std::string row = R"("row": {"fixed_bytes": 100}, "lz4_ratio": 0.5)";
+  json.replace(json.find(row), row.size(), R"("row": {"fixed_bytes": 128}, "lz4_ratio": 1)");
+  const RunResult r = run(json);
+  CHECK(r.hosts[0].sender_peak_bytes == 4 * 2 * (16384 + 512) + 32768);
+  CHECK(r.hosts[0].sender_expected_bytes == 4 * 2 * (16384 + 512) + 32768);
+  // Compressible, the same batches take the scratch's room in every buffer.
+  json.replace(json.find(R"("lz4_ratio": 1)"), 14, R"("lz4_ratio": 0.5)");
+  const RunResult kept = run(json);
+  CHECK(kept.hosts[0].sender_peak_bytes == 4 * 2 * (32768 + 512) + 32768);
+  CHECK(kept.hosts[0].sender_expected_bytes == kept.hosts[0].sender_peak_bytes);
+}
+
 TEST_CASE("the sum of sender peaks adds each sender at its own peak, per query") {
   // Two copies of the formula case on h0, one after the other: the host's
   // concurrent peak is one sender's, the sum of peaks is two; a second query of

@@ -277,7 +277,14 @@ Scenario read_scenario(const nlohmann::ordered_json& document, const std::string
   JsonNode policies = root.required("policies");
   if (policies.present() && policies.expect_object()) {
     if (policies.size() == 0) policies.error("expected at least one policy");
-    for (const auto& key : policies.keys()) scenario.policies.push_back(read_policy(policies.member(key), key));
+    for (const auto& key : policies.keys()) {
+      // --set and --vary reach a policy by its name in a dotted path, '*' standing for all.
+      if (key.empty() || key.find_first_of(".*") != std::string::npos) {
+        policies.member(key).error(fmt::format("a policy name must be non-empty, without '.' or '*' (--set paths "
+                                               "name policies by it), got \"{}\"", key));
+      }
+      scenario.policies.push_back(read_policy(policies.member(key), key));
+    }
   }
   JsonNode workload = root.required("workload");
   if (workload.present() && workload.expect_object()) {

@@ -75,6 +75,15 @@ TEST_CASE("an error in a value --set gave names that --set, and only there") {
   CHECK(message.find("/cluster/nic_gbps: expected a number in [0.001, 100000], got 0\n") != std::string::npos);
 }
 
+TEST_CASE("a policy name that --set paths could not reach is refused") {
+  for (const char* name : {"a.b", "*", ""}) {
+    const std::string text = test::load_error(std::string(R"({"name": "x", "cluster": {"hosts": 2},
+        "policies": {")") + name + R"(": {}}, "workload": {"queries": [{"name": "q", "exchanges": []}]}})");
+    CAPTURE(name);
+    CHECK(text.find("a policy name must be non-empty, without '.' or '*'") != std::string::npos);
+  }
+}
+
 TEST_CASE("a check across keys that a --set broke names that --set too") {
   auto error_of = [](const std::vector<std::string>& sets) {
     try {

@@ -14,7 +14,7 @@ namespace po = boost::program_options;
 
 int agent_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim agent --token-file F [--listen ADDRESS:PORT]\n\n"
+      "usage: exsim agent --token-file F [--listen ADDRESS:PORT] [--idle-timeout S]\n\n"
       "Serves one host of a real exchange run for one `exsim run` coordinator, which must\n"
       "present the token in F. Prints \"listening ADDRESS:PORT\" once bound. Listens on\n"
       "loopback unless given an address.\n\noptions");

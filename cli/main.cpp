@@ -32,6 +32,7 @@ constexpr const char* kUsage =
 int main(int argc, char** argv) {
   using namespace exsim::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() == 2 && args[0] == "help") args = {args[1], "--help"};  // exsim help CMD: that command's help
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
     return args.empty() ? kExitBadInput : kExitOk;

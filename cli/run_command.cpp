@@ -18,7 +18,8 @@ namespace po = boost::program_options;
 
 int run_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim run SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--hosts FILE]\n\n"
+      "usage: exsim run SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--hosts FILE --token-file F]\n"
+      "                 [--no-delay-line] [--nic-cap] [--timeout S] [--trace FILE [--trace-events N]]\n\n"
       "Runs every policy of SCENARIO (or those named) on the real exchange and prints the\n"
       "same table as `simulate`, measured. By default it starts one `exsim agent` process\n"
       "per scenario host on this machine, on loopback, and imposes the scenario's RTTs with\n"

@@ -25,7 +25,8 @@ namespace po = boost::program_options;
 
 int simulate_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim simulate SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]...\n\n"
+      "usage: exsim simulate SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]...\n"
+      "                      [--scheduler NAME] [--trace FILE [--trace-events N]]\n\n"
       "Simulates every policy of SCENARIO (or those named) and prints one row per policy:\n"
       "wall-clock, TransmitData RPCs, bytes on the wire, mean uncompressed batch, and the\n"
       "largest per-host sender memory (observed peak, static expected and worst case),\n"

@@ -65,7 +65,8 @@ void append_samples(transport::CalibrationSamples& into, const transport::Calibr
 
 int validate_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT] [--repeat N]\n\n"
+      "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P | --repetitions N] [--json OUT] [--markdown OUT]\n"
+      "                      [--repeat N] [--timeout S]\n\n"
       "Runs every policy of every scenario both in the simulator and on the real exchange\n"
       "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
       "by token buckets), with the same seed and the same costs: the profile's, or, without\n"

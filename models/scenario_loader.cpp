@@ -320,6 +320,8 @@ Scenario read_scenario(const nlohmann::ordered_json& document, const std::string
 Scenario parse_scenario(std::string_view text, const std::string& file, const std::vector<std::string>& overrides) {
   nlohmann::ordered_json document = parse_json_text(text, file);
   Overridden overridden;
+  // A file that is no scenario at all is said so, not blamed on a --set that finds no key in it.
+  if (!document.is_object()) return read_scenario(document, file, std::move(overridden));
   for (const auto& assignment : overrides) {
     for (auto& pointer : apply_override(document, assignment)) overridden.emplace_back(std::move(pointer), assignment);
   }

@@ -25,6 +25,8 @@ check "unknown command" run 2 frobnicate
 check "unknown command named" has "unknown command 'frobnicate'" "$work/err"
 check "simulate help" run 0 simulate --help
 check "simulate help names --set" has "--set" "$work/out"
+check "exsim help simulate" run 0 help simulate
+check "exsim help simulate: the command's help" has "usage: exsim simulate SCENARIO" "$work/out"
 
 # The default scenario: a table with every policy, and a results file.
 check "simulate default" run 0 simulate "$src/scenarios/default.json" --json "$work/a.json"
@@ -98,6 +100,9 @@ check "every scheduler, the same results: identical" cmp -s "$work/heap.json" "$
 check "missing scenario" run 2 simulate
 check "missing file" run 2 simulate "$work/none.json"
 check "missing file named" has "$work/none.json" "$work/err"
+echo '[1, 2]' >"$work/array.json"
+check "a scenario that is an array, with --set" run 2 simulate "$work/array.json" --set mt_dop=1
+check "a scenario that is an array: said so" has "array.json:/: expected an object, got an array" "$work/err"
 
 # Every malformed scenario: exit 2, and the message names the file.
 for f in "$src"/tests/data/bad/*.json; do

@@ -104,6 +104,10 @@ TEST_CASE("a check across keys that a --set broke names that --set too") {
                                                "cluster.groups.a=2)") != std::string::npos);
   // An unrelated --set is not named.
   CHECK(error_of({"cluster.groups.a=2", "mt_dop=2"}).find("mt_dop=2") == std::string::npos);
+  // A host count out of range is that one error, not also a mismatch with the groups.
+  const std::string zero = error_of({"cluster.hosts=0"});
+  CHECK(zero.find("/cluster/hosts: expected an integer in [1, 1024], got 0") != std::string::npos);
+  CHECK(zero.find("groups hold") == std::string::npos);
 }
 
 TEST_CASE("a number no double holds, and a duplicate key, are named by an escaped JSON pointer") {

@@ -129,6 +129,10 @@ class Importer {
   Json cluster() {
     Json c;
     if (!hosts_.empty()) {
+      if (options_.hosts > 0 && options_.hosts != static_cast<int>(hosts_.size())) {
+        throw UsageError(fmt::format("--hosts {}: the profile names its {} hosts; leave --hosts out", options_.hosts,
+                                     hosts_.size()));
+      }
       Json list = Json::array();
       for (const auto& h : hosts_) list.push_back(Json{{"name", h}, {"group", "a"}});
       c["hosts"] = list;

@@ -161,6 +161,8 @@ check "missing profile" run 2 import-profile "$work/no-such-profile.txt"
 check "a bad --name" run 2 import-profile "$profiles/three-hosts-hash.txt" --name "Bad Name"
 check "a bad --name named" has "--name 'Bad Name': expected a scenario name" "$work/err"
 check "--hosts beyond a scenario's 1024" run 2 import-profile "$profiles/three-hosts-hash.txt" --hosts 5000
+check "--hosts against the profile's own hosts" run 2 import-profile "$profiles/three-hosts-hash.txt" --hosts 7
+check "--hosts against the profile's own hosts: named" has "--hosts 7: the profile names its 3 hosts" "$work/err"
 
 # Outputs: checked before any work, never over an input, written all together or not at all.
 cp "$src/scenarios/default.json" "$work/own.json"

@@ -23,6 +23,7 @@ std::string cost_profile_json(const CostProfile& profile, const std::string& des
   out["lz4_compress_bytes_per_s"] = profile.lz4_compress_bytes_per_s;
   out["lz4_decompress_bytes_per_s"] = profile.lz4_decompress_bytes_per_s;
   out["rpc_cpu_us"] = profile.rpc_cpu_us;
+  if (profile.rpc_cpu_busy_us >= 0) out["rpc_cpu_busy_us"] = profile.rpc_cpu_busy_us;
   out["rpc_latency_us"] = profile.rpc_latency_us;
   // Always written, 0 (free) included: a key a profile leaves out takes the
   // reference profile's value when read.

@@ -17,6 +17,10 @@ struct CostProfile {
   double lz4_compress_bytes_per_s = 0;    // per uncompressed byte
   double lz4_decompress_bytes_per_s = 0;  // per uncompressed byte
   double rpc_cpu_us = 0;                  // CPU per RPC on each side, beyond the byte costs
+  // The same with many calls in flight on the connection, which share system
+  // calls and wake-ups: a call among k in flight costs busy + (rpc_cpu_us - busy) / k.
+  // < 0: rpc_cpu_us whatever k (no sharing).
+  double rpc_cpu_busy_us = -1;
   double rpc_latency_us = 0;              // software latency per RPC, beyond the RTT
   double transfer_bytes_per_s = 0;        // CPU per byte on the wire, each side (socket copies); 0: free
   double partition_rows_per_s = 0;        // hash senders: rows hashed to their channel per CPU second; 0: free

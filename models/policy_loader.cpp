@@ -60,7 +60,7 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   CostProfile costs = base;
   if (!node.expect_object()) return costs;
   node.reject_unknown_keys({"serialize_bytes_per_s", "deserialize_bytes_per_s", "lz4_compress_bytes_per_s",
-                            "lz4_decompress_bytes_per_s", "rpc_cpu_us", "rpc_latency_us", "transfer_bytes_per_s",
+                            "lz4_decompress_bytes_per_s", "rpc_cpu_us", "rpc_cpu_busy_us", "rpc_latency_us", "transfer_bytes_per_s",
                             "partition_rows_per_s", "wire_overhead_bytes",
                             "cores", "description", "sources", "spread"});
   auto rate = [&](const char* key, double fallback) {
@@ -75,6 +75,8 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   constexpr double kMaxUs = 1e7;  // 10 s per RPC
   costs.rpc_cpu_us = node.member("rpc_cpu_us").number(base.rpc_cpu_us, 0, false, kMaxUs);
   costs.rpc_latency_us = node.member("rpc_latency_us").number(base.rpc_latency_us, 0, false, kMaxUs);
+  const JsonNode busy = node.member("rpc_cpu_busy_us");
+  if (busy.present()) costs.rpc_cpu_busy_us = busy.number(0, 0, false, kMaxUs);
   // Optional (0: moving bytes through the RPC stack costs no CPU).
   costs.transfer_bytes_per_s = node.member("transfer_bytes_per_s").number(base.transfer_bytes_per_s, 0);
   costs.partition_rows_per_s = node.member("partition_rows_per_s").number(base.partition_rows_per_s, 0);

@@ -3,6 +3,7 @@
 #ifndef EXSIM_SIM_EXCHANGE_MODEL_CONTEXT_H_
 #define EXSIM_SIM_EXCHANGE_MODEL_CONTEXT_H_
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -26,6 +27,7 @@ struct CostRates {
   double compress_ns_per_byte;
   double decompress_ns_per_byte;
   SimTime rpc_cpu;
+  double rpc_cpu_busy;          // ns, with many calls in flight on the connection
   double transfer_ns_per_byte;  // each side, per byte on the wire
   double partition_ns_per_row;  // hash senders, per row routed
   SimTime rpc_latency;
@@ -34,9 +36,14 @@ struct CostRates {
   // A TransmitData call's bytes on the wire: its payload (tuple data, LZ4'd
   // or not), 4 B of offset per row (row-batch.cc), and the framing.
   Bytes wire_bytes(Bytes payload, std::int64_t rows) const { return payload + 4 * rows + wire_overhead; }
-  // CPU of one side of a call of `wire` bytes: per call, and per byte on the
-  // wire (each side pays both).
-  double call_ns(Bytes wire) const { return static_cast<double>(rpc_cpu) + static_cast<double>(wire) * transfer_ns_per_byte; }
+  // CPU of one side of a call of `wire` bytes among `sharing` calls in flight
+  // on its connection: per call (shared system calls and wake-ups make it fall
+  // from rpc_cpu alone towards rpc_cpu_busy), and per byte on the wire (each
+  // side pays both).
+  double call_ns(Bytes wire, int sharing) const {
+    const double per_call = rpc_cpu_busy + (static_cast<double>(rpc_cpu) - rpc_cpu_busy) / std::max(1, sharing);
+    return per_call + static_cast<double>(wire) * transfer_ns_per_byte;
+  }
 };
 
 [[noreturn]] void step_out_of_range(double ns);

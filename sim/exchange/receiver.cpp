@@ -3,6 +3,7 @@
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/model_context.h"
 #include "sim/exchange/rpc_transport.h"
+#include "sim/exchange/sender.h"
 
 namespace exsim::sim {
 
@@ -17,6 +18,10 @@ ReceiverInstance::ReceiverInstance(ExchangeRun& run, int host, int senders, bool
   trace_tid_ = context_.trace_track(host_, run.exchange().id + " receiver");
 }
 
+int ReceiverInstance::sharing(const Rpc& rpc) const {
+  return rpc.sender->others_on_connection(rpc.to_host) + 1;
+}
+
 Bytes ReceiverInstance::limit() const {
   // A merging exchange divides the limit among the queues still open (section 5.2).
   return merging_ ? context_.policy.receiver_buffer / std::max(1, open_queues_) : context_.policy.receiver_buffer;
@@ -24,7 +29,7 @@ Bytes ReceiverInstance::limit() const {
 
 void ReceiverInstance::on_arrival(Rpc* rpc) {
   if (rpc->eos) {  // EndDataStream is always admitted (IMPALA-13130)
-    const double rpc_work = context_.rates.call_ns(rpc->wire_bytes);
+    const double rpc_work = context_.rates.call_ns(rpc->wire_bytes, sharing(*rpc));
     context_.cpu.rpc += rpc_work * 1e-9;
     context_.transport->start_receiver_work(rpc, to_ns(rpc_work));
     return;
@@ -47,7 +52,7 @@ void ReceiverInstance::start_work(Rpc* rpc) {
   const double deserialize = tuple * context_.rates.deserialize_ns_per_byte;
   context_.cpu.decompress += decompress * 1e-9;
   context_.cpu.deserialize += deserialize * 1e-9;
-  const double rpc_work = context_.rates.call_ns(rpc->wire_bytes);
+  const double rpc_work = context_.rates.call_ns(rpc->wire_bytes, sharing(*rpc));
   context_.cpu.rpc += rpc_work * 1e-9;
   context_.transport->start_receiver_work(rpc, to_ns(decompress + deserialize + rpc_work));
 }

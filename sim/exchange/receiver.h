@@ -42,6 +42,9 @@ class ReceiverInstance final : public EventHandler {
 
   Queue& queue_of(const Rpc& rpc) { return queues_[merging_ ? static_cast<std::size_t>(rpc.sender_index) : 0]; }
   Bytes limit() const;
+  // The calls in flight on the connection a call came by that share its system
+  // calls and wake-ups: other senders' calls, and itself.
+  int sharing(const Rpc& rpc) const;
   void start_work(Rpc* rpc);
   void consume_next();
   // The queue has changed: the consumer takes the next batch now if it is

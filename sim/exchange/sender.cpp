@@ -26,6 +26,7 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
     ch.compress = channel_compresses(context_.policy, x.kind, count, ch.local);
   }
   order_ = broadcast_order(count, random_);
+  calls_to_host_.assign(run.context().scenario.cluster.hosts.size(), 0);
   next_channel_ = index % count;  // spread round-robin senders over channels from the start
   if (context_.trace) {
     trace_tid_ = context_.trace_track(host_, fmt::format("{} sender {}", x.id, index));
@@ -125,7 +126,12 @@ void SenderInstance::on_event(std::uint64_t tag) {
   run_steps();
 }
 
+int SenderInstance::others_on_connection(int host) const {
+  return context_.transport->calls_in_flight(host_, host) - calls_to_host_[static_cast<std::size_t>(host)];
+}
+
 void SenderInstance::on_response_time(const Rpc& rpc, SimTime back) {
+  --calls_to_host_[static_cast<std::size_t>(rpc.to_host)];
   channels_[rpc.channel].answered.push_back({rpc.issued, back, rpc.rows, rpc.wire_bytes});
   --unknown_;
   if (blocked_channel_ == rpc.channel || waiting_all_) schedule_wake();
@@ -212,6 +218,7 @@ Rpc* SenderInstance::new_call(int channel, Bytes wire_bytes) {
   rpc->wire_bytes = wire_bytes;
   ++ch.in_flight;
   ++in_flight_total_;
+  ++calls_to_host_[static_cast<std::size_t>(ch.host)];
   ++unknown_;
   return rpc;
 }

@@ -39,6 +39,8 @@ class SenderInstance final : public EventHandler {
   void on_event(std::uint64_t tag) override;
 
   int index() const { return index_; }
+  // Calls of other sender instances in flight from this one's host to `host`.
+  int others_on_connection(int host) const;
   int host() const { return host_; }
   SimTime blocked_ns() const { return blocked_ns_; }
   Bytes peak_bytes() const { return peak_bytes_; }  // largest footprint of this instance's buffers
@@ -142,6 +144,7 @@ class SenderInstance final : public EventHandler {
   std::vector<Step> steps_;
   std::size_t step_ = 0;
   int in_flight_total_ = 0;
+  std::vector<int> calls_to_host_;  // this instance's calls not yet answered, per destination host
   int blocked_channel_ = -1;
   SimTime blocked_since_ = 0;
   SimTime blocked_ns_ = 0;

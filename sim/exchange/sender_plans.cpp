@@ -8,6 +8,7 @@
 #include "models/sender_memory.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/model_context.h"
+#include "sim/exchange/rpc_transport.h"
 #include "sim/exchange/sender.h"
 
 namespace exsim::sim {
@@ -60,7 +61,12 @@ SenderInstance::SendCpu SenderInstance::send_cpu(const Channel& channel, BatchSi
 
 // The sender's side of one call carrying `batch` to `channel` (end-of-stream: an empty batch).
 SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch) {
-  const double rpc = context_.rates.call_ns(context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows));
+  // Among the other senders' calls in flight on its connection when the thread
+  // plans it (ModelContext's CostRates::call_ns): one thread's calls go out one
+  // by one, each its own system calls and wake-ups.
+  const int sharing = others_on_connection(channel.host) + 1;
+  const double rpc =
+      context_.rates.call_ns(context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows), sharing);
   context_.cpu.rpc += rpc * 1e-9;
   return to_ns(rpc);
 }

@@ -234,6 +234,29 @@ TEST_CASE("head-of-line: a channel that is full stalls the sender's other channe
   CHECK(result.exchanges.at(0).sender_blocked_s > 0.9 * result.wall_s);
 }
 
+TEST_CASE("calls of several senders in flight together share the per-call CPU down to rpc_cpu_busy_us") {
+  // rpc_cpu_us 10 alone; rpc_cpu_busy_us 2 among many: a call among k in flight
+  // on its connection that share its system calls and wake-ups costs 2 + 8 / k us
+  // a side. A thread's own calls go out one by one and share nothing: one
+  // sender costs 10 us a side per call whatever its RPCs in flight.
+  auto with_busy = [](std::string json) {
+    json.replace(json.find(R"("rpc_cpu_us": 10)"), 16, R"("rpc_cpu_us": 10, "rpc_cpu_busy_us": 2)");
+    return json;
+  };
+  const std::string one = one_channel(R"({"in_flight": 4, "compression": "none"})");
+  CHECK(run(with_busy(one)).cpu_s.rpc == doctest::Approx(run(one).cpu_s.rpc));
+  // Four sender instances on host s, each with one channel to r: their calls
+  // share the connection s -> r. Less RPC CPU, but never below the floor of 2 us.
+  std::string four = one;
+  four.replace(four.find(R"("senders": {"hosts": ["s"], "per_host": 1})"), 42,
+               R"("senders": {"hosts": ["s"], "per_host": 4})");
+  const RunResult alone = run(four);
+  const RunResult shared = run(with_busy(four));
+  CHECK(shared.rpcs == alone.rpcs);
+  CHECK(shared.cpu_s.rpc < 0.75 * alone.cpu_s.rpc);
+  CHECK(shared.cpu_s.rpc > 0.2 * alone.cpu_s.rpc);
+}
+
 TEST_CASE("two RPCs in flight halve a latency-bound channel's time") {
   const RunResult one = run(one_channel(R"({"in_flight": 1, "compression": "none"})"));
   const RunResult two = run(one_channel(R"({"in_flight": 2, "compression": "none"})"));

@@ -22,6 +22,7 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
       {"lz4_decompress_bytes_per_s", {2e9}},
       {"partition_rows_per_s", {2e7}},
       {"rpc_cpu_us", {40, 44, 38, 41, 90}},  // an outlier does not move the median much
+      {"rpc_cpu_busy_us", {9, 8, 10}},
       {"rpc_latency_us", {1}},
       {"transfer_bytes_per_s", {5e9}},
       {"wire_overhead_bytes", {88, 88}},
@@ -30,6 +31,7 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(c.profile.serialize_bytes_per_s == 2e9);
   CHECK(c.profile.deserialize_bytes_per_s == 5e9);
   CHECK(c.profile.rpc_cpu_us == 41);
+  CHECK(c.profile.rpc_cpu_busy_us == 9);
   CHECK(c.spread.at("rpc_cpu_us").min == 38);
   CHECK(c.spread.at("rpc_cpu_us").max == 90);
   CHECK(c.profile.wire_overhead_bytes == 88);
@@ -52,6 +54,7 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(back.partition_rows_per_s == doctest::Approx(2e7));
   CHECK(back.transfer_bytes_per_s == doctest::Approx(5e9));
   CHECK(back.rpc_cpu_us == doctest::Approx(41));
+  CHECK(back.rpc_cpu_busy_us == doctest::Approx(9));
   CHECK(back.cores == c.profile.cores);
   CHECK(nlohmann::json::parse(json)["spread"]["rpc_cpu_us"]["max"] == 90);
 }

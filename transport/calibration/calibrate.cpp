@@ -120,6 +120,13 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     const Sample distant =
         run_benchmark(benchmark_scenario(rows(1500), one_row_calls, /*one_pair=*/true, seed, "hash", kDistantRttMs),
                       /*measure_rtt=*/true);
+    // And with 64 in flight on each channel: the calls share the connection's
+    // system calls and wake-ups (at 1, 8 and 64 in flight a call cost 81, 26 and
+    // 8 us a side on the development machine).
+    say(fmt::format("repetition {}/{}: per-RPC costs, 64 in flight ({} ms RTT)", rep + 1, reps, kDistantRttMs));
+    const char* many_calls = R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 64, "compression": "none"})";
+    const Sample busy =
+        run_benchmark(benchmark_scenario(rows(8000), many_calls, /*one_pair=*/true, seed, "hash", kDistantRttMs));
     say(fmt::format("repetition {}/{}: serialization (64K batches, uncompressed)", rep + 1, reps));
     const Sample plain = run_benchmark(
         benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})",
@@ -136,12 +143,16 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     const double calls_n = calls.rpcs + calls.eos_rpcs;
     const double serialize_per_call = calls.serialize_ns / calls.rpcs;
     const double deserialize_per_call = calls.deserialize_ns / calls.rpcs;
-    const double rpc_cpu_ns = (calls.serialize_ns + calls.deserialize_ns + calls.reactor_ns) / calls.rpcs / 2;
+    // CPU per call and side, beyond the bytes: at a distance, as every call of a
+    // scenario with an RTT waits on the delay lines (their timers' wake-ups are
+    // CPU too); alone on its connection, and among many.
+    const auto per_call_ns = [](const Sample& s) { return (s.serialize_ns + s.deserialize_ns + s.reactor_ns) / s.rpcs / 2; };
     // Latency beyond the RTT: what the emulated network adds to the nominal
     // distance, there and back (the delay line's timer lateness, the kernel's
     // loopback path), as its own timestamps measured it.
     if (distant.achieved_rtt_ms < 0) throw std::runtime_error("calibration: the per-call benchmark measured no round trip");
-    values["rpc_cpu_us"].push_back(rpc_cpu_ns * 1e-3);
+    values["rpc_cpu_us"].push_back(per_call_ns(distant) * 1e-3);
+    values["rpc_cpu_busy_us"].push_back(std::min(per_call_ns(busy), per_call_ns(distant)) * 1e-3);
     values["rpc_latency_us"].push_back(std::max(0.0, distant.achieved_rtt_ms - kDistantRttMs) * 1e3);
     values["wire_overhead_bytes"].push_back((calls.bytes_wire - calls.bytes_uncompressed) / calls_n);
 
@@ -175,6 +186,7 @@ Calibration summarize_costs(const CalibrationSamples& values) {
   p.lz4_compress_bytes_per_s = result.spread.at("lz4_compress_bytes_per_s").median;
   p.lz4_decompress_bytes_per_s = result.spread.at("lz4_decompress_bytes_per_s").median;
   p.rpc_cpu_us = result.spread.at("rpc_cpu_us").median;
+  p.rpc_cpu_busy_us = result.spread.at("rpc_cpu_busy_us").median;
   p.rpc_latency_us = result.spread.at("rpc_latency_us").median;
   p.transfer_bytes_per_s = result.spread.at("transfer_bytes_per_s").median;
   p.partition_rows_per_s = result.spread.at("partition_rows_per_s").median;
@@ -194,7 +206,11 @@ Calibration summarize_costs(const CalibrationSamples& values) {
       {"lz4_decompress_bytes_per_s",
        "measured: LZ4 decompression CPU of the compressed exchange's receivers, per uncompressed byte"},
       {"rpc_cpu_us",
-       "measured: CPU of every stage and both reactors per call of one-row batches, one in flight, halved per side"},
+       "measured: CPU of every stage and both reactors per call of one-row batches, one in flight at 0.2 ms RTT "
+       "(the delay lines' timers wake the reactors as a distance does), halved per side"},
+      {"rpc_cpu_busy_us",
+       "measured: the same with 64 calls in flight on each of two channels, which share the connection's system "
+       "calls and wake-ups"},
       {"rpc_latency_us",
        "measured: the same calls at 0.2 ms RTT, their mean achieved RTT (the delay lines' stamps, there and back) "
        "beyond the nominal one: timer lateness and the loopback path"},

@@ -7,11 +7,13 @@ namespace exsim::transport {
 // Control messages are small; anything bigger is a broken or hostile peer.
 constexpr std::uint32_t kMaxControlMessage = 16u << 20;
 
-ControlChannel::ControlChannel(Reactor& reactor, asio::ip::tcp::socket socket, std::string expect_token)
+ControlChannel::ControlChannel(Reactor& reactor, asio::ip::tcp::socket socket, std::string expect_token,
+                               std::shared_ptr<Doorbell> doorbell)
     : reactor_(reactor),
       connection_(std::make_shared<Connection>(std::move(socket), *this, kMaxControlMessage)),
       expect_token_(std::move(expect_token)),
-      authenticated_(expect_token_.empty()) {}
+      authenticated_(expect_token_.empty()),
+      doorbell_(std::move(doorbell)) {}
 
 ControlChannel::~ControlChannel() { close(); }
 
@@ -78,13 +80,17 @@ void ControlChannel::on_frame(Connection& connection, const FrameHeader& header,
     inbox_.emplace_back(body, header.body_length);
   }
   arrived_.notify_all();
+  if (doorbell_) doorbell_->ring();
 }
 
 void ControlChannel::on_closed(Connection&, const std::string& reason) {
-  std::lock_guard lock(mutex_);
-  closed_ = true;
-  if (error_.empty()) error_ = reason;
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    if (error_.empty()) error_ = reason;
+  }
   arrived_.notify_all();
+  if (doorbell_) doorbell_->ring();
 }
 
 void ControlChannel::close() {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -20,11 +21,41 @@
 
 namespace exsim::transport {
 
+// Rung by every channel it is given to when a message arrives or the channel
+// closes, so that one thread can wait on many channels at once without polling
+// them in turn (a poll's wake-ups take CPU from the exchange it waits on).
+class Doorbell {
+ public:
+  std::uint64_t rings() const {
+    std::lock_guard lock(mutex_);
+    return rings_;
+  }
+  void ring() {
+    {
+      std::lock_guard lock(mutex_);
+      ++rings_;
+    }
+    rung_.notify_all();
+  }
+  // Waits until the count of rings passes `seen` (a value of rings() taken
+  // before looking at the channels) or the deadline; false at the deadline.
+  bool wait_past(std::uint64_t seen, std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    return rung_.wait_until(lock, deadline, [&] { return rings_ != seen; });
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable rung_;
+  std::uint64_t rings_ = 0;
+};
+
 class ControlChannel final : public Connection::Handler {
  public:
   // Wraps a connected socket that belongs to `reactor`. With `expect_token`, the
   // first frame must be a Hello carrying exactly that token, or the channel closes.
-  ControlChannel(Reactor& reactor, asio::ip::tcp::socket socket, std::string expect_token = {});
+  ControlChannel(Reactor& reactor, asio::ip::tcp::socket socket, std::string expect_token = {},
+                 std::shared_ptr<Doorbell> doorbell = nullptr);
   ~ControlChannel();
 
   void start();
@@ -50,6 +81,7 @@ class ControlChannel final : public Connection::Handler {
   std::deque<std::string> inbox_;
   bool closed_ = false;
   std::string error_;
+  std::shared_ptr<Doorbell> doorbell_;  // rung after arrived_, if set
 };
 
 }  // namespace exsim::transport

@@ -123,7 +123,7 @@ class Coordinator {
                                                       "and not taken by another run?)"
                                                     : ""));
       }
-      channels_[h] = std::make_unique<ControlChannel>(reactor_, std::move(socket));
+      channels_[h] = std::make_unique<ControlChannel>(reactor_, std::move(socket), std::string(), doorbell_);
       channels_[h]->start();
       channels_[h]->hello(token);
       channels_[h]->send(json{{"op", "setup"},
@@ -160,14 +160,16 @@ class Coordinator {
                                             agents_[h].port);
   }
 
-  // The next message of `h` (buffered ones first).
-  std::optional<json> next(std::size_t h, Clock::time_point deadline) {
-    if (!inbox_[h].empty()) {
-      json m = std::move(inbox_[h].front());
-      inbox_[h].pop_front();
+  // The next message of `h` not yet looked at, without waiting: a "done" that
+  // expect() put aside first, then the channel's next.
+  std::optional<json> next_unseen(std::size_t h) {
+    auto done = std::find_if(inbox_[h].begin(), inbox_[h].end(), [](const json& m) { return m.at("op") == "done"; });
+    if (done != inbox_[h].end()) {
+      json m = std::move(*done);
+      inbox_[h].erase(done);
       return m;
     }
-    auto text = channels_[h]->receive(deadline);
+    auto text = channels_[h]->receive(Clock::now());
     if (!text) return std::nullopt;
     return json::parse(*text);
   }
@@ -295,19 +297,16 @@ class Coordinator {
         if (running.size() - finished == 1) busy_since = started[id];
       }
       // Wait for the next "done" from any agent: a sweep that does not wait,
-      // then a short wait on one agent in turn, so that a done is seen within
-      // about a millisecond whichever agent sends it.
+      // then a wait on the doorbell every channel rings, so that a done is seen
+      // as soon as it arrives and nothing wakes this thread meanwhile (on one
+      // machine its wake-ups would take CPU from the exchange it measures).
       const auto deadline = Clock::now() + options_.timeout + std::chrono::seconds(10);
       bool progressed = false;
-      std::size_t turn = 0;
       while (!progressed) {
-        if (Clock::now() > deadline) throw std::runtime_error("no agent reported before the deadline");
+        const std::uint64_t seen = doorbell_->rings();
         bool any = false;
-        for (std::size_t i = 0; i <= channels_.size() && !progressed; ++i) {
-          const bool waiting = i == channels_.size();
-          if (waiting && any) break;  // something arrived: sweep again before waiting
-          const std::size_t h = waiting ? turn++ % channels_.size() : i;
-          auto m = next(h, waiting ? Clock::now() + std::chrono::milliseconds(1) : Clock::now());
+        for (std::size_t h = 0; h < channels_.size() && !progressed; ++h) {
+          auto m = next_unseen(h);
           if (!m) {
             if (channels_[h]->closed()) {  // the agent died or dropped its connection
               const std::string error = fmt::format("{} died: its control connection {}", agent_name(h),
@@ -351,6 +350,9 @@ class Coordinator {
           broadcast(json{{"op", "release"}, {"run", id}});
           record(result, network, query, x, rep, totals[id], std::chrono::duration<double>(now - started[id]).count());
         }
+        if (!progressed && !any && !doorbell_->wait_past(seen, deadline)) {
+          throw std::runtime_error("no agent reported before the deadline");
+        }
       }
     }
     return wall_s;
@@ -387,6 +389,7 @@ class Coordinator {
   std::vector<AgentProcess> agents_;
   std::vector<std::unique_ptr<ControlChannel>> channels_;
   std::vector<std::deque<json>> inbox_;
+  std::shared_ptr<Doorbell> doorbell_ = std::make_shared<Doorbell>();
   std::string token_file_;
   std::uint32_t next_run_ = 1;
 };

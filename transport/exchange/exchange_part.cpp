@@ -52,6 +52,7 @@ void ExchangePart::prepare() {
     setup.rows = exchange_.rows / count + (s < exchange_.rows % count ? 1 : 0);
     setup.seed = sender_seed(seed, s);
     setup.random_share = spec_.random_share;
+    setup.running = &senders_running_;
     setup.shares = shares;
     setup.deadline = spec_.deadline;
     senders_.push_back(std::make_unique<SenderInstance>(host_, exchange_, policy_, setup, stats_));
@@ -61,15 +62,18 @@ void ExchangePart::prepare() {
 void ExchangePart::start() {
   started_ = true;
   receivers_->start();
+  senders_running_.add(static_cast<int>(senders_.size()));
   for (auto& s : senders_) s->start();
 }
 
 bool ExchangePart::wait() {
-  while (std::any_of(senders_.begin(), senders_.end(), [](auto& s) { return !s->done(); })) {
+  // Woken by the last sender's end; every 100 ms it looks for a failure
+  // reported elsewhere (another host, the reactor), which does not wake it.
+  while (!senders_running_.wait_until(
+      std::min(spec_.deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)))) {
     if (stats_.failed || std::chrono::steady_clock::now() > spec_.deadline) {
       for (auto& s : senders_) s->cancel(stats_.failed ? stats_.failure() : "deadline passed");
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   bool ok = true;
   for (auto& s : senders_) {

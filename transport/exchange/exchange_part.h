@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/scenario.h"
+#include "transport/exchange/countdown.h"
 #include "transport/exchange/host.h"
 #include "transport/exchange/run_stats.h"
 
@@ -51,6 +52,7 @@ class ExchangePart {
   PartSpec spec_;
   RunStats& stats_;
   std::unique_ptr<ReceiverSide> receivers_;
+  Countdown senders_running_;  // of senders_ (which count it down, so it outlives them)
   std::vector<std::unique_ptr<SenderInstance>> senders_;
   bool registered_ = false;
   bool started_ = false;

@@ -245,10 +245,11 @@ void ReceiverSide::consume(int index) {
 bool ReceiverSide::wait(std::chrono::steady_clock::time_point deadline) {
   for (auto& i : instances_) {
     std::unique_lock lock(i->mutex);
-    // In short slices: a failure elsewhere sets stats_.failed without notifying.
+    // Woken when the instance is done; every 100 ms it looks for a failure
+    // elsewhere, which sets stats_.failed without notifying.
     while (!i->done && !stats_.failed) {
       if (std::chrono::steady_clock::now() >= deadline) return false;
-      i->changed.wait_for(lock, std::chrono::milliseconds(10));
+      i->changed.wait_for(lock, std::chrono::milliseconds(100));
     }
     if (!i->done) return false;
   }

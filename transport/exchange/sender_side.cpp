@@ -123,6 +123,7 @@ void SenderInstance::run() {
                             reason.empty() ? "missed its deadline waiting for a channel" : reason));
   }
   done_ = true;
+  if (setup_.running) setup_.running->count_down();
 }
 
 

@@ -1,9 +1,12 @@
 // exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT] [--repeat N]
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <optional>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/calibration_report.h"
 #include "cli/command_line.h"
@@ -15,6 +18,8 @@
 #include "sim/simulate.h"
 #include "transport/agent/coordinator.h"
 #include "validate/comparison.h"
+#include "validate/measurements.h"
+#include "validate/model_errors.h"
 #include "validate/suite.h"
 
 namespace exsim::cli {
@@ -61,12 +66,52 @@ void append_samples(transport::CalibrationSamples& into, const transport::Calibr
   for (const auto& [key, values] : from) into[key].insert(into[key].end(), values.begin(), values.end());
 }
 
+// The simulator's prediction of one policy, through the model error asked for (if any).
+RunResult predict(Scenario scenario, std::size_t policy, std::optional<validate::ModelError> error) {
+  if (error) validate::apply(*error, scenario);
+  return simulate(scenario, scenario.policies.at(policy));
+}
+
+// `validate --measured FILE`: the model judged again against a validation's
+// measurements, each row simulated anew from its scenario file with the costs
+// it had; nothing runs on the real exchange.
+std::vector<validate::Comparison> compare_again(const validate::Measurements& measurements,
+                                                std::optional<validate::ModelError> error) {
+  std::vector<validate::Comparison> comparisons;
+  std::vector<std::string> problems;
+  std::map<std::string, Scenario> scenarios;
+  for (const auto& row : measurements.rows) {
+    if (scenarios.count(row.scenario_file)) continue;
+    try {
+      scenarios.emplace(row.scenario_file, parse_scenario(read_scenario_file(row.scenario_file), row.scenario_file));
+    } catch (const ScenarioError& e) {
+      problems.insert(problems.end(), e.messages().begin(), e.messages().end());
+    }
+  }
+  if (!problems.empty()) throw ScenarioError(problems);
+  for (const auto& row : measurements.rows) {
+    Scenario scenario = scenarios.at(row.scenario_file);
+    scenario.costs = row.costs;
+    const auto& policies = scenario.policies;
+    const auto it = std::find_if(policies.begin(), policies.end(),
+                                 [&](const Policy& p) { return p.name == row.measured.policy; });
+    if (it == policies.end()) {
+      throw ScenarioError({fmt::format("{}: no policy '{}', which the measurements name", row.scenario_file,
+                                       row.measured.policy)});
+    }
+    RunResult predicted = predict(scenario, static_cast<std::size_t>(it - policies.begin()), error);
+    comparisons.push_back(validate::compare(row.scenario_file, std::move(predicted), row.measured, row.costs));
+  }
+  return comparisons;
+}
+
 }  // namespace
 
 int validate_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P | --repetitions N] [--json OUT] [--markdown OUT]\n"
-      "                      [--repeat N] [--timeout S]\n\n"
+      "                      [--repeat N] [--timeout S] [--model-error KIND]\n"
+      "       exsim validate --measured VALIDATION.json [SUITE_DIR] [--json OUT] [--markdown OUT] [--model-error KIND]\n\n"
       "Runs every policy of every scenario both in the simulator and on the real exchange\n"
       "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
       "by token buckets), with the same seed and the same costs: the profile's, or, without\n"
@@ -75,6 +120,10 @@ int validate_command(const std::vector<std::string>& args) {
       "per-host sender peak with the relative error of each, then the median and largest\n"
       "errors, and where a row exceeds a threshold, which stage differs. Thresholds come\n"
       "from SUITE_DIR/suite.json.\n"
+      "With --measured, the measurements of an earlier `validate --json` are judged again\n"
+      "against this build's model (each row simulated from its scenario file with the\n"
+      "costs it had), without running anything; thresholds from SUITE_DIR if given, else\n"
+      "those the file was judged by.\n"
       "Exit status: 0 within the thresholds, 1 beyond them, 2 bad input, 3 a failed run.\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
@@ -85,18 +134,39 @@ int validate_command(const std::vector<std::string>& args) {
        "without --profile: calibration repetitions before the first scenario and after each")
       ("repeat", po::value<int>()->default_value(1),
        "run each scenario this many times on the real exchange and keep, per policy, the run of median wall-clock")
-      ("timeout", po::value<int>()->default_value(300), "seconds each real exchange may take before the run fails");
+      ("timeout", po::value<int>()->default_value(300), "seconds each real exchange may take before the run fails")
+      ("measured", po::value<std::string>(), "judge the measurements of this earlier `validate --json` file again")
+      ("model-error", po::value<std::string>(),
+       fmt::format("simulate with a deliberate error, to see the gate fail: {}",
+                   fmt::join(validate::model_error_names(), ", ")).c_str());
   const auto parsed = parse_command_line(args, visible, "inputs");
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   std::vector<std::string> inputs;
   if (vm.count("inputs")) inputs = vm["inputs"].as<std::vector<std::string>>();
-  const validate::Suite suite = validate::load_suite(inputs);
+  std::optional<validate::ModelError> model_error;
+  if (vm.count("model-error")) {
+    model_error = validate::parse_model_error(vm["model-error"].as<std::string>());
+    if (!model_error) {
+      throw UsageError(fmt::format("--model-error {}: expected one of {}", vm["model-error"].as<std::string>(),
+                                   fmt::join(validate::model_error_names(), ", ")));
+    }
+  }
+  const bool again = vm.count("measured") > 0;
+  if (again) {
+    for (const char* flag : {"profile", "repetitions", "repeat", "timeout"}) {
+      if (vm.count(flag) && !vm[flag].defaulted()) {
+        throw UsageError(fmt::format("--{} applies only when the real exchange runs, not with --measured", flag));
+      }
+    }
+  }
+  const validate::Suite suite = again && inputs.empty() ? validate::Suite{} : validate::load_suite(inputs);
   OutputFiles outputs;
   if (vm.count("json")) outputs.writes("--json", vm["json"].as<std::string>());
   if (vm.count("markdown")) outputs.writes("--markdown", vm["markdown"].as<std::string>());
   for (const auto& file : suite.scenarios) outputs.reads(file);
-  if (suite.thresholds_source != "defaults") outputs.reads(suite.thresholds_source);
+  if (!suite.thresholds_source.empty() && suite.thresholds_source != "defaults") outputs.reads(suite.thresholds_source);
+  if (again) outputs.reads(vm["measured"].as<std::string>());
   if (vm.count("profile")) {
     outputs.reads(vm["profile"].as<std::string>());
     if (!vm["repetitions"].defaulted()) {
@@ -108,69 +178,82 @@ int validate_command(const std::vector<std::string>& args) {
   const int repeat = bounded_int(vm, "repeat", 1, 99);
   const std::chrono::seconds timeout(bounded_int(vm, "timeout", 1, 86400));
 
-  // Every scenario is read and checked before anything runs, and every bad
-  // file's problems are listed, not only the first one's.
-  std::vector<LoadedScenario> scenarios;
-  std::vector<std::string> problems;
-  for (const auto& file : suite.scenarios) {
-    try {
-      std::string text = read_scenario_file(file);
-      Scenario scenario = parse_scenario(text, file);
-      scenarios.push_back({file, std::move(text), std::move(scenario)});
-    } catch (const ScenarioError& e) {
-      problems.insert(problems.end(), e.messages().begin(), e.messages().end());
-    }
-  }
-  if (!problems.empty()) throw ScenarioError(problems);
-  // Without a profile, this machine's costs are measured before and after each
-  // scenario's real runs, and its simulation uses those around it: the
-  // machine's speed drifts over minutes, so costs measured when the scenario
-  // ran describe it best. Never from the runs themselves.
-  const bool calibrate = !vm.count("profile");
-  CostProfile fixed_profile;
-  std::string profile_source;
-  std::vector<transport::CalibrationSamples> brackets;  // [i] before scenario i, [i + 1] after it
-  if (calibrate) {
-    brackets.push_back(measure_with_progress(repetitions, 1.0));
-    profile_source = "calibrated around each scenario's runs";
-  } else {
-    fixed_profile = load_cost_profile(vm["profile"].as<std::string>());  // a bad profile stops us before any run
-    profile_source = vm["profile"].as<std::string>();
-  }
-
-  std::vector<std::vector<RunResult>> measured;
-  for (const auto& loaded : scenarios) {
-    measured.push_back(measure_scenario(loaded, repeat, timeout));
-    if (calibrate) brackets.push_back(measure_with_progress(repetitions, 1.0));
-  }
-
   std::vector<validate::Comparison> comparisons;
-  for (std::size_t s = 0; s < scenarios.size(); ++s) {
-    Scenario& scenario = scenarios[s].scenario;
+  std::string profile_source;
+  validate::Suite judged_by = suite;
+  if (again) {
+    const validate::Measurements measurements = validate::load_measurements(vm["measured"].as<std::string>());
+    if (inputs.empty()) {
+      judged_by.thresholds = measurements.thresholds;
+      judged_by.thresholds_source = vm["measured"].as<std::string>();
+    }
+    comparisons = compare_again(measurements, model_error);
+    profile_source = fmt::format("the costs recorded in {}", vm["measured"].as<std::string>());
+  } else {
+    // Every scenario is read and checked before anything runs, and every bad
+    // file's problems are listed, not only the first one's.
+    std::vector<LoadedScenario> scenarios;
+    std::vector<std::string> problems;
+    for (const auto& file : suite.scenarios) {
+      try {
+        std::string text = read_scenario_file(file);
+        Scenario scenario = parse_scenario(text, file);
+        scenarios.push_back({file, std::move(text), std::move(scenario)});
+      } catch (const ScenarioError& e) {
+        problems.insert(problems.end(), e.messages().begin(), e.messages().end());
+      }
+    }
+    if (!problems.empty()) throw ScenarioError(problems);
+    // Without a profile, this machine's costs are measured before and after each
+    // scenario's real runs, and its simulation uses those around it: the
+    // machine's speed drifts over minutes, so costs measured when the scenario
+    // ran describe it best. Never from the runs themselves.
+    const bool calibrate = !vm.count("profile");
+    CostProfile fixed_profile;
+    std::vector<transport::CalibrationSamples> brackets;  // [i] before scenario i, [i + 1] after it
     if (calibrate) {
-      transport::CalibrationSamples around = brackets[s];
-      append_samples(around, brackets[s + 1]);
-      scenario.costs = transport::summarize_costs(around).profile;
+      brackets.push_back(measure_with_progress(repetitions, 1.0));
+      profile_source = "calibrated around each scenario's runs";
     } else {
-      scenario.costs = fixed_profile;
+      fixed_profile = load_cost_profile(vm["profile"].as<std::string>());  // a bad profile stops us before any run
+      profile_source = vm["profile"].as<std::string>();
     }
-    for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
-      RunResult predicted = simulate(scenario, scenario.policies[i]);
-      comparisons.push_back(
-          validate::compare(scenarios[s].file, std::move(predicted), std::move(measured[s].at(i)), scenario.costs));
+
+    std::vector<std::vector<RunResult>> measured;
+    for (const auto& loaded : scenarios) {
+      measured.push_back(measure_scenario(loaded, repeat, timeout));
+      if (calibrate) brackets.push_back(measure_with_progress(repetitions, 1.0));
+    }
+
+    for (std::size_t s = 0; s < scenarios.size(); ++s) {
+      Scenario& scenario = scenarios[s].scenario;
+      if (calibrate) {
+        transport::CalibrationSamples around = brackets[s];
+        append_samples(around, brackets[s + 1]);
+        scenario.costs = transport::summarize_costs(around).profile;
+      } else {
+        scenario.costs = fixed_profile;
+      }
+      for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
+        comparisons.push_back(validate::compare(scenarios[s].file, predict(scenario, i, model_error),
+                                                std::move(measured[s].at(i)), scenario.costs));
+      }
+    }
+    if (calibrate) {
+      transport::CalibrationSamples all;
+      for (const auto& bracket : brackets) append_samples(all, bracket);
+      fmt::print("calibrated this machine ({} repetitions before the first scenario and after each):\n{}\n",
+                 repetitions, render_calibration(transport::summarize_costs(all)));
     }
   }
-  if (calibrate) {
-    transport::CalibrationSamples all;
-    for (const auto& bracket : brackets) append_samples(all, bracket);
-    fmt::print("calibrated this machine ({} repetitions before the first scenario and after each):\n{}\n",
-               repetitions, render_calibration(transport::summarize_costs(all)));
+  if (model_error) {
+    profile_source += fmt::format("; the model with a deliberate error: {}", validate::to_string(*model_error));
   }
-  const validate::Verdict verdict = validate::judge(comparisons, suite.thresholds);
-  fmt::print("{}", render_validation(comparisons, suite, verdict, profile_source, ReportFormat::kText));
-  if (vm.count("json")) outputs.put("--json", validate::comparisons_to_json(comparisons, suite.thresholds, verdict));
+  const validate::Verdict verdict = validate::judge(comparisons, judged_by.thresholds);
+  fmt::print("{}", render_validation(comparisons, judged_by, verdict, profile_source, ReportFormat::kText));
+  if (vm.count("json")) outputs.put("--json", validate::comparisons_to_json(comparisons, judged_by.thresholds, verdict));
   if (vm.count("markdown")) {
-    outputs.put("--markdown", render_validation(comparisons, suite, verdict, profile_source, ReportFormat::kMarkdown));
+    outputs.put("--markdown", render_validation(comparisons, judged_by, verdict, profile_source, ReportFormat::kMarkdown));
   }
   outputs.write();
   return verdict.passed() ? kExitOk : kExitThresholds;

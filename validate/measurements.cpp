@@ -1,0 +1,44 @@
+#include "validate/measurements.h"
+
+#include <nlohmann/json.hpp>
+
+#include "models/json_reader.h"
+#include "models/results_reader.h"
+
+namespace exsim::validate {
+
+Measurements load_measurements(const std::string& path) {
+  const nlohmann::ordered_json document = parse_json_text(read_text_file(path, "the validation results"), path);
+  Diagnostics diagnostics(path);
+  const JsonNode root(&document, "", &diagnostics);
+  Measurements out;
+  if (root.expect_object()) {
+    if (const JsonNode t = root.required("thresholds"); t.expect_object()) {
+      out.thresholds.wall_median_error = t.required("wall_median_error").number(0, 0);
+      out.thresholds.wall_max_error = t.required("wall_max_error").number(0, 0);
+      out.thresholds.rpcs_error = t.required("rpcs_error").number(0, 0);
+      out.thresholds.bytes_error = t.required("bytes_error").number(0, 0);
+      out.thresholds.sender_peak_error = t.required("sender_peak_error").number(0, 0);
+    }
+    const JsonNode rows = root.required("comparisons");
+    if (rows.expect_array()) {
+      if (rows.size() == 0) rows.error("expected at least one comparison, got none");
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const JsonNode row = rows.element(i);
+        if (!row.expect_object()) continue;
+        Measurement m;
+        m.scenario_file = row.required("scenario_file").string();
+        m.costs = read_cost_profile(row.required("costs"));
+        m.measured = read_run_result(row.required("measured"));
+        if (m.measured.source != "measured") {
+          row.member("measured").member("source").error("expected \"measured\", got \"" + m.measured.source + "\"");
+        }
+        out.rows.push_back(std::move(m));
+      }
+    }
+  }
+  diagnostics.throw_if_errors();
+  return out;
+}
+
+}  // namespace exsim::validate

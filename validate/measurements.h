@@ -1,0 +1,33 @@
+// A validation's measurements read back from its JSON (`validate --json`):
+// each row's scenario file, the costs it was simulated with and the measured
+// result, so that the model can be judged again against them without running
+// the real exchange again (`validate --measured`).
+#ifndef EXSIM_VALIDATE_MEASUREMENTS_H_
+#define EXSIM_VALIDATE_MEASUREMENTS_H_
+
+#include <string>
+#include <vector>
+
+#include "models/costs.h"
+#include "models/results.h"
+#include "validate/suite.h"
+
+namespace exsim::validate {
+
+struct Measurement {
+  std::string scenario_file;
+  CostProfile costs;
+  RunResult measured;
+};
+
+struct Measurements {
+  std::vector<Measurement> rows;
+  Thresholds thresholds;  // those the validation was judged by
+};
+
+// Throws ScenarioError naming the file and the JSON pointer of every problem.
+Measurements load_measurements(const std::string& path);
+
+}  // namespace exsim::validate
+
+#endif  // EXSIM_VALIDATE_MEASUREMENTS_H_

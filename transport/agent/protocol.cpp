@@ -25,7 +25,8 @@ nlohmann::json stats_to_json(const RunStats& s, int host) {
             {"compress", s.cpu_compress.load()},
             {"decompress", s.cpu_decompress.load()},
             {"deserialize", s.cpu_deserialize.load()},
-            {"consume", s.cpu_consume.load()}}},
+            {"consume", s.cpu_consume.load()},
+            {"handoff", s.cpu_handoff.load()}}},
           {"network_ns", buckets}};
 }
 
@@ -50,6 +51,7 @@ void ExchangeTotals::add(const nlohmann::json& s) {
   cpu.decompress += c.at("decompress").get<double>() * 1e-9;
   cpu.deserialize += c.at("deserialize").get<double>() * 1e-9;
   cpu.consume += c.at("consume").get<double>() * 1e-9;
+  cpu.rpc += c.at("handoff").get<double>() * 1e-9;  // with the reactors' CPU, which the agents report apart
   for (const auto& b : s.at("network_ns")) network_ns.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
 }
 

@@ -52,7 +52,7 @@ struct Sample {
   double bytes_wire = 0;
   double bytes_uncompressed = 0;  // tuple data plus offsets
   double compressed_in = 0;       // tuple bytes given to LZ4
-  double serialize_ns = 0, compress_ns = 0, decompress_ns = 0, deserialize_ns = 0, reactor_ns = 0;
+  double serialize_ns = 0, compress_ns = 0, decompress_ns = 0, deserialize_ns = 0, rpc_ns = 0;
   double achieved_rtt_ms = -1;  // if asked: host 0's calls to host 1, mean one-way delays there and back
 };
 
@@ -80,7 +80,10 @@ Sample run_benchmark(const std::string& text, bool measure_rtt = false) {
   s.compress_ns = static_cast<double>(stats.cpu_compress.load());
   s.decompress_ns = static_cast<double>(stats.cpu_decompress.load());
   s.deserialize_ns = static_cast<double>(stats.cpu_deserialize.load());
-  s.reactor_ns = static_cast<double>(reactor_after - reactor_before - stats.cpu_decode_on_reactor.load());
+  // RPC work: the reactors' CPU beyond decoding, and the sender and consumer
+  // threads' beyond their stages (waiting, handing calls over, waking up).
+  s.rpc_ns = static_cast<double>(reactor_after - reactor_before - stats.cpu_decode_on_reactor.load() +
+                                 stats.cpu_handoff.load());
   if (measure_rtt) {
     // Host 0's calls as host 1 received them, and their responses as host 0 did.
     const auto delay = [](const std::vector<double>& by_host, std::size_t h) { return h < by_host.size() ? by_host[h] : -1; };
@@ -146,7 +149,7 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     // CPU per call and side, beyond the bytes: at a distance, as every call of a
     // scenario with an RTT waits on the delay lines (their timers' wake-ups are
     // CPU too); alone on its connection, and among many.
-    const auto per_call_ns = [](const Sample& s) { return (s.serialize_ns + s.deserialize_ns + s.reactor_ns) / s.rpcs / 2; };
+    const auto per_call_ns = [](const Sample& s) { return (s.serialize_ns + s.deserialize_ns + s.rpc_ns) / s.rpcs / 2; };
     // Latency beyond the RTT: what the emulated network adds to the nominal
     // distance, there and back (the delay line's timer lateness, the kernel's
     // loopback path), as its own timestamps measured it.
@@ -157,8 +160,8 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     values["wire_overhead_bytes"].push_back((calls.bytes_wire - calls.bytes_uncompressed) / calls_n);
 
     // The reactors' CPU beyond the per-call part moves the bytes (socket copies).
-    const double reactor_per_call = calls.reactor_ns / calls.rpcs;
-    const double transfer_ns = plain.reactor_ns - plain.rpcs * reactor_per_call;
+    const double rpc_per_call = calls.rpc_ns / calls.rpcs;
+    const double transfer_ns = plain.rpc_ns - plain.rpcs * rpc_per_call;
     values["transfer_bytes_per_s"].push_back(plain.bytes_wire / std::max(1.0, transfer_ns / 2) * 1e9);
     // Serialization proper, row by row, from the whole-batch sender (its
     // per-call part is small beside 1024-row batches); the hash sender's extra

@@ -78,8 +78,8 @@ RowBatch* ReceiverSide::decode(const char* body, std::size_t size, int instance)
                       error, &thread_cpu_ns, &lz4_ns);
     if (ok) {
       const std::int64_t spent = thread_cpu_ns() - cpu_start;
-      stats_.cpu_decompress += lz4_ns;
-      stats_.cpu_deserialize += spent - lz4_ns;
+      charge(stats_.cpu_decompress, lz4_ns);
+      charge(stats_.cpu_deserialize, spent - lz4_ns);
       if (host_.reactor().on_reactor_thread()) stats_.cpu_decode_on_reactor += spent;
       return batch;
     }
@@ -170,6 +170,7 @@ void ReceiverSide::on_call(const std::shared_ptr<Connection>& from, std::uint64_
 }
 
 void ReceiverSide::consume(int index) {
+  const ThreadLedger ledger;
   Instance& instance = *instances_[static_cast<std::size_t>(index)];
   const bool merging = exchange_.kind == PartitionKind::kMerge;
   const double rate = exchange_.consume_rows_per_s;
@@ -198,6 +199,7 @@ void ReceiverSide::consume(int index) {
         }
         if (batch) break;
         if (all_done) {
+          stats_.cpu_handoff += ledger.unstaged_ns();
           instance.done = true;
           instance.changed.notify_all();
           return;

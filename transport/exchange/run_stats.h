@@ -31,6 +31,9 @@ struct RunStats {
   // Of decompress + deserialize, the part done on a reactor thread (so that the
   // reactor's remaining CPU can be reported as RPC work).
   std::atomic<std::int64_t> cpu_decode_on_reactor{0};
+  // Sender and consumer threads' CPU outside their stages (thread_cpu.h):
+  // RPC work beside the reactor's.
+  std::atomic<std::int64_t> cpu_handoff{0};
   std::atomic<int> peak_in_flight{0};
   // Sender instances, and those whose buffers outgrew the planner's estimate.
   std::atomic<std::int64_t> senders{0}, over_estimate{0}, max_over_bytes{0};

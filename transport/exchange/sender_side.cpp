@@ -101,12 +101,14 @@ bool SenderInstance::join() {
 }
 
 void SenderInstance::run() {
+  const ThreadLedger ledger;
   if (exchange_.send_path() == PartitionKind::kHash) {
     run_hash();
   } else {
     run_whole_batches();
   }
   ok_ = !stats_.failed && finish();
+  stats_.cpu_handoff += ledger.unstaged_ns();
   stats_.blocked_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(blocked_).count();
   stats_.add_sender_bytes(host_.index(), -footprint_);
   ++stats_.senders;
@@ -158,7 +160,7 @@ void SenderInstance::run_hash() {
     // per input batch (a thread CPU clock read costs about as much as a row),
     // less the encoding of the batches it fills, which is timed on its own.
     const std::int64_t cpu_start = thread_cpu_ns();
-    const std::int64_t encode_before = encode_ns_;
+    const std::int64_t aside_before = aside_ns_;
     for (std::uint32_t r = 0; r < input.rows(); ++r) {
       const std::uint32_t start = input.offsets()[r];
       const std::uint32_t end = r + 1 < input.rows() ? input.offsets()[r + 1] : static_cast<std::uint32_t>(input.tuple_bytes());
@@ -175,7 +177,7 @@ void SenderInstance::run_hash() {
       std::memcpy(ch.collector.append_row(end - start), row, end - start);
       if (capacity_.full(ch.collector.rows(), static_cast<Bytes>(ch.collector.tuple_bytes())) && !flush(c)) return;
     }
-    stats_.cpu_serialize += thread_cpu_ns() - cpu_start - (encode_ns_ - encode_before);
+    charge(stats_.cpu_serialize, thread_cpu_ns() - cpu_start - (aside_ns_ - aside_before));
     trace_span("serialize", serialize_from_, Clock::now());
   }
 }
@@ -279,11 +281,18 @@ bool SenderInstance::encode_and_send(int c, RowBatch& batch) {
   Channel& ch = channels_[static_cast<std::size_t>(c)];
   EncodedBatch encoded;
   encode(batch, ch.compress, encoded);
-  if (!acquire(c)) return false;
-  Slot* slot = free_slot(ch.slots);
-  std::swap(slot->batch, batch);  // moves the buffers `encoded` points into
-  slot->encoded = encoded;
-  return send(c, *slot, /*shared=*/false);
+  // Waiting for the window and handing the call over are no stage's: set
+  // aside from the routing loop's serialization, left to the thread's ledger.
+  const std::int64_t handoff_start = thread_cpu_ns();
+  bool ok = acquire(c);
+  if (ok) {
+    Slot* slot = free_slot(ch.slots);
+    std::swap(slot->batch, batch);  // moves the buffers `encoded` points into
+    slot->encoded = encoded;
+    ok = send(c, *slot, /*shared=*/false);
+  }
+  aside_ns_ += thread_cpu_ns() - handoff_start;
+  return ok;
 }
 
 void SenderInstance::encode(RowBatch& batch, bool compress, EncodedBatch& out) {
@@ -293,9 +302,9 @@ void SenderInstance::encode(RowBatch& batch, bool compress, EncodedBatch& out) {
   // Encoding is LZ4 plus the checksum: the compress stage when compressing,
   // else part of serialization, as the model counts them.
   const std::int64_t spent = thread_cpu_ns() - cpu_start;
-  (compress ? stats_.cpu_compress : stats_.cpu_serialize) += spent;
+  charge(compress ? stats_.cpu_compress : stats_.cpu_serialize, spent);
   trace_span(compress ? "compress" : "serialize", wall_start, Clock::now());
-  encode_ns_ += spent;
+  aside_ns_ += spent;
   if (compress) {
     stats_.payload_compressed_in += static_cast<std::int64_t>(out.fields.tuple_bytes);
     stats_.payload_compressed_out += static_cast<std::int64_t>(out.fields.payload_bytes);

@@ -32,6 +32,8 @@ namespace exsim::transport {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   static constexpr std::size_t kPacketBytes = 1500;  // an Ethernet MTU
+  // Pacing waits shorter than this are not taken on a timer (connection.cpp).
+  static constexpr std::int64_t kShortestWaitNs = 50'000;
   class Handler {
    public:
     virtual void on_frame(Connection& connection, const FrameHeader& header, const char* body) = 0;
@@ -95,7 +97,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void issue_write();
   // Takes `bytes` of tokens; when they are not there yet, calls `then` once
   // they are (on a timer) and returns true. False: go ahead now, as a transfer
-  // of at most kPacketBytes always does.
+  // of at most kPacketBytes, or one due within kShortestWaitNs, always does.
   bool wait_for_tokens(TokenBucket& bucket, std::size_t bytes, asio::steady_timer& timer, void (Connection::*then)());
   void on_write(const asio::error_code& error, std::size_t bytes);
   void read_next();

@@ -19,7 +19,7 @@ ReceiverInstance::ReceiverInstance(ExchangeRun& run, int host, int senders, bool
 }
 
 int ReceiverInstance::sharing(const Rpc& rpc) const {
-  return rpc.sender->others_on_connection(rpc.to_host) + 1;
+  return context_.transport->calls_at_host(host_) - rpc.sender->own_at(host_) + 1;
 }
 
 Bytes ReceiverInstance::limit() const {

@@ -42,8 +42,8 @@ class ReceiverInstance final : public EventHandler {
 
   Queue& queue_of(const Rpc& rpc) { return queues_[merging_ ? static_cast<std::size_t>(rpc.sender_index) : 0]; }
   Bytes limit() const;
-  // The calls in flight on the connection a call came by that share its system
-  // calls and wake-ups: other senders' calls, and itself.
+  // The calls in flight at this host that share a call's system calls and
+  // wake-ups: other senders' calls from and to the host, and itself.
   int sharing(const Rpc& rpc) const;
   void start_work(Rpc* rpc);
   void consume_next();

@@ -8,7 +8,7 @@ namespace exsim::sim {
 RpcTransport::RpcTransport(ModelContext& context)
     : context_(context),
       hosts_(static_cast<int>(context.scenario.cluster.hosts.size())),
-      in_flight_(static_cast<std::size_t>(hosts_ * hosts_), 0) {
+      at_host_(static_cast<std::size_t>(hosts_), 0) {
   auto line_for = [&](SimTime delay) {
     auto& line = lines_[delay];
     if (!line) line = std::make_unique<DelayLine>(context_.simulator, delay);
@@ -31,7 +31,8 @@ RpcTransport::RpcTransport(ModelContext& context)
 void RpcTransport::issue(Rpc* rpc) {
   rpc->issued = context_.simulator.now();
   rpc->stage = Rpc::Stage::kArriving;
-  ++in_flight_[static_cast<std::size_t>(rpc->from_host * hosts_ + rpc->to_host)];
+  ++at_host_[static_cast<std::size_t>(rpc->from_host)];
+  if (rpc->to_host != rpc->from_host) ++at_host_[static_cast<std::size_t>(rpc->to_host)];
   if (rpc->from_host == rpc->to_host) {
     // Same process: through the host's own RPC port, never through the NIC.
     local_arrival_[static_cast<std::size_t>(rpc->from_host)]->schedule(this, tag_of(rpc));
@@ -51,7 +52,8 @@ void RpcTransport::respond(Rpc* rpc) {
   // Network time as Impala counts it: the whole call minus the receiver's time.
   const SimTime total = now + half_rtt - rpc->issued;
   if (!rpc->eos) context_.rpc_network_ns.add(total - (now - rpc->arrived));
-  --in_flight_[static_cast<std::size_t>(rpc->from_host * hosts_ + rpc->to_host)];
+  --at_host_[static_cast<std::size_t>(rpc->from_host)];
+  if (rpc->to_host != rpc->from_host) --at_host_[static_cast<std::size_t>(rpc->to_host)];
   rpc->sender->on_response_time(*rpc, now + half_rtt);
   pool_.release(rpc);
 }

@@ -31,9 +31,10 @@ class RpcTransport final : public EventHandler {
   void respond(Rpc* rpc);
 
   std::size_t rpcs_allocated() const { return pool_.allocated(); }
-  // Calls issued from `from` to `to` and not yet answered: those that share the
-  // connection's system calls and wake-ups (CostRates::call_ns).
-  int calls_in_flight(int from, int to) const { return in_flight_[static_cast<std::size_t>(from * hosts_ + to)]; }
+  // Calls issued from or to `host` and not yet answered (a call within the
+  // host counted once): those its RPC layer handles together, sharing system
+  // calls and wake-ups (CostRates::call_ns).
+  int calls_at_host(int host) const { return at_host_[static_cast<std::size_t>(host)]; }
 
   void on_event(std::uint64_t tag) override;
 
@@ -49,7 +50,7 @@ class RpcTransport final : public EventHandler {
   std::map<SimTime, std::unique_ptr<DelayLine>> lines_;
   std::vector<DelayLine*> local_arrival_;  // per host
   std::vector<SimTime> response_delay_;    // half the RTT
-  std::vector<int> in_flight_;             // per (from, to)
+  std::vector<int> at_host_;               // calls_at_host, per host
 };
 
 }  // namespace exsim::sim

@@ -62,20 +62,30 @@ void SenderInstance::run_steps() {
   while (step_ < steps_.size()) {
     const Step step = steps_[step_];
     switch (step.kind) {
-      case Step::Kind::kCpu:
+      case Step::Kind::kCpu: {
         ++step_;
-        if (step.work > 0) {
-          cpu_step_ = step;
-          cpu_started_ = context_.cpu_pool(host_).start(step.work, this, kCpuDone);
+        Step run = step;
+        take_call_along(run);
+        if (run.work > 0) {
+          cpu_step_ = run;
+          cpu_started_ = context_.cpu_pool(host_).start(run.work, this, kCpuDone);
           return;
         }
         break;
+      }
       case Step::Kind::kSend:
         retire(step.channel);
         if (channels_[step.channel].in_flight >= context_.policy.in_flight) {
           blocked_channel_ = step.channel;  // head-of-line: the whole thread waits
           blocked_since_ = context_.simulator.now();
           schedule_wake();
+          return;
+        }
+        if (step.call > 0) {
+          // The window has room now: the call's own CPU, then (back here) the call.
+          steps_[step_].call = 0;
+          cpu_step_ = Step::cpu(step.call, 0, step.call);
+          cpu_started_ = context_.cpu_pool(host_).start(step.call, this, kCpuDone);
           return;
         }
         ++step_;
@@ -126,8 +136,26 @@ void SenderInstance::on_event(std::uint64_t tag) {
   run_steps();
 }
 
-int SenderInstance::others_on_connection(int host) const {
-  return context_.transport->calls_in_flight(host_, host) - calls_to_host_[static_cast<std::size_t>(host)];
+// As in Impala, the thread spends a call's own CPU after the channel's window
+// has room (TransmitData waits for the previous call, then sends), so on a
+// latency-bound channel it is part of every round. A window with room when the
+// step before the send starts still has room at its end (only this thread adds
+// calls to its channel): the call's CPU then joins that step.
+void SenderInstance::take_call_along(Step& cpu) {
+  if (step_ >= steps_.size() || steps_[step_].kind != Step::Kind::kSend || steps_[step_].call == 0) return;
+  Step& send = steps_[step_];
+  retire(send.channel);
+  if (channels_[send.channel].in_flight >= context_.policy.in_flight) return;
+  cpu.work += send.call;
+  cpu.call += send.call;
+  send.call = 0;
+}
+
+// Both count calls until the receiver answers, as the transport does.
+int SenderInstance::others_at_host() const { return context_.transport->calls_at_host(host_) - unknown_; }
+
+int SenderInstance::own_at(int host) const {
+  return host == host_ ? unknown_ : calls_to_host_[static_cast<std::size_t>(host)];
 }
 
 void SenderInstance::on_response_time(const Rpc& rpc, SimTime back) {

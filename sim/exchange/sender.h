@@ -39,8 +39,10 @@ class SenderInstance final : public EventHandler {
   void on_event(std::uint64_t tag) override;
 
   int index() const { return index_; }
-  // Calls of other sender instances in flight from this one's host to `host`.
-  int others_on_connection(int host) const;
+  // Calls of other sender instances in flight from or to this one's host.
+  int others_at_host() const;
+  // This instance's calls in flight that the RPC layer of `host` handles.
+  int own_at(int host) const;
   int host() const { return host_; }
   SimTime blocked_ns() const { return blocked_ns_; }
   Bytes peak_bytes() const { return peak_bytes_; }  // largest footprint of this instance's buffers
@@ -79,7 +81,9 @@ class SenderInstance final : public EventHandler {
     static Step cpu(SimTime work, SimTime compress = 0, SimTime call = 0) {
       return {Kind::kCpu, 0, work, compress, call, {}};
     }
-    static Step send(int channel, BatchSize batch) { return {Kind::kSend, channel, 0, 0, 0, batch}; }
+    // A send carries the call's own CPU (`call`), which the thread spends once
+    // the channel's window has room, before the call leaves; 0 once spent.
+    static Step send(int channel, BatchSize batch, SimTime call) { return {Kind::kSend, channel, 0, 0, call, batch}; }
     static Step of(Kind kind) { return {kind, 0, 0, 0, 0, {}}; }
   };
   // The CPU of sending one batch on the sender thread.
@@ -110,6 +114,9 @@ class SenderInstance final : public EventHandler {
   // CPU of sending one batch on the sender thread: LZ4 (if the channel
   // compresses) and the per-RPC CPU. Adds it to the stage totals.
   SendCpu send_cpu(const Channel& channel, BatchSize batch);
+  // The CPU step before a send takes the send's call CPU along when the
+  // channel has room already (no event of its own for the call).
+  void take_call_along(Step& cpu);
   Bytes payload_bytes(const Channel& channel, Bytes tuple_bytes) const;
   SimTime call_cpu(const Channel& channel, BatchSize batch);
   std::int64_t rows_to_fill(const Channel& channel, double row_bytes) const;

@@ -61,10 +61,11 @@ SenderInstance::SendCpu SenderInstance::send_cpu(const Channel& channel, BatchSi
 
 // The sender's side of one call carrying `batch` to `channel` (end-of-stream: an empty batch).
 SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch) {
-  // Among the other senders' calls in flight on its connection when the thread
-  // plans it (ModelContext's CostRates::call_ns): one thread's calls go out one
-  // by one, each its own system calls and wake-ups.
-  const int sharing = others_on_connection(channel.host) + 1;
+  // Among the other senders' calls in flight at its host when the thread plans
+  // it (ModelContext's CostRates::call_ns): the host's RPC layer handles them
+  // together, while one thread's calls go out one by one, each its own system
+  // calls and wake-ups.
+  const int sharing = others_at_host() + 1;
   const double rpc =
       context_.rates.call_ns(context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows), sharing);
   context_.cpu.rpc += rpc * 1e-9;
@@ -127,8 +128,8 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   double done = 0;
   for (const Fill& fill : fills_) {
     const SendCpu send = send_cpu(channels_[fill.channel], fill.batch);
-    steps_.push_back(Step::cpu(to_ns((fill.at - done) * work) + send.total(), send.compress, send.call));
-    steps_.push_back(Step::send(fill.channel, fill.batch));
+    steps_.push_back(Step::cpu(to_ns((fill.at - done) * work) + send.compress, send.compress));
+    steps_.push_back(Step::send(fill.channel, fill.batch, send.call));
     done = fill.at;
   }
   steps_.push_back(Step::cpu(to_ns((1 - done) * work)));
@@ -171,14 +172,10 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
     // Serialized (and compressed) once; every channel sends the same payload (section 3.1).
     note_shared(batch, /*serialized=*/true, channels_[order_[0]].compress);
     const SendCpu send = send_cpu(channels_[order_[0]], batch);
-    steps_.push_back(Step::cpu(work + serialize() + send.total(), send.compress, send.call));
+    steps_.push_back(Step::cpu(work + serialize() + send.compress, send.compress));
     for (std::size_t i = 0; i < order_.size(); ++i) {
-      // Each further call's own CPU, its payload (the same bytes) included.
-      if (i > 0) {
-        const SimTime call = call_cpu(channels_[order_[i]], batch);
-        steps_.push_back(Step::cpu(call, 0, call));
-      }
-      steps_.push_back(Step::send(order_[i], batch));
+      // Each call's own CPU, its payload (the same bytes) included.
+      steps_.push_back(Step::send(order_[i], batch, i == 0 ? send.call : call_cpu(channels_[order_[i]], batch)));
     }
     return;
   }
@@ -188,8 +185,8 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
     note_shared(batch, /*serialized=*/true, channels_[c].compress);
     note_batch(channels_[c], batch);
     const SendCpu send = send_cpu(channels_[c], batch);
-    steps_.push_back(Step::cpu(serialize() + send.total(), send.compress, send.call));
-    steps_.push_back(Step::send(c, batch));
+    steps_.push_back(Step::cpu(serialize() + send.compress, send.compress));
+    steps_.push_back(Step::send(c, batch, send.call));
   }
 }
 
@@ -201,9 +198,8 @@ void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
   note_shared(batch, /*serialized=*/true, channels_[c].compress);
   note_batch(channels_[c], batch);
   const SendCpu send = send_cpu(channels_[c], batch);
-  steps_.push_back(Step::cpu(batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1) + send.total(), send.compress,
-                             send.call));
-  steps_.push_back(Step::send(c, batch));
+  steps_.push_back(Step::cpu(batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1) + send.compress, send.compress));
+  steps_.push_back(Step::send(c, batch, send.call));
 }
 
 void SenderInstance::plan_final() {
@@ -213,8 +209,8 @@ void SenderInstance::plan_final() {
     Channel& ch = channels_[c];
     if (ch.filling.rows == 0) continue;
     const SendCpu send = send_cpu(ch, ch.filling);
-    steps_.push_back(Step::cpu(send.total(), send.compress, send.call));
-    steps_.push_back(Step::send(static_cast<int>(c), ch.filling));
+    steps_.push_back(Step::cpu(send.compress, send.compress));
+    steps_.push_back(Step::send(static_cast<int>(c), ch.filling, send.call));
     ch.filling = {};
   }
   steps_.push_back(Step::of(Step::Kind::kWaitAll));

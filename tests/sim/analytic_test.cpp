@@ -36,23 +36,28 @@ std::string one_channel(const std::string& policy, std::int64_t rows = 100000) {
        "lz4_ratio": 1, "senders": {"hosts": ["s"], "per_host": 1}, "receivers": {"hosts": ["r"], "per_host": 1}}]}]}})";
 }
 
-RunResult run(const std::string& json) {
-  const Scenario s = test::scenario_from(json);
+RunResult run(const std::string& json, const std::vector<std::string>& overrides = {}) {
+  const Scenario s = test::scenario_from(json, overrides);
   return simulate(s, s.policies[0]);
 }
 
 TEST_CASE("one channel, one RPC in flight: wall-clock follows the closed form") {
   // A hash sender with one channel sends whole input batches (section 1.7):
   // 1024 rows of 100 B = 102400 B. 100000 rows = 97 full batches + 672 rows.
-  // Sender work per batch S = 102400 B x 1 ns + 10 us RPC CPU = 112.4 us, less than a
-  // round trip, so the channel is latency-bound and the sender always waits for it.
+  // Sender work per batch: 102400 B x 1 ns = 102.4 us, then, once the channel has
+  // room, the call's own 10 us of RPC CPU (TransmitData waits, then sends). That
+  // is less than a round trip, so the channel is latency-bound and the sender
+  // always waits for it.
   // Round trip of a k-row batch: wire (100k + 4k + 100 B at 1 B/ns) + RTT 500 us
   //   + latency 20 us + receiver RPC CPU 10 us + deserialize 100k x 0.5 ns.
   auto round_trip = [](double k) { return (104 * k + 100) + 500e3 + 20e3 + 10e3 + 50 * k; };
   const double full = round_trip(1024), partial = round_trip(672), eos = 100 + 500e3 + 20e3 + 10e3;
-  // Batch j is sent at S + (j-1) x full; the partial batch when the last full one
-  // returns; then EOS after 10 us of RPC CPU; the run ends when its response arrives.
-  const double expected_ns = 112.4e3 + 97 * full + partial + 10e3 + eos;
+  // Batch 1 is sent at 112.4 us (its channel free, the call's CPU right after
+  // the rows); batch j > 1 when batch j-1 returns plus its 10 us call CPU, so
+  // 1 + 96 (full + 10 us); the partial batch when the last full one returns
+  // plus 10 us; then EOS after 10 us of RPC CPU; the run ends when its response
+  // arrives.
+  const double expected_ns = 112.4e3 + 96 * (full + 10e3) + full + 10e3 + partial + 10e3 + eos;
   const RunResult r = run(one_channel(R"({"buffer": {"flat": "16K"}, "compression": "none"})"));
   CHECK(r.rpcs == 98);
   CHECK(r.wall_s * 1e9 == doctest::Approx(expected_ns).epsilon(0.01));
@@ -236,9 +241,9 @@ TEST_CASE("head-of-line: a channel that is full stalls the sender's other channe
 
 TEST_CASE("calls of several senders in flight together share the per-call CPU down to rpc_cpu_busy_us") {
   // rpc_cpu_us 10 alone; rpc_cpu_busy_us 2 among many: a call among k in flight
-  // on its connection that share its system calls and wake-ups costs 2 + 8 / k us
-  // a side. A thread's own calls go out one by one and share nothing: one
-  // sender costs 10 us a side per call whatever its RPCs in flight.
+  // at its host (from or to it) that share its system calls and wake-ups costs
+  // 2 + 8 / k us a side. A thread's own calls go out one by one and share
+  // nothing: one sender costs 10 us a side per call whatever its RPCs in flight.
   auto with_busy = [](std::string json) {
     json.replace(json.find(R"("rpc_cpu_us": 10)"), 16, R"("rpc_cpu_us": 10, "rpc_cpu_busy_us": 2)");
     return json;
@@ -255,6 +260,21 @@ TEST_CASE("calls of several senders in flight together share the per-call CPU do
   CHECK(shared.rpcs == alone.rpcs);
   CHECK(shared.cpu_s.rpc < 0.75 * alone.cpu_s.rpc);
   CHECK(shared.cpu_s.rpc > 0.2 * alone.cpu_s.rpc);
+
+  // One sender on each of four hosts, all into host r: no two calls share a
+  // connection, and each sender's host sees its own calls only, so the senders'
+  // sides cost 10 us a call; r's RPC layer handles the four senders' calls
+  // together, so its side costs less. Half the RPC CPU is the senders': the
+  // total falls, but by less than half.
+  const std::vector<std::string> spread{
+      R"(cluster.hosts=[{"name": "s0", "group": "a"}, {"name": "s1", "group": "a"}, {"name": "s2", "group": "a"},
+                        {"name": "s3", "group": "a"}, {"name": "r", "group": "a"}])",
+      R"(workload.queries.0.exchanges.0.senders={"hosts": ["s0", "s1", "s2", "s3"], "per_host": 1})"};
+  const RunResult apart = run(one, spread);
+  const RunResult together = run(with_busy(one), spread);
+  CHECK(together.rpcs == apart.rpcs);
+  CHECK(together.cpu_s.rpc < 0.9 * apart.cpu_s.rpc);
+  CHECK(together.cpu_s.rpc > 0.5 * apart.cpu_s.rpc);
 }
 
 TEST_CASE("two RPCs in flight halve a latency-bound channel's time") {

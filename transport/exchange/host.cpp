@@ -198,13 +198,19 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
 
 Host::Host(Options options)
     : options_(std::move(options)),
-      // Outbound, no burst: a write of n bytes goes out only once a NIC of this
-      // rate would have sent them, so an idle link cannot catch up faster than
-      // line rate. Inbound, a burst of one write: bytes already paced by their
-      // sender pass, while several senders into one host are held to the rate.
-      nic_(options_.nic_bytes_per_s > 0 ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s, 0) : nullptr),
-      nic_in_(options_.nic_bytes_per_s > 0 ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s, 64 * 1024)
-                                           : nullptr),
+      // Outbound, a burst of 100 us at the rate: a write of n bytes goes out
+      // once a NIC of this rate would have sent them, give or take the lateness
+      // of the timer it waited on (tens of microseconds), which the burst makes
+      // up; an idle link cannot catch up by more. Inbound, a burst of one write:
+      // bytes already paced by their sender pass, while several senders into
+      // one host are held to the rate.
+      nic_(options_.nic_bytes_per_s > 0 ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s,
+                                                                        options_.nic_bytes_per_s * 100e-6)
+                                        : nullptr),
+      nic_in_(options_.nic_bytes_per_s > 0
+                  ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s,
+                                                  std::max(64.0 * 1024, options_.nic_bytes_per_s * 100e-6))
+                  : nullptr),
       acceptor_(reactor_.context(), {asio::ip::make_address(options_.listen_address), 0}) {
   endpoint_ = acceptor_.local_endpoint();
   reactor_.post([this] { accept_next(); });

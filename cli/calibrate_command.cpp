@@ -6,6 +6,7 @@
 
 #include "cli/calibration_report.h"
 #include "cli/command_line.h"
+#include "cli/cpu_options.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/table.h"
@@ -21,10 +22,14 @@ std::string render_calibration(const transport::Calibration& calibration) {
   for (const auto& [key, s] : calibration.spread) {
     const double spread = s.median != 0 ? (s.max - s.min) / s.median : 0;
     table.add_row({key, fmt::format("{:.4g}", s.median), fmt::format("{:.4g}", s.min), fmt::format("{:.4g}", s.max),
-                   fmt::format("{:.1f}%", 100 * spread)});
+                   fmt::format("{:.1f}%{}", 100 * spread, spread > transport::kUnsteadyFigure ? " !" : "")});
   }
   table.add_row({"cores", fmt::format("{}", calibration.profile.cores), "", "", ""});
-  return table.render();
+  std::string out = table.render();
+  out += fmt::format("machine speed: a {:.0f} us probe, {:.1f}% apart over the repetitions kept\n", calibration.speed_us,
+                     100 * calibration.speed_spread);
+  for (const auto& w : calibration.warnings) out += fmt::format("warning: {}\n", w);
+  return out;
 }
 
 transport::CalibrationSamples measure_with_progress(int repetitions, double scale) {
@@ -43,22 +48,29 @@ std::string calibration_profile_json(const transport::Calibration& calibration) 
   return cost_profile_json(calibration.profile,
                            "This machine's costs, measured by `exsim calibrate` through the real exchange: medians of "
                            "the repetitions, their range in 'spread'.",
-                           calibration.sources, calibration.spread);
+                           calibration.sources, calibration.spread, calibration.warnings);
 }
 
 int calibrate_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim calibrate [-o PROFILE.json] [--repetitions N] [--scale X]\n\n"
+      "usage: exsim calibrate [-o PROFILE.json] [--repetitions N] [--scale X] [--cpus LIST]\n\n"
       "Measures this machine's costs through the real exchange (loopback hosts in\n"
       "this process, delay lines as in `run`): serialization, deserialization, LZ4 both\n"
       "ways per byte, CPU and latency per RPC, wire overhead per RPC, and the cores\n"
-      "available. Prints each figure's median and spread, and writes a costs profile\n"
-      "(spec format) for `simulate --set costs=PROFILE.json` and `validate --profile`.\n\noptions");
+      "available. Each figure is the median of the repetitions; a repetition with a\n"
+      "figure outside its physical bounds, or during which the machine's speed\n"
+      "changed (a speed probe before and after it), is made again. Prints each\n"
+      "figure's median and spread (! beyond 30%), and writes a costs profile (spec\n"
+      "format) for `simulate --set costs=PROFILE.json` and `validate --profile`.\n"
+      "Exit status: 0 written, 2 bad input, 3 a failed run or a figure outside its\n"
+      "bounds every time, 4 the machine too busy or noisy (nothing written).\n\n"
+      "example:\n  exsim calibrate -o build/profile.json\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
       ("output,o", po::value<std::string>(), "write the profile to this file (default: standard output)")
       ("repetitions,r", po::value<int>()->default_value(5), "repetitions of each benchmark (the median is kept)")
       ("scale", po::value<double>()->default_value(1.0), "size of each benchmark relative to the default");
+  add_cpus_option(visible);
   const auto parsed = parse_command_line(args, visible);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
@@ -68,16 +80,24 @@ int calibrate_command(const std::vector<std::string>& args) {
   OutputFiles outputs;
   if (vm.count("output")) outputs.writes("--output", vm["output"].as<std::string>());
   outputs.check();
+  pin_to(chosen_cpus(vm), "calibrate");
 
   const transport::Calibration calibration = calibrate_with_progress(repetitions, scale);
+  const std::string table = render_calibration(calibration);
+  if (calibration.too_noisy) {
+    fmt::print(stderr, "{}calibrate: no profile written: the machine was too busy or too noisy (speed probes {:.0f}% "
+                       "apart); try again when it is quieter, or on CPUs of its own (--cpus)\n",
+               table, 100 * calibration.speed_spread);
+    return kExitNoVerdict;
+  }
   const std::string json = calibration_profile_json(calibration);
   if (vm.count("output")) {
-    fmt::print("{}", render_calibration(calibration));
+    fmt::print("{}", table);
     outputs.put("--output", json);
     outputs.write();
     fmt::print("\nwrote {}\n", vm["output"].as<std::string>());
   } else {
-    fmt::print(stderr, "{}", render_calibration(calibration));
+    fmt::print(stderr, "{}", table);
     fmt::print("{}", json);
   }
   return kExitOk;

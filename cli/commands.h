@@ -13,6 +13,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitThresholds = 1;  // validate: an error beyond the suite's thresholds
 inline constexpr int kExitBadInput = 2;  // scenario, profile or command line
 inline constexpr int kExitFailure = 3;   // I/O failure or internal error
+// calibrate, validate: the machine was too busy or too noisy for what was
+// measured to be trusted; no verdict, nothing written
+inline constexpr int kExitNoVerdict = 4;
 
 int simulate_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);

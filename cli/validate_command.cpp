@@ -1,6 +1,8 @@
-// exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT] [--repeat N]
+// exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT] [--repeat N] [--cpus LIST]
+//                [--model-error KIND]; exsim validate --measured VALIDATION.json [SUITE_DIR]
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <optional>
 
@@ -10,8 +12,10 @@
 
 #include "cli/calibration_report.h"
 #include "cli/command_line.h"
+#include "cli/cpu_options.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
+#include "cli/validate_measure.h"
 #include "cli/validate_report.h"
 #include "models/error.h"
 #include "models/scenario_loader.h"
@@ -27,45 +31,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-struct LoadedScenario {
-  std::string file;
-  std::string text;
-  Scenario scenario;
-};
-
-// Runs every policy of `loaded` `repeat` times on the real exchange and keeps,
-// per policy, the run of median wall-clock, so that one run disturbed by the
-// machine's other work does not stand for it.
-std::vector<RunResult> measure_scenario(const LoadedScenario& loaded, int repeat, std::chrono::seconds timeout) {
-  const Scenario& scenario = loaded.scenario;
-  transport::RunOptions options;
-  options.scenario_file = loaded.file;
-  options.scenario_text = loaded.text;
-  for (const auto& p : scenario.policies) options.policies.push_back(p.name);
-  options.delay_line = true;
-  options.nic_cap = true;
-  options.timeout = timeout;
-  options.exsim_binary = "/proc/self/exe";
-  std::vector<std::vector<RunResult>> runs(scenario.policies.size());
-  for (int r = 0; r < repeat; ++r) {
-    fmt::print(stderr, "validate: {}: running {} policies on the real exchange ({}/{})\n", loaded.file,
-               scenario.policies.size(), r + 1, repeat);
-    std::vector<RunResult> results = transport::run_on_agents(scenario, options);
-    for (std::size_t i = 0; i < results.size(); ++i) runs[i].push_back(std::move(results[i]));
-  }
-  std::vector<RunResult> medians;
-  for (auto& of_policy : runs) {
-    std::sort(of_policy.begin(), of_policy.end(),
-              [](const RunResult& a, const RunResult& b) { return a.wall_s < b.wall_s; });
-    medians.push_back(std::move(of_policy[of_policy.size() / 2]));
-  }
-  return medians;
-}
-
-void append_samples(transport::CalibrationSamples& into, const transport::CalibrationSamples& from) {
-  for (const auto& [key, values] : from) into[key].insert(into[key].end(), values.begin(), values.end());
-}
-
 // The simulator's prediction of one policy, through the model error asked for (if any).
 RunResult predict(Scenario scenario, std::size_t policy, std::optional<validate::ModelError> error) {
   if (error) validate::apply(*error, scenario);
@@ -75,22 +40,34 @@ RunResult predict(Scenario scenario, std::size_t policy, std::optional<validate:
 // `validate --measured FILE`: the model judged again against a validation's
 // measurements, each row simulated anew from its scenario file with the costs
 // it had; nothing runs on the real exchange.
-std::vector<validate::Comparison> compare_again(const validate::Measurements& measurements,
+// A row's scenario file: the suite's file of the same name when a suite is
+// given (a recorded measurement judged against the suite as it is now, from
+// any directory), else the path the row names.
+std::string scenario_file_of(const validate::Measurement& row, const validate::Suite& suite) {
+  const std::string name = std::filesystem::path(row.scenario_file).filename().string();
+  for (const auto& file : suite.scenarios) {
+    if (std::filesystem::path(file).filename().string() == name) return file;
+  }
+  return row.scenario_file;
+}
+
+std::vector<validate::Comparison> compare_again(const validate::Measurements& measurements, const validate::Suite& suite,
                                                 std::optional<validate::ModelError> error) {
   std::vector<validate::Comparison> comparisons;
   std::vector<std::string> problems;
   std::map<std::string, Scenario> scenarios;
   for (const auto& row : measurements.rows) {
-    if (scenarios.count(row.scenario_file)) continue;
+    const std::string file = scenario_file_of(row, suite);
+    if (scenarios.count(file)) continue;
     try {
-      scenarios.emplace(row.scenario_file, parse_scenario(read_scenario_file(row.scenario_file), row.scenario_file));
+      scenarios.emplace(file, parse_scenario(read_scenario_file(file), file));
     } catch (const ScenarioError& e) {
       problems.insert(problems.end(), e.messages().begin(), e.messages().end());
     }
   }
   if (!problems.empty()) throw ScenarioError(problems);
   for (const auto& row : measurements.rows) {
-    Scenario scenario = scenarios.at(row.scenario_file);
+    Scenario scenario = scenarios.at(scenario_file_of(row, suite));
     scenario.costs = row.costs;
     const auto& policies = scenario.policies;
     const auto it = std::find_if(policies.begin(), policies.end(),
@@ -110,7 +87,7 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
 int validate_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P | --repetitions N] [--json OUT] [--markdown OUT]\n"
-      "                      [--repeat N] [--timeout S] [--model-error KIND]\n"
+      "                      [--repeat N] [--timeout S] [--cpus LIST] [--model-error KIND]\n"
       "       exsim validate --measured VALIDATION.json [SUITE_DIR] [--json OUT] [--markdown OUT] [--model-error KIND]\n\n"
       "Runs every policy of every scenario both in the simulator and on the real exchange\n"
       "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
@@ -121,9 +98,9 @@ int validate_command(const std::vector<std::string>& args) {
       "errors, and where a row exceeds a threshold, which stage differs. Thresholds come\n"
       "from SUITE_DIR/suite.json.\n"
       "With --measured, the measurements of an earlier `validate --json` are judged again\n"
-      "against this build's model (each row simulated from its scenario file with the\n"
-      "costs it had), without running anything; thresholds from SUITE_DIR if given, else\n"
-      "those the file was judged by.\n"
+      "against this build's model (each row simulated from its scenario file, or SUITE_DIR's\n"
+      "file of that name, with the costs it had), without running anything; thresholds\n"
+      "from SUITE_DIR if given, else those the file was judged by.\n"
       "Exit status: 0 within the thresholds, 1 beyond them, 2 bad input, 3 a failed run.\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
@@ -139,6 +116,7 @@ int validate_command(const std::vector<std::string>& args) {
       ("model-error", po::value<std::string>(),
        fmt::format("simulate with a deliberate error, to see the gate fail: {}",
                    fmt::join(validate::model_error_names(), ", ")).c_str());
+  add_cpus_option(visible);
   const auto parsed = parse_command_line(args, visible, "inputs");
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
@@ -154,7 +132,7 @@ int validate_command(const std::vector<std::string>& args) {
   }
   const bool again = vm.count("measured") > 0;
   if (again) {
-    for (const char* flag : {"profile", "repetitions", "repeat", "timeout"}) {
+    for (const char* flag : {"profile", "repetitions", "repeat", "timeout", "cpus"}) {
       if (vm.count(flag) && !vm[flag].defaulted()) {
         throw UsageError(fmt::format("--{} applies only when the real exchange runs, not with --measured", flag));
       }
@@ -179,6 +157,7 @@ int validate_command(const std::vector<std::string>& args) {
   const std::chrono::seconds timeout(bounded_int(vm, "timeout", 1, 86400));
 
   std::vector<validate::Comparison> comparisons;
+  std::vector<std::string> no_verdict;  // why the measurements cannot be judged
   std::string profile_source;
   validate::Suite judged_by = suite;
   if (again) {
@@ -187,7 +166,7 @@ int validate_command(const std::vector<std::string>& args) {
       judged_by.thresholds = measurements.thresholds;
       judged_by.thresholds_source = vm["measured"].as<std::string>();
     }
-    comparisons = compare_again(measurements, model_error);
+    comparisons = compare_again(measurements, suite, model_error);
     profile_source = fmt::format("the costs recorded in {}", vm["measured"].as<std::string>());
   } else {
     // Every scenario is read and checked before anything runs, and every bad
@@ -208,40 +187,35 @@ int validate_command(const std::vector<std::string>& args) {
     // scenario's real runs, and its simulation uses those around it: the
     // machine's speed drifts over minutes, so costs measured when the scenario
     // ran describe it best. Never from the runs themselves.
-    const bool calibrate = !vm.count("profile");
+    MeasureOptions measure;
+    measure.calibrate = !vm.count("profile");
+    measure.repeat = repeat;
+    measure.repetitions = repetitions;
+    measure.timeout = timeout;
     CostProfile fixed_profile;
-    std::vector<transport::CalibrationSamples> brackets;  // [i] before scenario i, [i + 1] after it
-    if (calibrate) {
-      brackets.push_back(measure_with_progress(repetitions, 1.0));
+    if (measure.calibrate) {
       profile_source = "calibrated around each scenario's runs";
     } else {
       fixed_profile = load_cost_profile(vm["profile"].as<std::string>());  // a bad profile stops us before any run
       profile_source = vm["profile"].as<std::string>();
     }
-
-    std::vector<std::vector<RunResult>> measured;
-    for (const auto& loaded : scenarios) {
-      measured.push_back(measure_scenario(loaded, repeat, timeout));
-      if (calibrate) brackets.push_back(measure_with_progress(repetitions, 1.0));
-    }
-
+    pin_to(chosen_cpus(vm), "validate");
+    std::vector<MeasuredScenario> measured = measure_scenarios(scenarios, measure);
+    transport::CalibrationSamples all;
     for (std::size_t s = 0; s < scenarios.size(); ++s) {
       Scenario& scenario = scenarios[s].scenario;
-      if (calibrate) {
-        transport::CalibrationSamples around = brackets[s];
-        append_samples(around, brackets[s + 1]);
-        scenario.costs = transport::summarize_costs(around).profile;
-      } else {
-        scenario.costs = fixed_profile;
-      }
+      MeasuredScenario& m = measured[s];
+      scenario.costs = m.costs ? *m.costs : fixed_profile;
+      if (!m.unsteady.empty()) no_verdict.push_back(fmt::format("{}: {}", scenarios[s].file, m.unsteady));
+      if (s == 0) all.append(m.before);
+      all.append(m.after);
       for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
+        if (m.runs.at(i).policy.empty()) continue;  // no steady run to compare with
         comparisons.push_back(validate::compare(scenarios[s].file, predict(scenario, i, model_error),
-                                                std::move(measured[s].at(i)), scenario.costs));
+                                                std::move(m.runs.at(i)), scenario.costs));
       }
     }
-    if (calibrate) {
-      transport::CalibrationSamples all;
-      for (const auto& bracket : brackets) append_samples(all, bracket);
+    if (measure.calibrate) {
       fmt::print("calibrated this machine ({} repetitions before the first scenario and after each):\n{}\n",
                  repetitions, render_calibration(transport::summarize_costs(all)));
     }
@@ -249,13 +223,15 @@ int validate_command(const std::vector<std::string>& args) {
   if (model_error) {
     profile_source += fmt::format("; the model with a deliberate error: {}", validate::to_string(*model_error));
   }
-  const validate::Verdict verdict = validate::judge(comparisons, judged_by.thresholds);
+  validate::Verdict verdict = validate::judge(comparisons, judged_by.thresholds);
+  verdict.no_verdict = no_verdict;
   fmt::print("{}", render_validation(comparisons, judged_by, verdict, profile_source, ReportFormat::kText));
   if (vm.count("json")) outputs.put("--json", validate::comparisons_to_json(comparisons, judged_by.thresholds, verdict));
   if (vm.count("markdown")) {
     outputs.put("--markdown", render_validation(comparisons, judged_by, verdict, profile_source, ReportFormat::kMarkdown));
   }
   outputs.write();
+  if (!verdict.judged()) return kExitNoVerdict;
   return verdict.passed() ? kExitOk : kExitThresholds;
 }
 

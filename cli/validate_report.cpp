@@ -111,8 +111,15 @@ std::string render_validation(const std::vector<Comparison>& comparisons, const 
                    fmt::format("{:.1f}%", 100 * t.sender_peak_error)});
   out += "\n";
   out += render(summary, format);
+  const char* item = format == ReportFormat::kMarkdown ? "- " : "  ";
+  if (!verdict.judged()) {
+    out += "\nNO VERDICT: the machine was too busy or too noisy while the real exchange ran, so these errors say "
+           "nothing about the model:\n";
+    for (const auto& why : verdict.no_verdict) out += item + why + "\n";
+    return out;
+  }
   out += verdict.passed() ? "\nPASS: every error within its threshold\n" : "\nFAIL:\n";
-  for (const auto& v : verdict.violations) out += (format == ReportFormat::kMarkdown ? "- " : "  ") + v + "\n";
+  for (const auto& v : verdict.violations) out += item + v + "\n";
   for (const auto& c : comparisons) {
     if (validate::row_exceeds(c, t)) out += render_stages(c, format);
   }

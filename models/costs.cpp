@@ -15,7 +15,8 @@ FigureSpread spread_of(std::vector<double> values) {
 
 std::string cost_profile_json(const CostProfile& profile, const std::string& description,
                               const std::map<std::string, std::string>& sources,
-                              const std::map<std::string, FigureSpread>& spread) {
+                              const std::map<std::string, FigureSpread>& spread,
+                              const std::vector<std::string>& warnings) {
   nlohmann::ordered_json out;
   out["description"] = description;
   out["serialize_bytes_per_s"] = profile.serialize_bytes_per_s;
@@ -37,6 +38,7 @@ std::string cost_profile_json(const CostProfile& profile, const std::string& des
     for (const auto& [key, s] : spread) figures[key] = {{"median", s.median}, {"min", s.min}, {"max", s.max}};
     out["spread"] = figures;
   }
+  if (!warnings.empty()) out["warnings"] = warnings;
   return out.dump(2) + "\n";
 }
 

@@ -39,9 +39,11 @@ struct FigureSpread {
 FigureSpread spread_of(std::vector<double> values);
 
 // A costs profile in the spec's format, with each figure's source and spread.
+// `warnings`: what the measurement found doubtful (calibrate), kept with it.
 std::string cost_profile_json(const CostProfile& profile, const std::string& description,
                               const std::map<std::string, std::string>& sources,
-                              const std::map<std::string, FigureSpread>& spread);
+                              const std::map<std::string, FigureSpread>& spread,
+                              const std::vector<std::string>& warnings = {});
 
 }  // namespace exsim
 

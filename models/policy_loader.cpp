@@ -62,7 +62,7 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   node.reject_unknown_keys({"serialize_bytes_per_s", "deserialize_bytes_per_s", "lz4_compress_bytes_per_s",
                             "lz4_decompress_bytes_per_s", "rpc_cpu_us", "rpc_cpu_busy_us", "rpc_latency_us", "transfer_bytes_per_s",
                             "partition_rows_per_s", "wire_overhead_bytes",
-                            "cores", "description", "sources", "spread"});
+                            "cores", "description", "sources", "spread", "warnings"});
   auto rate = [&](const char* key, double fallback) {
     JsonNode value = node.member(key);
     if (!value.present() && fallback <= 0) value = node.required(key);

@@ -100,8 +100,9 @@ std::string comparisons_to_json(const std::vector<Comparison>& comparisons, cons
                               {"rpcs_max_error", v.rpcs_max_error},
                               {"bytes_max_error", v.bytes_max_error},
                               {"sender_peak_max_error", v.sender_peak_max_error},
-                              {"passed", v.passed()},
-                              {"violations", v.violations}}},
+                              {"passed", v.judged() ? ordered(v.passed()) : ordered(nullptr)},
+                              {"violations", v.violations},
+                              {"no_verdict", v.no_verdict}}},
                  {"comparisons", rows}};
   return out.dump(2) + "\n";
 }

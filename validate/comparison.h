@@ -34,7 +34,11 @@ struct Verdict {
   double wall_max_error = 0;
   double rpcs_max_error = 0, bytes_max_error = 0, sender_peak_max_error = 0;
   std::vector<std::string> violations;  // one line per threshold exceeded
-  bool passed() const { return violations.empty(); }
+  // Why the measurements cannot be judged (the machine was too busy or too
+  // noisy while they were taken): then there is no verdict, pass or fail.
+  std::vector<std::string> no_verdict;
+  bool judged() const { return no_verdict.empty(); }
+  bool passed() const { return judged() && violations.empty(); }
 };
 
 Verdict judge(const std::vector<Comparison>& comparisons, const Thresholds& thresholds);

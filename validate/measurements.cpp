@@ -29,7 +29,9 @@ Measurements load_measurements(const std::string& path) {
         Measurement m;
         m.scenario_file = row.required("scenario_file").string();
         m.costs = read_cost_profile(row.required("costs"));
-        m.measured = read_run_result(row.required("measured"));
+        const JsonNode measured = row.required("measured");
+        if (!measured.present()) continue;
+        m.measured = read_run_result(measured);
         if (m.measured.source != "measured") {
           row.member("measured").member("source").error("expected \"measured\", got \"" + m.measured.source + "\"");
         }

@@ -1,5 +1,8 @@
 // Calibration's summary: each figure the median of its samples (from however
-// many measure_costs calls), its range kept, the profile complete and loadable.
+// many measure_costs calls), its range kept, figures that vary too much
+// flagged, a machine too noisy said so, the profile complete and loadable; the
+// physical bounds a figure must keep; and the testbed's CPU lists and speed
+// deviation.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -8,39 +11,58 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/error.h"
 #include "models/scenario_loader.h"
 #include "transport/calibration/calibrate.h"
+#include "transport/testbed/cpu_set.h"
+#include "transport/testbed/speed_probe.h"
 
 namespace exsim::transport {
 namespace {
 
-TEST_CASE("calibration: medians of the samples, their spread, a loadable profile") {
-  CalibrationSamples samples{
-      {"serialize_bytes_per_s", {2e9, 1e9, 3e9}},  // median 2e9
-      {"deserialize_bytes_per_s", {4e9, 6e9}},     // even count: mean of the middle two
-      {"lz4_compress_bytes_per_s", {3e8}},
-      {"lz4_decompress_bytes_per_s", {2e9}},
-      {"partition_rows_per_s", {2e7}},
-      {"rpc_cpu_us", {40, 44, 38, 41, 90}},  // an outlier does not move the median much
+CalibrationSamples samples_of(std::map<std::string, std::vector<double>> figures, int wanted) {
+  CalibrationSamples s;
+  s.figures = std::move(figures);
+  s.wanted = wanted;
+  s.probes_us = {1000, 1010, 990, 1000};
+  return s;
+}
+
+std::map<std::string, std::vector<double>> steady_figures() {
+  return {
+      {"serialize_bytes_per_s", {2e9, 1.9e9, 2.1e9}},
+      {"deserialize_bytes_per_s", {4e9, 4.2e9, 4.1e9}},
+      {"lz4_compress_bytes_per_s", {3e8, 3e8, 3.1e8}},
+      {"lz4_decompress_bytes_per_s", {2e9, 2e9, 2e9}},
+      {"partition_rows_per_s", {2e7, 2.1e7, 2e7}},
+      {"rpc_cpu_us", {40, 44, 41}},
       {"rpc_cpu_busy_us", {9, 8, 10}},
-      {"rpc_latency_us", {1}},
-      {"transfer_bytes_per_s", {5e9}},
-      {"wire_overhead_bytes", {88, 88}},
+      {"rpc_latency_us", {1, 1, 1}},
+      {"transfer_bytes_per_s", {5e9, 5e9, 5.2e9}},
+      {"wire_overhead_bytes", {88, 88, 88}},
   };
-  const Calibration c = summarize_costs(samples);
+}
+
+TEST_CASE("calibration: medians of the samples, their spread, a loadable profile") {
+  auto figures = steady_figures();
+  figures["deserialize_bytes_per_s"] = {4e9, 6e9};  // even count: mean of the middle two
+  const Calibration c = summarize_costs(samples_of(figures, 2));
   CHECK(c.profile.serialize_bytes_per_s == 2e9);
   CHECK(c.profile.deserialize_bytes_per_s == 5e9);
   CHECK(c.profile.rpc_cpu_us == 41);
   CHECK(c.profile.rpc_cpu_busy_us == 9);
-  CHECK(c.spread.at("rpc_cpu_us").min == 38);
-  CHECK(c.spread.at("rpc_cpu_us").max == 90);
+  CHECK(c.spread.at("rpc_cpu_us").min == 40);
+  CHECK(c.spread.at("rpc_cpu_us").max == 44);
   CHECK(c.profile.wire_overhead_bytes == 88);
   CHECK(c.profile.cores == available_cores());
   CHECK(c.profile.cores >= 1);
   CHECK(c.sources.count("rpc_cpu_us") == 1);
+  CHECK(c.speed_us == 1000);
+  CHECK(c.speed_spread == doctest::Approx(0.02));
+  CHECK_FALSE(c.too_noisy);
 
   // The profile it writes is one the scenario loader reads back, figure for figure.
-  const std::string json = cost_profile_json(c.profile, "test", c.sources, c.spread);
+  const std::string json = cost_profile_json(c.profile, "test", c.sources, c.spread, {"a warning"});
   const auto path = std::string("/tmp/exsim-calibration-test-") + std::to_string(::getpid()) + ".json";
   {
     FILE* f = std::fopen(path.c_str(), "w");
@@ -56,7 +78,68 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(back.rpc_cpu_us == doctest::Approx(41));
   CHECK(back.rpc_cpu_busy_us == doctest::Approx(9));
   CHECK(back.cores == c.profile.cores);
-  CHECK(nlohmann::json::parse(json)["spread"]["rpc_cpu_us"]["max"] == 90);
+  CHECK(nlohmann::json::parse(json)["spread"]["rpc_cpu_us"]["max"] == 44);
+  CHECK(nlohmann::json::parse(json)["warnings"][0] == "a warning");
+}
+
+TEST_CASE("calibration: a figure that varies beyond 30% is flagged, a steady one is not") {
+  auto figures = steady_figures();
+  CHECK(summarize_costs(samples_of(figures, 3)).warnings.empty());
+  figures["transfer_bytes_per_s"] = {2.7e9, 2.2e10, 5e9};  // the spread once seen on a noisy machine
+  const Calibration c = summarize_costs(samples_of(figures, 3));
+  REQUIRE(c.warnings.size() == 1);
+  CHECK(c.warnings[0].find("transfer_bytes_per_s varied by") == 0);
+  CHECK_FALSE(c.too_noisy);
+}
+
+TEST_CASE("calibration: fewer steady repetitions than asked for make a machine too noisy to trust") {
+  CalibrationSamples s = samples_of(steady_figures(), 5);  // three kept of five asked
+  s.unsteady = 2;
+  const Calibration c = summarize_costs(s);
+  CHECK(c.too_noisy);
+  bool said = false;
+  for (const auto& w : c.warnings) said = said || w.find("too busy or too noisy") != std::string::npos;
+  CHECK(said);
+  // Samples from several calls add up, so are the repetitions asked for.
+  CalibrationSamples both = samples_of(steady_figures(), 3);
+  both.append(samples_of(steady_figures(), 3));
+  CHECK(both.wanted == 6);
+  CHECK(both.figures.at("rpc_cpu_us").size() == 6);
+  CHECK_FALSE(summarize_costs(both).too_noisy);
+}
+
+TEST_CASE("calibration: every figure has physical bounds, and a run that breaks them is recognizable") {
+  for (const auto& [key, values] : steady_figures()) {
+    double min = -1, max = -1;
+    REQUIRE(figure_bounds(key, min, max));
+    CHECK(min <= values.front());
+    CHECK(values.front() <= max);
+  }
+  double min = 0, max = 0;
+  REQUIRE(figure_bounds("transfer_bytes_per_s", min, max));
+  CHECK(6.6e16 > max);  // a figure once written from a noisy difference: faster than any memory
+  CHECK(min == 1e6);    // 1 MB/s
+  REQUIRE(figure_bounds("rpc_cpu_us", min, max));
+  CHECK(max == 1000);   // a millisecond of CPU per call
+  CHECK_FALSE(figure_bounds("cores", min, max));
+}
+
+TEST_CASE("testbed: CPU lists, and how far a sample's speed strays") {
+  const std::vector<int> allowed = allowed_cpus();
+  REQUIRE_FALSE(allowed.empty());
+  CHECK(parse_cpu_list("all", "--cpus") == allowed);
+  CHECK(parse_cpu_list(std::to_string(allowed.front()), "--cpus") == std::vector<int>{allowed.front()});
+  CHECK_THROWS_AS(parse_cpu_list("x", "--cpus"), UsageError);
+  CHECK_THROWS_AS(parse_cpu_list("3-1", "--cpus"), UsageError);
+  CHECK_THROWS_AS(parse_cpu_list("9999", "--cpus"), UsageError);  // not one this process may use
+  CHECK(cpu_list_text({0, 1, 2, 5}) == "0-2,5");
+  CHECK(cpu_list_text({1}) == "1");
+  CHECK(speed_deviation(1000, 1000, 1000) == 0);
+  CHECK(speed_deviation(1000, 1300, 1000) == doctest::Approx(0.3));
+  CHECK(speed_deviation(900, 1050, 1000) == doctest::Approx(0.1));
+  CHECK(speed_deviation(1050, 1100, 1000) <= kSteadySpeed);
+  CHECK(speed_deviation(1000, 2000, 1000) > kSteadySpeed);  // a core whose sibling is busy
+  CHECK(probe_speed_us() > 0);
 }
 
 }  // namespace

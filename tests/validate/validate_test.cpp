@@ -1,7 +1,11 @@
 // validate/: suite thresholds as the issue defines them (defaults, overrides,
 // bad files rejected with the file and JSON pointer), relative errors, the
-// verdict against each threshold, and the JSON of a comparison.
+// verdict against each threshold (and none when the machine was too noisy),
+// the JSON of a comparison and its measurements read back, and the deliberate
+// model errors that show the gate failing.
 #include <doctest/doctest.h>
+
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -10,7 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include "models/error.h"
+#include "models/scenario_loader.h"
+#include "tests/test_util.h"
 #include "validate/comparison.h"
+#include "validate/measurements.h"
+#include "validate/model_errors.h"
 #include "validate/suite.h"
 
 namespace exsim::validate {
@@ -126,6 +134,94 @@ TEST_CASE("the comparison JSON holds both results, the errors, the thresholds an
   CHECK(j["comparisons"][0]["measured"]["source"] == "measured");
   CHECK(j["comparisons"][0]["error"]["wall_s"].get<double>() == doctest::Approx(0.05));
   CHECK(j["comparisons"][0]["costs"].contains("rpc_cpu_us"));  // the costs the simulator was given
+  CHECK(j["summary"]["no_verdict"].empty());
+}
+
+TEST_CASE("no verdict when the machine was too noisy: neither a pass nor a fail, and said why") {
+  std::vector<Comparison> rows{compare("s.json", result(1.05, 100, 1000, 100, "simulated"),
+                                       result(1.0, 100, 1000, 100, "measured"))};
+  Verdict v = judge(rows, Thresholds{});
+  CHECK(v.passed());
+  v.no_verdict.push_back("s.json: 16K: 1 of 6 runs at a steady speed");
+  CHECK_FALSE(v.judged());
+  CHECK_FALSE(v.passed());
+  const auto j = nlohmann::json::parse(comparisons_to_json(rows, Thresholds{}, v));
+  CHECK(j["summary"]["passed"].is_null());
+  CHECK(j["summary"]["no_verdict"][0] == "s.json: 16K: 1 of 6 runs at a steady speed");
+}
+
+TEST_CASE("a validation's measurements read back: scenario file, costs, measured result, thresholds") {
+  const auto dir = std::filesystem::temp_directory_path() / ("exsim-measured-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  CostProfile costs = reference_cost_profile();
+  costs.serialize_bytes_per_s = 3e9;
+  costs.rpc_cpu_us = 42;
+  costs.source = "calibrated";
+  std::vector<Comparison> rows{compare("scenarios/x.json", result(1.05, 100, 1000, 100, "simulated"),
+                                       result(1.0, 100, 1000, 100, "measured"), costs)};
+  Thresholds t;
+  t.wall_max_error = 0.2;
+  {
+    std::ofstream(dir / "v.json") << comparisons_to_json(rows, t, judge(rows, t));
+  }
+  const Measurements m = load_measurements((dir / "v.json").string());
+  REQUIRE(m.rows.size() == 1);
+  CHECK(m.rows[0].scenario_file == "scenarios/x.json");
+  CHECK(m.rows[0].costs.rpc_cpu_us == 42);
+  CHECK(m.rows[0].costs.serialize_bytes_per_s == 3e9);
+  CHECK(m.rows[0].measured.wall_s == 1.0);
+  CHECK(m.rows[0].measured.source == "measured");
+  CHECK(m.thresholds.wall_max_error == 0.2);
+  // A document that is not a validation's names what is missing.
+  {
+    std::ofstream(dir / "bad.json") << R"({"comparisons": [{"scenario_file": 3}]})";
+  }
+  std::string error;
+  try {
+    load_measurements((dir / "bad.json").string());
+  } catch (const ScenarioError& e) {
+    error = e.what();
+  }
+  std::filesystem::remove_all(dir);
+  CHECK(error.find("bad.json:/: missing required key 'thresholds'") != std::string::npos);
+  CHECK(error.find("bad.json:/comparisons/0/scenario_file: expected a string") != std::string::npos);
+  CHECK(error.find("bad.json:/comparisons/0: missing required key 'measured'") != std::string::npos);
+  CHECK(error.find("source") == std::string::npos);  // nothing said of what is not there
+}
+
+TEST_CASE("each deliberate model error changes what the simulator is given, never the measurement") {
+  const Scenario base = test::scenario_from(R"({"name": "m", "cluster": {"hosts": 2, "nic_gbps": 10,
+      "rtt_ms": {"same_group": 0.5}}, "costs": {"rpc_latency_us": 30, "lz4_compress_bytes_per_s": 5e8,
+      "lz4_decompress_bytes_per_s": 2e9},
+      "policies": {"a": {"in_flight": 2}, "b": {"in_flight": 4}},
+      "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 1000,
+        "row": {"fixed_bytes": 24}, "lz4_ratio": 0.5}]}]}})");
+  CHECK(model_error_names().size() == 4);
+  for (const auto& name : model_error_names()) {
+    const auto error = parse_model_error(name);
+    REQUIRE(error);
+    CHECK(to_string(*error) == name);
+    Scenario s = base;
+    apply(*error, s);
+    switch (*error) {
+      case ModelError::kNoLatency:
+        CHECK(s.cluster.rtt.rtt(0, 1) == 0);
+        CHECK(s.costs.rpc_latency_us == 0);
+        break;
+      case ModelError::kOneInFlight:
+        CHECK(s.policies[0].in_flight == 1);
+        CHECK(s.policies[1].in_flight == 1);
+        break;
+      case ModelError::kLz4HalfCost:
+        CHECK(s.costs.lz4_compress_bytes_per_s == 1e9);
+        CHECK(s.costs.lz4_decompress_bytes_per_s == 4e9);
+        break;
+      case ModelError::kNicDoubled:
+        CHECK(s.cluster.nic_gbps == 20);
+        break;
+    }
+  }
+  CHECK_FALSE(parse_model_error("lz4-free"));
 }
 
 }  // namespace

@@ -3,98 +3,66 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <stdexcept>
+#include <array>
+#include <cmath>
 #include <thread>
-#include <vector>
+#include <tuple>
 
 #include <fmt/format.h>
 
-#include "models/scenario_loader.h"
-#include "transport/exchange/local_cluster.h"
-#include "transport/exchange/run_stats.h"
+#include "transport/calibration/benchmarks.h"
+#include "transport/testbed/speed_probe.h"
 
 namespace exsim::transport {
 namespace {
 
-// One exchange of `rows` rows of 24 + ~16 bytes, under `policy` (JSON), on
-// loopback hosts. `one_pair`: two hosts, one sender on h0 whose rows all go to
-// one receiver instance on h1 (two instances there, so that the sender routes
-// row by row, as hash senders with more than one channel do, section 1.7; a
-// Zipf skew of 30 leaves the second a share of 1e-9). Otherwise three hosts at
-// mt_dop 1, each sending to all three: on one machine the hosts' threads
-// contend for its cores and caches, which raises the CPU per byte, and
-// three-way contention is what a cluster's emulated hosts meet more than two.
-std::string benchmark_scenario(std::int64_t rows, const std::string& policy, bool one_pair, std::uint64_t seed,
-                               const char* kind = "hash", double rtt_ms = 0.001) {
-  const std::string placement =
-      one_pair
-          ? R"(, "skew": 30, "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 2})"
-          : "";
-  return fmt::format(
-      R"({{"name": "calibrate", "seed": {}, "cluster": {{"hosts": {}, "rtt_ms": {{"same_group": {}}}}}, "mt_dop": 1,
-          "policies": {{"p": {}}},
-          "workload": {{"queries": [{{"name": "q", "exchanges": [
-            {{"id": "x", "kind": "{}", "rows": {},
-              "row": {{"fixed_bytes": 24, "varlen_bytes": {{"dist": "uniform", "mean": 16, "max": 48}}}},
-              "lz4_ratio": 0.5{}}}]}}]}}}})",
-      seed, one_pair ? 2 : 3, rtt_ms, policy, kind, rows, placement);
-}
-
-// The RTT at which the per-call latency is measured: like a cluster's shorter distances.
-constexpr double kDistantRttMs = 0.2;
-
-// What one benchmark exchange measured.
-struct Sample {
-  double wall_s = 0;
-  double rpcs = 0, eos_rpcs = 0;
-  double rows = 0;
-  double tuple_bytes = 0;       // uncompressed tuple data sent
-  double bytes_wire = 0;
-  double bytes_uncompressed = 0;  // tuple data plus offsets
-  double compressed_in = 0;       // tuple bytes given to LZ4
-  double serialize_ns = 0, compress_ns = 0, decompress_ns = 0, deserialize_ns = 0, rpc_ns = 0;
-  double achieved_rtt_ms = -1;  // if asked: host 0's calls to host 1, mean one-way delays there and back
+struct Bound {
+  const char* key;
+  double min, max;
 };
 
-Sample run_benchmark(const std::string& text, bool measure_rtt = false) {
-  const Scenario scenario = parse_scenario(text, "(calibration benchmark)");
-  LocalCluster cluster(scenario, /*delay_line=*/true, /*nic_cap=*/true);
-  RunStats stats(static_cast<int>(scenario.cluster.hosts.size()));
-  std::int64_t reactor_before = 0;
-  const int hosts = static_cast<int>(scenario.cluster.hosts.size());
-  for (int h = 0; h < hosts; ++h) reactor_before += cluster.host(h).reactor_cpu_ns();
-  const ExchangeOutcome outcome = cluster.run_exchange(scenario.policies.front(), 0, 0, 0, stats, std::chrono::seconds(120));
-  if (!outcome.ok) throw std::runtime_error(fmt::format("calibration exchange failed: {}", outcome.error));
-  std::int64_t reactor_after = 0;
-  for (int h = 0; h < hosts; ++h) reactor_after += cluster.host(h).reactor_cpu_ns();
-  Sample s;
-  s.wall_s = outcome.wall_s;
-  s.rpcs = static_cast<double>(stats.rpcs.load());
-  s.eos_rpcs = static_cast<double>(stats.eos_rpcs.load());
-  s.rows = static_cast<double>(stats.rows_delivered.load());
-  s.bytes_wire = static_cast<double>(stats.bytes_wire.load());
-  s.bytes_uncompressed = static_cast<double>(stats.bytes_uncompressed.load());
-  s.tuple_bytes = s.bytes_uncompressed - 4 * s.rows;
-  s.compressed_in = static_cast<double>(stats.payload_compressed_in.load());
-  s.serialize_ns = static_cast<double>(stats.cpu_serialize.load());
-  s.compress_ns = static_cast<double>(stats.cpu_compress.load());
-  s.decompress_ns = static_cast<double>(stats.cpu_decompress.load());
-  s.deserialize_ns = static_cast<double>(stats.cpu_deserialize.load());
-  // RPC work: the reactors' CPU beyond decoding, and the sender and consumer
-  // threads' beyond their stages (waiting, handing calls over, waking up).
-  s.rpc_ns = static_cast<double>(reactor_after - reactor_before - stats.cpu_decode_on_reactor.load() +
-                                 stats.cpu_handoff.load());
-  if (measure_rtt) {
-    // Host 0's calls as host 1 received them, and their responses as host 0 did.
-    const auto delay = [](const std::vector<double>& by_host, std::size_t h) { return h < by_host.size() ? by_host[h] : -1; };
-    const double call_ms = delay(cluster.host(1).achieved_delays_ms(Host::Statistic::kMean).calls_from, 0);
-    const double response_ms = delay(cluster.host(0).achieved_delays_ms(Host::Statistic::kMean).responses_from, 1);
-    if (call_ms >= 0 && response_ms >= 0) s.achieved_rtt_ms = call_ms + response_ms;
+// What no machine can measure: a core does not copy memory faster than about
+// 100 GB/s, anything slower than 1 MB/s (or 100,000 rows/s) is a broken run, a
+// call costs more than nothing and less than a millisecond of CPU, the loopback
+// adds less than 10 ms to a round trip, and a call's framing is bytes, not pages.
+constexpr std::array<Bound, 10> kBounds{{
+    {"serialize_bytes_per_s", 1e6, 1e11},
+    {"deserialize_bytes_per_s", 1e6, 1e11},
+    {"lz4_compress_bytes_per_s", 1e6, 1e11},
+    {"lz4_decompress_bytes_per_s", 1e6, 1e11},
+    {"transfer_bytes_per_s", 1e6, 1e11},
+    {"partition_rows_per_s", 1e5, 1e10},
+    {"rpc_cpu_us", 0.1, 1000},
+    {"rpc_cpu_busy_us", 0.1, 1000},
+    {"rpc_latency_us", 0, 10000},
+    {"wire_overhead_bytes", 1, 4096},
+}};
+
+double median_of(std::vector<double> v) { return spread_of(std::move(v)).median; }
+
+// The first figure outside its bounds, as a sentence; "" if none.
+std::string out_of_bounds(const std::map<std::string, double>& figures) {
+  for (const auto& [key, value] : figures) {
+    double min = 0, max = 0;
+    if (figure_bounds(key, min, max) && !(value >= min && value <= max)) {
+      return fmt::format("{} = {:.4g} is outside its physical bounds ({:.4g} to {:.4g})", key, value, min, max);
+    }
   }
-  return s;
+  return "";
 }
 
 }  // namespace
+
+bool figure_bounds(const std::string& key, double& min, double& max) {
+  for (const Bound& b : kBounds) {
+    if (key == b.key) {
+      min = b.min;
+      max = b.max;
+      return true;
+    }
+  }
+  return false;
+}
 
 int available_cores() {
   cpu_set_t set;
@@ -103,125 +71,132 @@ int available_cores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+void CalibrationSamples::append(const CalibrationSamples& other) {
+  for (const auto& [key, values] : other.figures) figures[key].insert(figures[key].end(), values.begin(), values.end());
+  probes_us.insert(probes_us.end(), other.probes_us.begin(), other.probes_us.end());
+  unsteady += other.unsteady;
+  out_of_bounds += other.out_of_bounds;
+  wanted += other.wanted;
+}
+
 CalibrationSamples measure_costs(const CalibrationOptions& options) {
-  const int reps = std::max(1, options.repetitions);
-  const auto rows = [&](double n) { return std::max<std::int64_t>(1000, static_cast<std::int64_t>(n * options.scale)); };
+  const int wanted = std::max(1, options.repetitions);
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };
-  CalibrationSamples values;
-  for (int rep = 0; rep < reps; ++rep) {
-    const std::uint64_t seed = options.seed + static_cast<std::uint64_t>(rep);
-    say(fmt::format("repetition {}/{}: per-RPC costs (one-row batches, one in flight)", rep + 1, reps));
-    const char* one_row_calls = R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 1, "compression": "none"})";
-    const Sample calls = run_benchmark(benchmark_scenario(rows(4000), one_row_calls, /*one_pair=*/true, seed));
-    // The same calls at a distance the delay line must wait out: its timer's
-    // lateness (tens of microseconds, section 7 of the transport notes) is part
-    // of every call's latency on this machine; at 1 us nothing waits.
-    say(fmt::format("repetition {}/{}: per-RPC latency (one-row batches, one in flight, {} ms RTT)", rep + 1, reps,
-                    kDistantRttMs));
-    const Sample distant =
-        run_benchmark(benchmark_scenario(rows(1500), one_row_calls, /*one_pair=*/true, seed, "hash", kDistantRttMs),
-                      /*measure_rtt=*/true);
-    // And with 64 in flight on each channel: the calls share the connection's
-    // system calls and wake-ups (at 1, 8 and 64 in flight a call cost 81, 26 and
-    // 8 us a side on the development machine).
-    say(fmt::format("repetition {}/{}: per-RPC costs, 64 in flight ({} ms RTT)", rep + 1, reps, kDistantRttMs));
-    const char* many_calls = R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 64, "compression": "none"})";
-    const Sample busy =
-        run_benchmark(benchmark_scenario(rows(8000), many_calls, /*one_pair=*/true, seed, "hash", kDistantRttMs));
-    say(fmt::format("repetition {}/{}: serialization (64K batches, uncompressed)", rep + 1, reps));
-    const Sample plain = run_benchmark(
-        benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})",
-                           /*one_pair=*/false, seed));
-    say(fmt::format("repetition {}/{}: serialization of whole batches (random, uncompressed)", rep + 1, reps));
-    const Sample whole = run_benchmark(benchmark_scenario(rows(1.5e6), R"({"in_flight": 2, "compression": "none"})",
-                                                          /*one_pair=*/false, seed, "random"));
-    say(fmt::format("repetition {}/{}: LZ4 (64K batches, compressed)", rep + 1, reps));
-    const Sample lz4 = run_benchmark(
-        benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "lz4"})",
-                           /*one_pair=*/false, seed));
-
-    // Per call, beyond its bytes: what each stage spent on one-row batches.
-    const double calls_n = calls.rpcs + calls.eos_rpcs;
-    const double serialize_per_call = calls.serialize_ns / calls.rpcs;
-    const double deserialize_per_call = calls.deserialize_ns / calls.rpcs;
-    // CPU per call and side, beyond the bytes: at a distance, as every call of a
-    // scenario with an RTT waits on the delay lines (their timers' wake-ups are
-    // CPU too); alone on its connection, and among many.
-    const auto per_call_ns = [](const Sample& s) { return (s.serialize_ns + s.deserialize_ns + s.rpc_ns) / s.rpcs / 2; };
-    // Latency beyond the RTT: what the emulated network adds to the nominal
-    // distance, there and back (the delay line's timer lateness, the kernel's
-    // loopback path), as its own timestamps measured it.
-    if (distant.achieved_rtt_ms < 0) throw std::runtime_error("calibration: the per-call benchmark measured no round trip");
-    values["rpc_cpu_us"].push_back(per_call_ns(distant) * 1e-3);
-    values["rpc_cpu_busy_us"].push_back(std::min(per_call_ns(busy), per_call_ns(distant)) * 1e-3);
-    values["rpc_latency_us"].push_back(std::max(0.0, distant.achieved_rtt_ms - kDistantRttMs) * 1e3);
-    values["wire_overhead_bytes"].push_back((calls.bytes_wire - calls.bytes_uncompressed) / calls_n);
-
-    // The reactors' CPU beyond the per-call part moves the bytes (socket copies).
-    const double rpc_per_call = calls.rpc_ns / calls.rpcs;
-    const double transfer_ns = plain.rpc_ns - plain.rpcs * rpc_per_call;
-    values["transfer_bytes_per_s"].push_back(plain.bytes_wire / std::max(1.0, transfer_ns / 2) * 1e9);
-    // Serialization proper, row by row, from the whole-batch sender (its
-    // per-call part is small beside 1024-row batches); the hash sender's extra
-    // per row is routing.
-    const double copy_ns = whole.serialize_ns;
-    const double copy_ns_per_byte = copy_ns / whole.tuple_bytes;
-    values["serialize_bytes_per_s"].push_back(whole.tuple_bytes / std::max(1.0, copy_ns) * 1e9);
-    const double route_ns = plain.serialize_ns - plain.rpcs * serialize_per_call - plain.tuple_bytes * copy_ns_per_byte;
-    values["partition_rows_per_s"].push_back(plain.rows / std::max(1.0, route_ns) * 1e9);
-    const double deserialize_ns = plain.deserialize_ns - plain.rpcs * deserialize_per_call;
-    values["deserialize_bytes_per_s"].push_back(plain.tuple_bytes / std::max(1.0, deserialize_ns) * 1e9);
-    values["lz4_compress_bytes_per_s"].push_back(lz4.compressed_in / std::max(1.0, lz4.compress_ns) * 1e9);
-    values["lz4_decompress_bytes_per_s"].push_back(lz4.compressed_in / std::max(1.0, lz4.decompress_ns) * 1e9);
+  // Repetitions with the speed probes around them. Those set aside are made
+  // again, up to as many more as were asked for.
+  struct Repetition {
+    std::map<std::string, double> figures;
+    double before_us, after_us;
+  };
+  std::vector<Repetition> kept;
+  CalibrationSamples samples;
+  samples.wanted = wanted;
+  std::string last_bounds_error;
+  auto steady = [&](const Repetition& r, double reference) {
+    return speed_deviation(r.before_us, r.after_us, reference) <= kSteadySpeed;
+  };
+  auto reference = [&] {
+    std::vector<double> probes;
+    for (const auto& r : kept) probes.insert(probes.end(), {r.before_us, r.after_us});
+    return median_of(probes);
+  };
+  auto steady_count = [&] {
+    if (kept.empty()) return 0;
+    const double ref = reference();
+    return static_cast<int>(std::count_if(kept.begin(), kept.end(), [&](const Repetition& r) { return steady(r, ref); }));
+  };
+  for (int attempt = 0; attempt < 2 * wanted && steady_count() < wanted; ++attempt) {
+    const std::uint64_t seed = options.seed + static_cast<std::uint64_t>(attempt);
+    const auto step = [&](const std::string& what) {
+      say(fmt::format("repetition {}/{}: {}", std::min(attempt + 1, wanted), wanted, what));
+    };
+    Repetition r;
+    r.before_us = probe_speed_us();
+    r.figures = measure_figures(options.scale, seed, step);
+    r.after_us = probe_speed_us();
+    if (const std::string why = out_of_bounds(r.figures); !why.empty()) {
+      ++samples.out_of_bounds;
+      last_bounds_error = why;
+      step(fmt::format("{}: measured again", why));
+      continue;
+    }
+    kept.push_back(std::move(r));
   }
-
-  return values;
+  if (kept.empty()) {
+    throw CalibrationError(fmt::format("calibration: no repetition measured every figure within its bounds in {} "
+                                       "tries; the last: {}",
+                                       2 * wanted, last_bounds_error));
+  }
+  const double ref = reference();
+  for (const auto& r : kept) {
+    if (!steady(r, ref)) {
+      ++samples.unsteady;
+      continue;
+    }
+    for (const auto& [key, value] : r.figures) samples.figures[key].push_back(value);
+    samples.probes_us.insert(samples.probes_us.end(), {r.before_us, r.after_us});
+  }
+  if (samples.figures.empty()) {
+    // Not one repetition at the usual speed: keep them all, flagged as noisy.
+    for (const auto& r : kept) {
+      for (const auto& [key, value] : r.figures) samples.figures[key].push_back(value);
+      samples.probes_us.insert(samples.probes_us.end(), {r.before_us, r.after_us});
+    }
+  }
+  return samples;
 }
 
-Calibration summarize_costs(const CalibrationSamples& values) {
+Calibration summarize_costs(const CalibrationSamples& samples) {
   Calibration result;
-  for (const auto& [key, list] : values) result.spread[key] = spread_of(list);
+  for (const auto& [key, list] : samples.figures) result.spread[key] = spread_of(list);
+  auto median = [&](const char* key) { return result.spread.at(key).median; };
   CostProfile& p = result.profile;
-  p.serialize_bytes_per_s = result.spread.at("serialize_bytes_per_s").median;
-  p.deserialize_bytes_per_s = result.spread.at("deserialize_bytes_per_s").median;
-  p.lz4_compress_bytes_per_s = result.spread.at("lz4_compress_bytes_per_s").median;
-  p.lz4_decompress_bytes_per_s = result.spread.at("lz4_decompress_bytes_per_s").median;
-  p.rpc_cpu_us = result.spread.at("rpc_cpu_us").median;
-  p.rpc_cpu_busy_us = result.spread.at("rpc_cpu_busy_us").median;
-  p.rpc_latency_us = result.spread.at("rpc_latency_us").median;
-  p.transfer_bytes_per_s = result.spread.at("transfer_bytes_per_s").median;
-  p.partition_rows_per_s = result.spread.at("partition_rows_per_s").median;
-  p.wire_overhead_bytes = static_cast<Bytes>(std::llround(result.spread.at("wire_overhead_bytes").median));
+  p.serialize_bytes_per_s = median("serialize_bytes_per_s");
+  p.deserialize_bytes_per_s = median("deserialize_bytes_per_s");
+  p.lz4_compress_bytes_per_s = median("lz4_compress_bytes_per_s");
+  p.lz4_decompress_bytes_per_s = median("lz4_decompress_bytes_per_s");
+  p.rpc_cpu_us = median("rpc_cpu_us");
+  p.rpc_cpu_busy_us = std::min(median("rpc_cpu_busy_us"), p.rpc_cpu_us);
+  p.rpc_latency_us = median("rpc_latency_us");
+  p.transfer_bytes_per_s = median("transfer_bytes_per_s");
+  p.partition_rows_per_s = median("partition_rows_per_s");
+  p.wire_overhead_bytes = static_cast<Bytes>(std::llround(median("wire_overhead_bytes")));
   p.cores = available_cores();
   p.source = "exsim calibrate";
+  result.sources = figure_sources();
 
-  result.sources = {
-      {"serialize_bytes_per_s",
-       "measured: thread CPU of the serialize stage of a random exchange among three loopback hosts (whole "
-       "1024-row batches deep-copied row by row), per tuple byte"},
-      {"partition_rows_per_s",
-       "measured: the serialize stage of a hash exchange (64K batches) beyond its copying and per-call part, per row"},
-      {"deserialize_bytes_per_s",
-       "measured: thread CPU of the deserialize stage of the hash exchange, less the per-call part, per tuple byte"},
-      {"lz4_compress_bytes_per_s", "measured: LZ4 compression CPU of the same exchange compressed, per uncompressed byte"},
-      {"lz4_decompress_bytes_per_s",
-       "measured: LZ4 decompression CPU of the compressed exchange's receivers, per uncompressed byte"},
-      {"rpc_cpu_us",
-       "measured: CPU of every stage and both reactors per call of one-row batches, one in flight at 0.2 ms RTT "
-       "(the delay lines' timers wake the reactors as a distance does), halved per side"},
-      {"rpc_cpu_busy_us",
-       "measured: the same with 64 calls in flight on each of two channels, which share the connection's system "
-       "calls and wake-ups"},
-      {"rpc_latency_us",
-       "measured: the same calls at 0.2 ms RTT, their mean achieved RTT (the delay lines' stamps, there and back) "
-       "beyond the nominal one: timer lateness and the loopback path"},
-      {"transfer_bytes_per_s",
-       "measured: the reactors' CPU in the 64K exchange beyond the per-call part, per byte on the wire, per side"},
-      {"wire_overhead_bytes", "measured: bytes on the wire per call beyond the rows' tuple data and offsets"},
-      {"cores", "CPUs this process may use (sched_getaffinity); every emulated host shares them"},
-  };
+  if (!samples.probes_us.empty()) {
+    const FigureSpread speed = spread_of(samples.probes_us);
+    result.speed_us = speed.median;
+    result.speed_spread = speed.median > 0 ? (speed.max - speed.min) / speed.median : 0;
+  }
+  for (const auto& [key, s] : result.spread) {
+    const double range = s.median != 0 ? (s.max - s.min) / std::abs(s.median) : 0;
+    if (range > kUnsteadyFigure) {
+      result.warnings.push_back(fmt::format("{} varied by {:.0f}% between repetitions (from {:.4g} to {:.4g}), more "
+                                            "than the {:.0f}% a steady machine gives",
+                                            key, 100 * range, s.min, s.max, 100 * kUnsteadyFigure));
+    }
+  }
+  if (samples.out_of_bounds > 0) {
+    result.warnings.push_back(fmt::format("{} repetition(s) measured a figure outside its physical bounds and were "
+                                          "made again",
+                                          samples.out_of_bounds));
+  }
+  if (samples.unsteady > 0) {
+    result.warnings.push_back(fmt::format("{} repetition(s) ran while the machine's speed changed by more than {:.0f}% "
+                                          "and were set aside",
+                                          samples.unsteady, 100 * kSteadySpeed));
+  }
+  const int steady = samples.figures.empty() ? 0 : static_cast<int>(samples.figures.begin()->second.size());
+  if (steady < samples.wanted) {
+    result.too_noisy = true;
+    result.warnings.push_back(fmt::format("only {} of {} repetitions ran at a steady speed: the machine is too busy or "
+                                          "too noisy for these figures to be trusted",
+                                          steady, samples.wanted));
+  }
   return result;
 }
 

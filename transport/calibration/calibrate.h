@@ -1,24 +1,21 @@
 // `exsim calibrate`: this machine's costs, measured through the real exchange
-// (not a separate toy), as a costs profile for the simulator. Each figure is
-// the median of several repetitions, kept with its spread.
+// (not a separate toy), as a costs profile for the simulator.
 //
-// Every benchmark is an in-process exchange between two loopback hosts, with
-// the delay line and NIC pacing running as in `exsim run` but at a 1 us RTT
-// that imposes nothing, read from the transport's own CPU clocks by stage:
-// serialization per byte from whole batches deep-copied row by row (random),
-// a hash sender's routing per row beyond that, deserialization per byte from an
-// uncompressed hash run, LZ4 both ways from a compressed one, each less its
-// per-call part. Per-call costs come from one-row batches, one call at a time:
-// the CPU every stage and both reactors spend per call, and the round trip left
-// once that CPU is taken out, which is the software latency. The reactors' CPU
-// beyond the per-call part, per byte on the wire, is the transfer cost. Wire
-// overhead is the bytes on the wire per call beyond the rows. `cores` is the
-// CPUs this process may use: on one machine every emulated host shares them.
+// Each repetition runs the benchmark exchanges of benchmarks.h once and gives
+// one value of every figure. A figure outside its physical bounds (faster
+// than a core copies memory, slower than 1 MB/s, a call costing more than a
+// millisecond of CPU) sets its repetition aside, and the repetition is made
+// again; so is one during which the machine's speed changed (a speed probe
+// before and after it, testbed/speed_probe.h). Each figure is the median of
+// the repetitions kept, and one whose repetitions vary by more than
+// kUnsteadyFigure is flagged. `cores` is the CPUs this process may use: on one
+// machine every emulated host shares them.
 #ifndef EXSIM_TRANSPORT_CALIBRATION_CALIBRATE_H_
 #define EXSIM_TRANSPORT_CALIBRATION_CALIBRATE_H_
 
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,24 +30,52 @@ struct CalibrationOptions {
   std::function<void(const std::string&)> progress;  // a line per step, if set
 };
 
-struct Calibration {
-  CostProfile profile;                   // medians, plus cores
-  std::map<std::string, FigureSpread> spread;  // by profile key
-  std::map<std::string, std::string> sources;   // how each figure was measured
+// What repetitions measured, kept to be summarized (possibly with those of
+// other calls, e.g. before and after an experiment).
+struct CalibrationSamples {
+  std::map<std::string, std::vector<double>> figures;  // each kept repetition's value, by profile key
+  std::vector<double> probes_us;                       // the speed probes around the kept repetitions
+  int unsteady = 0;       // repetitions set aside: the machine's speed changed during them
+  int out_of_bounds = 0;  // repetitions set aside: a figure outside its physical bounds
+  int wanted = 0;         // repetitions asked for
+  void append(const CalibrationSamples& other);
 };
 
-// Each figure of each repetition, by profile key.
-using CalibrationSamples = std::map<std::string, std::vector<double>>;
+// A figure whose repetitions' range exceeds this share of its median is flagged.
+inline constexpr double kUnsteadyFigure = 0.30;
 
-// Runs the benchmarks. Throws std::runtime_error when a benchmark exchange fails.
+struct Calibration {
+  CostProfile profile;                         // medians, plus cores
+  std::map<std::string, FigureSpread> spread;  // by profile key
+  std::map<std::string, std::string> sources;  // how each figure was measured
+  double speed_us = 0;       // median speed probe (testbed/speed_probe.h)
+  double speed_spread = 0;   // range of the probes over their median
+  // Figures that varied more than kUnsteadyFigure, repetitions set aside, too
+  // few steady repetitions: one line each, for stderr and the profile.
+  std::vector<std::string> warnings;
+  // Fewer repetitions steady than asked: the machine was too noisy to trust.
+  bool too_noisy = false;
+};
+
+// A figure outside its physical bounds in every repetition tried.
+class CalibrationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Runs the repetitions. Throws std::runtime_error when a benchmark exchange
+// fails, CalibrationError when a figure stays outside its bounds.
 CalibrationSamples measure_costs(const CalibrationOptions& options);
-// Medians and spreads of samples (which may come from several measure_costs
-// calls, e.g. before and after an experiment), the sources and the cores.
+// Medians and spreads of samples, the sources, the cores and the warnings.
 Calibration summarize_costs(const CalibrationSamples& samples);
 // measure_costs, then summarize_costs.
 Calibration calibrate_costs(const CalibrationOptions& options);
 
-// The count of CPUs this process may run on.
+// The physical bounds of a figure, for messages and tests: [min, max] in the
+// figure's unit. False for a key without bounds.
+bool figure_bounds(const std::string& key, double& min, double& max);
+
+// The count of CPUs this process may use.
 int available_cores();
 
 }  // namespace exsim::transport

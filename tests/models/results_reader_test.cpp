@@ -1,0 +1,68 @@
+// Results and costs read back from the JSON exsim writes: every figure
+// survives the round trip, and a broken document names the file and pointer.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/error.h"
+#include "models/json_reader.h"
+#include "models/results_reader.h"
+#include "models/scenario_loader.h"
+#include "sim/simulate.h"
+#include "tests/test_util.h"
+
+namespace exsim {
+namespace {
+
+RunResult read_back(const std::string& text, std::size_t index = 0) {
+  const nlohmann::ordered_json doc = parse_json_text(text, "results.json");
+  Diagnostics diagnostics("results.json");
+  const nlohmann::ordered_json& element = doc.at(index);
+  const RunResult r = read_run_result(JsonNode(&element, fmt::format("/{}", index), &diagnostics));
+  diagnostics.throw_if_errors();
+  return r;
+}
+
+TEST_CASE("a results file reads back to the same results, byte for byte when written again") {
+  const Scenario s = load_scenario(std::string(EXSIM_SOURCE_DIR) + "/scenarios/hash.json");
+  std::vector<RunResult> results;
+  for (const auto& p : s.policies) results.push_back(simulate(s, p));
+  const std::string text = results_to_json(results);
+  std::vector<RunResult> back;
+  for (std::size_t i = 0; i < results.size(); ++i) back.push_back(read_back(text, i));
+  CHECK(results_to_json(back) == text);
+  CHECK(back.front().policy == results.front().policy);
+  CHECK(back.front().config.buffer.kind == results.front().config.buffer.kind);
+  CHECK(back.front().hosts.size() == results.front().hosts.size());
+}
+
+TEST_CASE("a broken result names the file, the pointer and what was expected") {
+  std::string text = R"([{"scenario": "s", "policy": "p", "source": "measured", "wall_s": -1, "rpcs": 3,
+    "bytes_wire": 1, "bytes_uncompressed": 1, "cpu_s": {"serialize": 0}, "rpc_network_us": {"mean": 1, "p50": 1,
+    "p99": 1}, "queries": [], "exchanges": [], "hosts": [], "planner": {"senders": 0, "over_estimate": 0,
+    "max_over_bytes": 0}}])";
+  std::string error;
+  try {
+    read_back(text);
+  } catch (const ScenarioError& e) {
+    error = e.what();
+  }
+  CHECK(error.find("results.json:/0/wall_s") != std::string::npos);
+  CHECK(error.find("results.json:/0/cpu_s") != std::string::npos);  // its missing stages
+}
+
+TEST_CASE("a costs profile inside another document reads as the same profile file would") {
+  const CostProfile reference = reference_cost_profile();
+  const nlohmann::ordered_json doc =
+      parse_json_text(cost_profile_json(reference, "recorded", {}, {}), "validation.json");
+  Diagnostics diagnostics("validation.json");
+  const CostProfile back = read_cost_profile(JsonNode(&doc, "/comparisons/0/costs", &diagnostics));
+  diagnostics.throw_if_errors();
+  CHECK(back.serialize_bytes_per_s == reference.serialize_bytes_per_s);
+  CHECK(back.rpc_cpu_us == reference.rpc_cpu_us);
+  CHECK(back.source == "recorded");
+}
+
+}  // namespace
+}  // namespace exsim

@@ -1,0 +1,204 @@
+#include "transport/calibration/benchmarks.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/scenario_loader.h"
+#include "transport/exchange/local_cluster.h"
+#include "transport/exchange/run_stats.h"
+
+namespace exsim::transport {
+namespace {
+
+// One exchange of `rows` rows of 24 + ~16 bytes, under `policy` (JSON), on
+// loopback hosts. `one_pair`: two hosts, one sender on h0 whose rows all go to
+// one receiver instance on h1 (two instances there, so that the sender routes
+// row by row, as hash senders with more than one channel do, section 1.7; a
+// Zipf skew of 30 leaves the second a share of 1e-9). Otherwise three hosts at
+// mt_dop 1, each sending to all three: on one machine the hosts' threads
+// contend for its cores and caches, which raises the CPU per byte, and
+// three-way contention is what a cluster's emulated hosts meet more than two.
+std::string benchmark_scenario(std::int64_t rows, const std::string& policy, bool one_pair, std::uint64_t seed,
+                               const char* kind = "hash", double rtt_ms = 0.001) {
+  const std::string placement =
+      one_pair
+          ? R"(, "skew": 30, "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 2})"
+          : "";
+  return fmt::format(
+      R"({{"name": "calibrate", "seed": {}, "cluster": {{"hosts": {}, "rtt_ms": {{"same_group": {}}}}}, "mt_dop": 1,
+          "policies": {{"p": {}}},
+          "workload": {{"queries": [{{"name": "q", "exchanges": [
+            {{"id": "x", "kind": "{}", "rows": {},
+              "row": {{"fixed_bytes": 24, "varlen_bytes": {{"dist": "uniform", "mean": 16, "max": 48}}}},
+              "lz4_ratio": 0.5{}}}]}}]}}}})",
+      seed, one_pair ? 2 : 3, rtt_ms, policy, kind, rows, placement);
+}
+
+// The RTT at which the per-call latency is measured: like a cluster's shorter distances.
+constexpr double kDistantRttMs = 0.2;
+
+// What one benchmark exchange measured.
+struct Sample {
+  double wall_s = 0;
+  double rpcs = 0, eos_rpcs = 0;
+  double rows = 0;
+  double tuple_bytes = 0;       // uncompressed tuple data sent
+  double bytes_wire = 0;
+  double bytes_uncompressed = 0;  // tuple data plus offsets
+  double compressed_in = 0;       // tuple bytes given to LZ4
+  double serialize_ns = 0, compress_ns = 0, decompress_ns = 0, deserialize_ns = 0, rpc_ns = 0;
+  double achieved_rtt_ms = -1;  // if asked: host 0's calls to host 1, mean one-way delays there and back
+};
+
+Sample run_benchmark(const std::string& text, bool measure_rtt = false) {
+  const Scenario scenario = parse_scenario(text, "(calibration benchmark)");
+  LocalCluster cluster(scenario, /*delay_line=*/true, /*nic_cap=*/true);
+  RunStats stats(static_cast<int>(scenario.cluster.hosts.size()));
+  std::int64_t reactor_before = 0;
+  const int hosts = static_cast<int>(scenario.cluster.hosts.size());
+  for (int h = 0; h < hosts; ++h) reactor_before += cluster.host(h).reactor_cpu_ns();
+  const ExchangeOutcome outcome = cluster.run_exchange(scenario.policies.front(), 0, 0, 0, stats, std::chrono::seconds(120));
+  if (!outcome.ok) throw std::runtime_error(fmt::format("calibration exchange failed: {}", outcome.error));
+  std::int64_t reactor_after = 0;
+  for (int h = 0; h < hosts; ++h) reactor_after += cluster.host(h).reactor_cpu_ns();
+  Sample s;
+  s.wall_s = outcome.wall_s;
+  s.rpcs = static_cast<double>(stats.rpcs.load());
+  s.eos_rpcs = static_cast<double>(stats.eos_rpcs.load());
+  s.rows = static_cast<double>(stats.rows_delivered.load());
+  s.bytes_wire = static_cast<double>(stats.bytes_wire.load());
+  s.bytes_uncompressed = static_cast<double>(stats.bytes_uncompressed.load());
+  s.tuple_bytes = s.bytes_uncompressed - 4 * s.rows;
+  s.compressed_in = static_cast<double>(stats.payload_compressed_in.load());
+  s.serialize_ns = static_cast<double>(stats.cpu_serialize.load());
+  s.compress_ns = static_cast<double>(stats.cpu_compress.load());
+  s.decompress_ns = static_cast<double>(stats.cpu_decompress.load());
+  s.deserialize_ns = static_cast<double>(stats.cpu_deserialize.load());
+  // RPC work: the reactors' CPU beyond decoding, and the sender and consumer
+  // threads' beyond their stages (waiting, handing calls over, waking up).
+  s.rpc_ns = static_cast<double>(reactor_after - reactor_before - stats.cpu_decode_on_reactor.load() +
+                                 stats.cpu_handoff.load());
+  if (measure_rtt) {
+    // Host 0's calls as host 1 received them, and their responses as host 0 did.
+    const auto delay = [](const std::vector<double>& by_host, std::size_t h) { return h < by_host.size() ? by_host[h] : -1; };
+    const double call_ms = delay(cluster.host(1).achieved_delays_ms(Host::Statistic::kMean).calls_from, 0);
+    const double response_ms = delay(cluster.host(0).achieved_delays_ms(Host::Statistic::kMean).responses_from, 1);
+    if (call_ms >= 0 && response_ms >= 0) s.achieved_rtt_ms = call_ms + response_ms;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
+                                              const std::function<void(const std::string&)>& say) {
+  const auto rows = [&](double n) { return std::max<std::int64_t>(1000, static_cast<std::int64_t>(n * scale)); };
+  std::map<std::string, double> figures;
+  say("per-RPC costs (one-row batches, one in flight)");
+  const char* one_row_calls = R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 1, "compression": "none"})";
+  const Sample calls = run_benchmark(benchmark_scenario(rows(4000), one_row_calls, /*one_pair=*/true, seed));
+  // The same calls at a distance the delay line must wait out: its timer's
+  // lateness (tens of microseconds, section 7 of the transport notes) is part
+  // of every call's latency on this machine; at 1 us nothing waits.
+  say(fmt::format("per-RPC latency (one-row batches, one in flight, {} ms RTT)", kDistantRttMs));
+  const Sample distant =
+      run_benchmark(benchmark_scenario(rows(1500), one_row_calls, /*one_pair=*/true, seed, "hash", kDistantRttMs),
+                    /*measure_rtt=*/true);
+  // And with 64 in flight on each channel: the calls share the connection's
+  // system calls and wake-ups (at 1, 8 and 64 in flight a call cost 81, 26 and
+  // 8 us a side on the development machine).
+  say(fmt::format("per-RPC costs, 64 in flight ({} ms RTT)", kDistantRttMs));
+  const char* many_calls = R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 64, "compression": "none"})";
+  const Sample busy =
+      run_benchmark(benchmark_scenario(rows(8000), many_calls, /*one_pair=*/true, seed, "hash", kDistantRttMs));
+  say("serialization (64K batches, uncompressed)");
+  const Sample plain = run_benchmark(
+      benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})",
+                         /*one_pair=*/false, seed));
+  say("serialization of whole batches (random, uncompressed)");
+  const Sample whole = run_benchmark(benchmark_scenario(rows(1.5e6), R"({"in_flight": 2, "compression": "none"})",
+                                                        /*one_pair=*/false, seed, "random"));
+  say("LZ4 (64K batches, compressed)");
+  const Sample lz4 = run_benchmark(
+      benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "lz4"})",
+                         /*one_pair=*/false, seed));
+  // Bytes through the RPC stack: 64K batches between the two hosts of the
+  // one-row calls, one in flight, so that their per-call part is the one-row
+  // calls' and what is left is the bytes'. (1 MiB batches cost five times as
+  // much per byte, in writes and reads cut short by the socket buffers; taken
+  // out of a three-host exchange of 64K batches, the per-call part was most of
+  // the CPU and the bytes' remainder ranged over a factor of ten.)
+  say("transfer (64K batches between two hosts, uncompressed)");
+  const Sample bulk = run_benchmark(benchmark_scenario(
+      rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 1, "compression": "none"})", /*one_pair=*/true, seed));
+
+  // Per call, beyond its bytes: what each stage spent on one-row batches.
+  const double calls_n = calls.rpcs + calls.eos_rpcs;
+  const double serialize_per_call = calls.serialize_ns / calls.rpcs;
+  const double deserialize_per_call = calls.deserialize_ns / calls.rpcs;
+  // CPU per call and side, beyond the bytes: at a distance, as every call of a
+  // scenario with an RTT waits on the delay lines (their timers' wake-ups are
+  // CPU too); alone on its connection, and among many.
+  const auto per_call_ns = [](const Sample& s) { return (s.serialize_ns + s.deserialize_ns + s.rpc_ns) / s.rpcs / 2; };
+  // Latency beyond the RTT: what the emulated network adds to the nominal
+  // distance, there and back (the delay line's timer lateness, the kernel's
+  // loopback path), as its own timestamps measured it.
+  if (distant.achieved_rtt_ms < 0) throw std::runtime_error("calibration: the per-call benchmark measured no round trip");
+  figures["rpc_cpu_us"] = per_call_ns(distant) * 1e-3;
+  figures["rpc_cpu_busy_us"] = std::min(per_call_ns(busy), per_call_ns(distant)) * 1e-3;
+  figures["rpc_latency_us"] = std::max(0.0, distant.achieved_rtt_ms - kDistantRttMs) * 1e3;
+  figures["wire_overhead_bytes"] = (calls.bytes_wire - calls.bytes_uncompressed) / calls_n;
+
+  // The RPC work beyond the per-call part moves the bytes (socket copies).
+  const double rpc_per_call = calls.rpc_ns / calls.rpcs;
+  const double transfer_ns = bulk.rpc_ns - bulk.rpcs * rpc_per_call;
+  figures["transfer_bytes_per_s"] = bulk.bytes_wire / std::max(1.0, transfer_ns / 2) * 1e9;
+  // Serialization proper, row by row, from the whole-batch sender (its
+  // per-call part is small beside 1024-row batches); the hash sender's extra
+  // per row is routing.
+  const double copy_ns = whole.serialize_ns;
+  const double copy_ns_per_byte = copy_ns / whole.tuple_bytes;
+  figures["serialize_bytes_per_s"] = whole.tuple_bytes / std::max(1.0, copy_ns) * 1e9;
+  const double route_ns = plain.serialize_ns - plain.rpcs * serialize_per_call - plain.tuple_bytes * copy_ns_per_byte;
+  figures["partition_rows_per_s"] = plain.rows / std::max(1.0, route_ns) * 1e9;
+  const double deserialize_ns = plain.deserialize_ns - plain.rpcs * deserialize_per_call;
+  figures["deserialize_bytes_per_s"] = plain.tuple_bytes / std::max(1.0, deserialize_ns) * 1e9;
+  figures["lz4_compress_bytes_per_s"] = (lz4.compressed_in / std::max(1.0, lz4.compress_ns) * 1e9);
+  figures["lz4_decompress_bytes_per_s"] = (lz4.compressed_in / std::max(1.0, lz4.decompress_ns) * 1e9);
+  return figures;
+}
+
+const std::map<std::string, std::string>& figure_sources() {
+  static const std::map<std::string, std::string> sources = {
+      {"serialize_bytes_per_s",
+       "measured: thread CPU of the serialize stage of a random exchange among three loopback hosts (whole "
+       "1024-row batches deep-copied row by row), per tuple byte"},
+      {"partition_rows_per_s",
+       "measured: the serialize stage of a hash exchange (64K batches) beyond its copying and per-call part, per row"},
+      {"deserialize_bytes_per_s",
+       "measured: thread CPU of the deserialize stage of the hash exchange, less the per-call part, per tuple byte"},
+      {"lz4_compress_bytes_per_s", "measured: LZ4 compression CPU of the same exchange compressed, per uncompressed byte"},
+      {"lz4_decompress_bytes_per_s",
+       "measured: LZ4 decompression CPU of the compressed exchange's receivers, per uncompressed byte"},
+      {"rpc_cpu_us",
+       "measured: CPU of every stage, both reactors and the threads' hand-offs per call of one-row batches, one in "
+       "flight at 0.2 ms RTT (the delay lines' timers wake the reactors as a distance does), halved per side"},
+      {"rpc_cpu_busy_us",
+       "measured: the same with 64 calls in flight on each of two channels, which share the connection's system "
+       "calls and wake-ups"},
+      {"rpc_latency_us",
+       "measured: the same calls at 0.2 ms RTT, their mean achieved RTT (the delay lines' stamps, there and back) "
+       "beyond the nominal one: timer lateness and the loopback path"},
+      {"transfer_bytes_per_s",
+       "measured: RPC CPU (reactors and hand-offs) of 64K uncompressed batches between two hosts, one in flight, "
+       "beyond the one-row calls' per-call part, per byte on the wire, per side"},
+      {"wire_overhead_bytes", "measured: bytes on the wire per call beyond the rows' tuple data and offsets"},
+      {"cores", "CPUs this process may use (sched_getaffinity); every emulated host shares them"},
+  };
+  return sources;
+}
+
+}  // namespace exsim::transport

@@ -18,7 +18,9 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j 2
 
-run: build
+# Builds only the binary it runs; `make test` builds the rest.
+run: configure
+	@cmake --build $(BUILD_DIR) -j 2 --target exsim
 	./$(BUILD_DIR)/exsim simulate $(SCENARIO)
 
 # T=<doctest filter> runs a subset of the unit tests.

@@ -30,6 +30,7 @@ std::string cost_profile_json(const CostProfile& profile, const std::string& des
   // reference profile's value when read.
   out["transfer_bytes_per_s"] = profile.transfer_bytes_per_s;
   out["partition_rows_per_s"] = profile.partition_rows_per_s;
+  if (profile.partition_channel_ns > 0) out["partition_channel_ns"] = profile.partition_channel_ns;
   out["wire_overhead_bytes"] = profile.wire_overhead_bytes;
   if (profile.cores > 0) out["cores"] = profile.cores;
   if (!sources.empty()) out["sources"] = sources;

@@ -35,6 +35,7 @@ std::map<std::string, std::vector<double>> steady_figures() {
       {"lz4_compress_bytes_per_s", {3e8, 3e8, 3.1e8}},
       {"lz4_decompress_bytes_per_s", {2e9, 2e9, 2e9}},
       {"partition_rows_per_s", {2e7, 2.1e7, 2e7}},
+      {"partition_channel_ns", {3, 3.2, 3.1}},
       {"rpc_cpu_us", {40, 44, 41}},
       {"rpc_cpu_busy_us", {9, 8, 10}},
       {"rpc_latency_us", {1, 1, 1}},
@@ -74,6 +75,7 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   std::remove(path.c_str());
   CHECK(back.serialize_bytes_per_s == doctest::Approx(2e9));
   CHECK(back.partition_rows_per_s == doctest::Approx(2e7));
+  CHECK(back.partition_channel_ns == doctest::Approx(3.1));
   CHECK(back.transfer_bytes_per_s == doctest::Approx(5e9));
   CHECK(back.rpc_cpu_us == doctest::Approx(41));
   CHECK(back.rpc_cpu_busy_us == doctest::Approx(9));

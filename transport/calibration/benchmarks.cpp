@@ -21,11 +21,14 @@ namespace {
 // mt_dop 1, each sending to all three: on one machine the hosts' threads
 // contend for its cores and caches, which raises the CPU per byte, and
 // three-way contention is what a cluster's emulated hosts meet more than two.
+// `receivers_per_host` (three hosts): receiver instances on each, so that each
+// sender has three times as many channels.
 std::string benchmark_scenario(std::int64_t rows, const std::string& policy, bool one_pair, std::uint64_t seed,
-                               const char* kind = "hash", double rtt_ms = 0.001) {
+                               const char* kind = "hash", double rtt_ms = 0.001, int receivers_per_host = 1) {
   const std::string placement =
-      one_pair
-          ? R"(, "skew": 30, "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 2})"
+      one_pair ? R"(, "skew": 30, "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 2})"
+      : receivers_per_host > 1
+          ? fmt::format(R"(, "receivers": {{"hosts": ["h0", "h1", "h2"], "per_host": {}}})", receivers_per_host)
           : "";
   return fmt::format(
       R"({{"name": "calibrate", "seed": {}, "cluster": {{"hosts": {}, "rtt_ms": {{"same_group": {}}}}}, "mt_dop": 1,
@@ -118,6 +121,13 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   const Sample plain = run_benchmark(
       benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})",
                          /*one_pair=*/false, seed));
+  // Routing among four times the channels: the hash sender's extra per row
+  // grows with its fan-out (more channels' buffers, more cache misses).
+  constexpr int kWideReceiversPerHost = 4;
+  say("routing among 12 channels (64K batches, uncompressed)");
+  const Sample wide = run_benchmark(
+      benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})",
+                         /*one_pair=*/false, seed, "hash", 0.001, kWideReceiversPerHost));
   say("serialization of whole batches (random, uncompressed)");
   const Sample whole = run_benchmark(benchmark_scenario(rows(1.5e6), R"({"in_flight": 2, "compression": "none"})",
                                                         /*one_pair=*/false, seed, "random"));
@@ -162,8 +172,18 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   const double copy_ns = whole.serialize_ns;
   const double copy_ns_per_byte = copy_ns / whole.tuple_bytes;
   figures["serialize_bytes_per_s"] = whole.tuple_bytes / std::max(1.0, copy_ns) * 1e9;
-  const double route_ns = plain.serialize_ns - plain.rpcs * serialize_per_call - plain.tuple_bytes * copy_ns_per_byte;
-  figures["partition_rows_per_s"] = plain.rows / std::max(1.0, route_ns) * 1e9;
+  // Routing per row among 3 channels and among 12, beyond copying and the
+  // per-call part: a line through the two, its slope per channel and its
+  // value at no channel.
+  const auto route_ns_per_row = [&](const Sample& s) {
+    return (s.serialize_ns - s.rpcs * serialize_per_call - s.tuple_bytes * copy_ns_per_byte) / s.rows;
+  };
+  const double narrow_channels = 3, wide_channels = 3.0 * kWideReceiversPerHost;
+  const double per_channel =
+      std::max(0.0, (route_ns_per_row(wide) - route_ns_per_row(plain)) / (wide_channels - narrow_channels));
+  figures["partition_channel_ns"] = per_channel;
+  const double route_ns = route_ns_per_row(plain) - narrow_channels * per_channel;
+  figures["partition_rows_per_s"] = 1e9 / std::max(1e-3, route_ns);
   const double deserialize_ns = plain.deserialize_ns - plain.rpcs * deserialize_per_call;
   figures["deserialize_bytes_per_s"] = plain.tuple_bytes / std::max(1.0, deserialize_ns) * 1e9;
   figures["lz4_compress_bytes_per_s"] = (lz4.compressed_in / std::max(1.0, lz4.compress_ns) * 1e9);
@@ -177,7 +197,10 @@ const std::map<std::string, std::string>& figure_sources() {
        "measured: thread CPU of the serialize stage of a random exchange among three loopback hosts (whole "
        "1024-row batches deep-copied row by row), per tuple byte"},
       {"partition_rows_per_s",
-       "measured: the serialize stage of a hash exchange (64K batches) beyond its copying and per-call part, per row"},
+       "measured: the serialize stage of a hash exchange (64K batches) beyond its copying and per-call part, per row, "
+       "less the channels' part (partition_channel_ns)"},
+      {"partition_channel_ns",
+       "measured: the same per row among 12 channels against among 3, per channel"},
       {"deserialize_bytes_per_s",
        "measured: thread CPU of the deserialize stage of the hash exchange, less the per-call part, per tuple byte"},
       {"lz4_compress_bytes_per_s", "measured: LZ4 compression CPU of the same exchange compressed, per uncompressed byte"},

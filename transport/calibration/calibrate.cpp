@@ -22,16 +22,18 @@ struct Bound {
 };
 
 // What no machine can measure: a core does not copy memory faster than about
-// 100 GB/s, anything slower than 1 MB/s (or 100,000 rows/s) is a broken run, a
+// 100 GB/s, anything slower than 1 MB/s (or 100,000 rows/s, or a microsecond a
+// row for each channel) is a broken run, a
 // call costs more than nothing and less than a millisecond of CPU, the loopback
 // adds less than 10 ms to a round trip, and a call's framing is bytes, not pages.
-constexpr std::array<Bound, 10> kBounds{{
+constexpr std::array<Bound, 11> kBounds{{
     {"serialize_bytes_per_s", 1e6, 1e11},
     {"deserialize_bytes_per_s", 1e6, 1e11},
     {"lz4_compress_bytes_per_s", 1e6, 1e11},
     {"lz4_decompress_bytes_per_s", 1e6, 1e11},
     {"transfer_bytes_per_s", 1e6, 1e11},
     {"partition_rows_per_s", 1e5, 1e10},
+    {"partition_channel_ns", 0, 1000},
     {"rpc_cpu_us", 0.1, 1000},
     {"rpc_cpu_busy_us", 0.1, 1000},
     {"rpc_latency_us", 0, 10000},
@@ -162,6 +164,7 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
   p.rpc_latency_us = median("rpc_latency_us");
   p.transfer_bytes_per_s = median("transfer_bytes_per_s");
   p.partition_rows_per_s = median("partition_rows_per_s");
+  p.partition_channel_ns = median("partition_channel_ns");
   p.wire_overhead_bytes = static_cast<Bytes>(std::llround(median("wire_overhead_bytes")));
   p.cores = available_cores();
   p.source = "exsim calibrate";

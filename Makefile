@@ -5,7 +5,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 SCENARIO ?= scenarios/default.json
 T ?=
 
-.PHONY: all deps configure build run test validate debug tsan bench clean
+.PHONY: all deps configure build run test validate soak debug tsan bench clean
 
 all: build
 
@@ -36,6 +36,11 @@ endif
 validate: build
 	./$(BUILD_DIR)/exsim validate scenarios/validation --repeat 3 \
 	  --json $(BUILD_DIR)/validation.json --markdown $(BUILD_DIR)/validation.md
+
+# The timed tests 10 times on a fresh clone, 3 more with a core kept busy, and
+# 3 full .ci/run on fresh clones (scripts/ci-soak; about an hour).
+soak: deps
+	scripts/ci-soak
 
 debug: deps
 	@test -f $(BUILD_DIR)/debug/CMakeCache.txt || cmake -S . -B $(BUILD_DIR)/debug $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DEXSIM_SANITIZE=ON

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 #include <map>
 #include <optional>
 
@@ -30,6 +32,16 @@ namespace exsim::cli {
 namespace po = boost::program_options;
 
 namespace {
+
+// What else the machine was doing, for a verdict withheld: its load average.
+std::string machine_load() {
+  std::ifstream in("/proc/loadavg");
+  double one = -1, five = -1;
+  in >> one >> five;
+  if (one < 0) return "the machine's load is unknown (no /proc/loadavg)";
+  return fmt::format("the machine's load average: {:.2f} over the last minute, {:.2f} over five, on {} CPUs", one,
+                     five, std::thread::hardware_concurrency());
+}
 
 // The simulator's prediction of one policy, through the model error asked for (if any).
 RunResult predict(Scenario scenario, std::size_t policy, std::optional<validate::ModelError> error) {
@@ -219,6 +231,7 @@ int validate_command(const std::vector<std::string>& args) {
       fmt::print("calibrated this machine ({} repetitions before the first scenario and after each):\n{}\n",
                  repetitions, render_calibration(transport::summarize_costs(all)));
     }
+    if (!no_verdict.empty()) no_verdict.push_back(machine_load());
   }
   if (model_error) {
     profile_source += fmt::format("; the model with a deliberate error: {}", validate::to_string(*model_error));

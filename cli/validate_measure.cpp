@@ -6,6 +6,7 @@
 
 #include "cli/calibration_report.h"
 #include "transport/agent/coordinator.h"
+#include "transport/testbed/cpu_set.h"
 #include "transport/testbed/speed_probe.h"
 
 namespace exsim::cli {
@@ -16,6 +17,13 @@ double median_of(std::vector<double> values) { return spread_of(std::move(values
 // The speed now: the median of three probes.
 double speed_now_us() {
   return median_of({transport::probe_speed_us(), transport::probe_speed_us(), transport::probe_speed_us()});
+}
+
+// The agents' CPU over their lives, start-up included.
+double agents_cpu_s(const RunResult& run) {
+  double cpu = 0;
+  for (const auto& h : run.hosts) cpu += std::max(0.0, h.process_cpu_s);
+  return cpu;
 }
 
 RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, std::chrono::seconds timeout) {
@@ -46,15 +54,20 @@ void measure_runs(const LoadedScenario& loaded, const MeasureOptions& options, M
       ++tries[p];
       fmt::print(stderr, "validate: {}: {} on the real exchange ({} of {})\n", loaded.file, policies[p].name,
                  steady[p].size() + 1, options.repeat);
+      const transport::CoreShare share;
       const double before = transport::probe_speed_us();
       RunResult run = run_policy(loaded, policies[p], options.timeout);
       const double after = transport::probe_speed_us();
       const double deviation = transport::speed_deviation(before, after, out.reference_us);
-      if (deviation > transport::kSteadySpeed) {
+      const double others = share.others_share(agents_cpu_s(run));
+      if (deviation > transport::kSteadySpeed || others > transport::kOthersShare) {
         ++out.runs_set_aside;
-        fmt::print(stderr, "validate: {}: {}: the machine's speed strayed {:.0f}% from the calibration's during the "
-                           "run (probes {:.0f} and {:.0f} us against {:.0f}): set aside\n",
-                   loaded.file, policies[p].name, 100 * deviation, before, after, out.reference_us);
+        fmt::print(stderr, "validate: {}: {}: {}: set aside\n", loaded.file, policies[p].name,
+                   deviation > transport::kSteadySpeed
+                       ? fmt::format("the machine's speed strayed {:.0f}% from the calibration's during the run "
+                                     "(probes {:.0f} and {:.0f} us against {:.0f})",
+                                     100 * deviation, before, after, out.reference_us)
+                       : fmt::format("other processes took {:.0f}% of the CPU it ran on", 100 * others));
         continue;
       }
       steady[p].push_back(std::move(run));
@@ -64,8 +77,8 @@ void measure_runs(const LoadedScenario& loaded, const MeasureOptions& options, M
   for (std::size_t p = 0; p < policies.size(); ++p) {
     auto& runs = steady[p];
     if (static_cast<int>(runs.size()) < options.repeat) {
-      out.unsteady += fmt::format("{}{}: {} of {} runs at a steady speed", out.unsteady.empty() ? "" : "; ",
-                                  policies[p].name, runs.size(), tries[p]);
+      out.unsteady += fmt::format("{}{}: {} of {} runs on a steady machine (its speed held, its CPU its own)",
+                                  out.unsteady.empty() ? "" : "; ", policies[p].name, runs.size(), tries[p]);
     }
     if (runs.empty()) {
       out.runs.push_back(RunResult{});  // no steady run: the scenario gets no verdict

@@ -2,7 +2,8 @@
 // run on the real exchange, with this machine's costs calibrated before and
 // after, and a speed probe (transport/testbed/speed_probe.h) before and after
 // every run. A run during which the machine's speed strayed from the speed it
-// had when the costs were measured is set aside and made again; a scenario
+// had when the costs were measured, or other processes took its CPU
+// (transport/testbed/cpu_set.h: CoreShare), is set aside and made again; a scenario
 // left without enough steady runs, or whose costs changed under it, gets no
 // verdict: the machine was too busy or too noisy, which is said, never
 // reported as a model error.

@@ -58,7 +58,7 @@ std::string render_stages(const Comparison& c, ReportFormat format) {
     predicted_total += p.*field;
     measured_total += m.*field;
   }
-  // The wall-clock error follows this one most closely (README, "How accurate the model is").
+  // The wall-clock error follows this one most closely (docs/validation.md).
   cpu.add_row({"all stages", seconds(predicted_total), seconds(measured_total),
                error_cell(relative_error(predicted_total, measured_total))});
   out += "\n";

@@ -59,6 +59,9 @@ struct HostResult {
   // Simulated runs: the largest, over queries, sum of the peaks of the host's
   // sender instances (each at its own peak), as Impala's profiles add them up; -1: none.
   Bytes sender_peak_sum_bytes = -1;
+  // Measured runs: the agent process's CPU over its life (start-up included, so
+  // over every policy it ran); -1: none.
+  double process_cpu_s = -1;
 };
 
 // Sender instances against the planner's estimate (reference section 6.1).

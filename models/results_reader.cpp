@@ -57,6 +57,7 @@ HostResult read_host(const JsonNode& node) {
   const JsonNode receiver = node.required("receiver_peak_bytes");
   h.receiver_peak_bytes = receiver.present() && receiver.json().is_null() ? -1 : receiver.integer(0, 0, kMaxCount);
   if (node.member("rss_peak_bytes").present()) h.rss_peak_bytes = node.member("rss_peak_bytes").integer(-1, 0, kMaxCount);
+  if (node.member("process_cpu_s").present()) h.process_cpu_s = node.member("process_cpu_s").number(-1, 0);
   if (node.member("sender_peak_sum_bytes").present()) {
     h.sender_peak_sum_bytes = node.member("sender_peak_sum_bytes").integer(-1, 0, kMaxCount);
   }

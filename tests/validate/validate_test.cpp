@@ -142,12 +142,12 @@ TEST_CASE("no verdict when the machine was too noisy: neither a pass nor a fail,
                                        result(1.0, 100, 1000, 100, "measured"))};
   Verdict v = judge(rows, Thresholds{});
   CHECK(v.passed());
-  v.no_verdict.push_back("s.json: 16K: 1 of 6 runs at a steady speed");
+  v.no_verdict.push_back("s.json: 16K: 1 of 6 runs on a steady machine");
   CHECK_FALSE(v.judged());
   CHECK_FALSE(v.passed());
   const auto j = nlohmann::json::parse(comparisons_to_json(rows, Thresholds{}, v));
   CHECK(j["summary"]["passed"].is_null());
-  CHECK(j["summary"]["no_verdict"][0] == "s.json: 16K: 1 of 6 runs at a steady speed");
+  CHECK(j["summary"]["no_verdict"][0] == "s.json: 16K: 1 of 6 runs on a steady machine");
 }
 
 TEST_CASE("a validation's measurements read back: scenario file, costs, measured result, thresholds") {

@@ -37,6 +37,14 @@ std::int64_t rss_peak_bytes() {
   return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
 }
 
+// The process's CPU seconds so far, start-up included.
+double process_cpu_s() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
 // One exchange run this agent takes part in.
 struct ActiveRun {
   std::unique_ptr<RunStats> stats;
@@ -123,6 +131,7 @@ class Agent {
           const Host::AchievedDelays delays = host_ ? host_->achieved_delays_ms() : Host::AchievedDelays{};
           channel_->send(json{{"op", "bye"},
                               {"rss_peak_bytes", rss_peak_bytes()},
+                              {"process_cpu_s", process_cpu_s()},
                               {"achieved_one_way_ms", delays.calls_from},
                               {"achieved_response_ms", delays.responses_from}}
                              .dump());

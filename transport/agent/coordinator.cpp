@@ -58,7 +58,10 @@ class Coordinator {
     for (std::size_t i = 0; i < n; ++i) {
       channels_[i]->send(json{{"op", "shutdown"}}.dump());
       const json bye = expect(i, "bye", Clock::now() + std::chrono::seconds(10));
-      for (auto& r : results) r.hosts[i].rss_peak_bytes = bye.at("rss_peak_bytes").get<std::int64_t>();
+      for (auto& r : results) {
+        r.hosts[i].rss_peak_bytes = bye.at("rss_peak_bytes").get<std::int64_t>();
+        r.hosts[i].process_cpu_s = bye.value("process_cpu_s", -1.0);
+      }
       const auto delays = bye.at("achieved_one_way_ms").get<std::vector<double>>();
       for (std::size_t from = 0; from < delays.size() && from < n; ++from) calls[from][i] = delays[from];
       const auto back = bye.at("achieved_response_ms").get<std::vector<double>>();

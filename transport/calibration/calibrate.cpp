@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "transport/calibration/benchmarks.h"
+#include "transport/testbed/cpu_set.h"
 #include "transport/testbed/speed_probe.h"
 
 namespace exsim::transport {
@@ -91,13 +92,14 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
   struct Repetition {
     std::map<std::string, double> figures;
     double before_us, after_us;
+    double others;  // share of our CPUs other processes took meanwhile
   };
   std::vector<Repetition> kept;
   CalibrationSamples samples;
   samples.wanted = wanted;
   std::string last_bounds_error;
   auto steady = [&](const Repetition& r, double reference) {
-    return speed_deviation(r.before_us, r.after_us, reference) <= kSteadySpeed;
+    return speed_deviation(r.before_us, r.after_us, reference) <= kSteadySpeed && r.others <= kOthersShare;
   };
   auto reference = [&] {
     std::vector<double> probes;
@@ -115,9 +117,12 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
       say(fmt::format("repetition {}/{}: {}", std::min(attempt + 1, wanted), wanted, what));
     };
     Repetition r;
+    const CoreShare share;
     r.before_us = probe_speed_us();
     r.figures = measure_figures(options.scale, seed, step);
     r.after_us = probe_speed_us();
+    // Another process on our CPUs takes from the benchmarks what a probe does not show.
+    r.others = share.others_share(0);
     if (const std::string why = out_of_bounds(r.figures); !why.empty()) {
       ++samples.out_of_bounds;
       last_bounds_error = why;
@@ -189,9 +194,9 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
                                           samples.out_of_bounds));
   }
   if (samples.unsteady > 0) {
-    result.warnings.push_back(fmt::format("{} repetition(s) ran while the machine's speed changed by more than {:.0f}% "
-                                          "and were set aside",
-                                          samples.unsteady, 100 * kSteadySpeed));
+    result.warnings.push_back(fmt::format("{} repetition(s) ran while the machine's speed changed by more than {:.0f}%, "
+                                          "or other processes took more than {:.0f}% of its CPU, and were set aside",
+                                          samples.unsteady, 100 * kSteadySpeed, 100 * kOthersShare));
   }
   const int steady = samples.figures.empty() ? 0 : static_cast<int>(samples.figures.begin()->second.size());
   if (steady < samples.wanted) {

@@ -1,6 +1,8 @@
 #include "transport/testbed/cpu_set.h"
 
 #include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -27,35 +29,50 @@ cpu_set_t set_of(const std::vector<int>& cpus) {
   return set;
 }
 
-// Of each CPU's time over `window`, the share it was not idle (/proc/stat;
-// this process sleeps meanwhile, so the time is other processes').
+// Each CPU's (busy, total) ticks so far, from /proc/stat.
+std::vector<std::pair<double, double>> cpu_ticks(const std::vector<int>& cpus) {
+  std::vector<std::pair<double, double>> out(cpus.size(), {0, 0});
+  std::ifstream stat("/proc/stat");
+  std::string line;
+  while (std::getline(stat, line)) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || line[3] < '0' || line[3] > '9') continue;
+    std::istringstream in(line.substr(3));
+    int cpu = -1;
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    const auto it = std::find(cpus.begin(), cpus.end(), cpu);
+    if (it == cpus.end()) continue;
+    const double busy = user + nice + system + irq + softirq + steal;
+    out[static_cast<std::size_t>(it - cpus.begin())] = {busy, busy + idle + iowait};
+  }
+  return out;
+}
+
+// Of each CPU's time over `window`, the share it was not idle (this process
+// sleeps meanwhile, so the time is other processes').
 std::vector<double> busy_fractions(const std::vector<int>& cpus, std::chrono::milliseconds window) {
-  auto read = [&] {
-    std::vector<std::pair<double, double>> out(cpus.size(), {0, 0});  // (busy, total) ticks
-    std::ifstream stat("/proc/stat");
-    std::string line;
-    while (std::getline(stat, line)) {
-      if (line.rfind("cpu", 0) != 0 || line.size() < 4 || line[3] < '0' || line[3] > '9') continue;
-      std::istringstream in(line.substr(3));
-      int cpu = -1;
-      double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-      in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
-      const auto it = std::find(cpus.begin(), cpus.end(), cpu);
-      if (it == cpus.end()) continue;
-      const double busy = user + nice + system + irq + softirq + steal;
-      out[static_cast<std::size_t>(it - cpus.begin())] = {busy, busy + idle + iowait};
-    }
-    return out;
-  };
-  const auto before = read();
+  const auto before = cpu_ticks(cpus);
   std::this_thread::sleep_for(window);
-  const auto after = read();
+  const auto after = cpu_ticks(cpus);
   std::vector<double> busy(cpus.size(), 0);
   for (std::size_t i = 0; i < cpus.size(); ++i) {
     const double total = after[i].second - before[i].second;
     busy[i] = total > 0 ? (after[i].first - before[i].first) / total : 0;
   }
   return busy;
+}
+
+double busy_seconds(const std::vector<int>& cpus) {
+  double ticks = 0;
+  for (const auto& [busy, total] : cpu_ticks(cpus)) ticks += busy;
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double self_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
 }
 
 void set_affinity(const std::vector<int>& cpus) {
@@ -133,6 +150,20 @@ int quietest_cpu(const std::vector<int>& cpus) {
 }
 
 void pin_process(const std::vector<int>& cpus) { set_affinity(cpus); }
+
+CoreShare::CoreShare()
+    : cpus_(allowed_cpus()),
+      busy_start_s_(busy_seconds(cpus_)),
+      self_start_s_(self_cpu_seconds()),
+      wall_start_(std::chrono::steady_clock::now()) {}
+
+double CoreShare::others_share(double children_cpu_s) const {
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+  if (wall <= 0 || cpus_.empty()) return 0;
+  const double others =
+      busy_seconds(cpus_) - busy_start_s_ - (self_cpu_seconds() - self_start_s_) - children_cpu_s;
+  return std::max(0.0, others / (wall * static_cast<double>(cpus_.size())));
+}
 
 std::string cpu_list_text(const std::vector<int>& cpus) {
   std::string out;

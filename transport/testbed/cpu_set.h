@@ -6,6 +6,7 @@
 #ifndef EXSIM_TRANSPORT_TESTBED_CPU_SET_H_
 #define EXSIM_TRANSPORT_TESTBED_CPU_SET_H_
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,29 @@ int quietest_cpu(const std::vector<int>& cpus);
 // on, on `cpus` (call it before any other thread starts).
 // Throws std::runtime_error when the kernel refuses.
 void pin_process(const std::vector<int>& cpus);
+
+// What other processes take of this process's CPUs over an interval: their
+// busy time (/proc/stat, sampled at the kernel's tick) less this process's CPU
+// and that of its children (the agents, as they report it). A process that
+// keeps our core busy does not slow a speed probe (a waking thread runs its
+// millisecond at once) but takes half the core from a run: this says so.
+class CoreShare {
+ public:
+  CoreShare();  // the interval starts
+  // Their share of the CPUs' time since the start, given the CPU seconds our
+  // children spent meanwhile.
+  double others_share(double children_cpu_s) const;
+
+ private:
+  std::vector<int> cpus_;
+  double busy_start_s_, self_start_s_;
+  std::chrono::steady_clock::time_point wall_start_;
+};
+
+// Other processes may take this much of our CPUs' time (the kernel's own
+// threads and the tick's sampling error stay under it) before a measurement is
+// set aside.
+inline constexpr double kOthersShare = 0.10;
 
 // The process's CPUs as text: "1", "0-1".
 std::string cpu_list_text(const std::vector<int>& cpus);

@@ -11,6 +11,10 @@
 
 namespace exsim {
 
+// The fan-out at which partition_rows_per_s holds (and is measured): a
+// sender's channels are the receivers of its exchange.
+inline constexpr int kPartitionChannels = 3;
+
 struct CostProfile {
   double serialize_bytes_per_s = 0;       // copy rows into an outbound batch
   double deserialize_bytes_per_s = 0;     // RowBatch::Deserialize, per uncompressed byte
@@ -23,10 +27,13 @@ struct CostProfile {
   double rpc_cpu_busy_us = -1;
   double rpc_latency_us = 0;              // software latency per RPC, beyond the RTT
   double transfer_bytes_per_s = 0;        // CPU per byte on the wire, each side (socket copies); 0: free
-  double partition_rows_per_s = 0;        // hash senders: rows hashed to their channel per CPU second; 0: free
-  // Hash senders: more per row for each channel of the sender (routing among
-  // more channels' buffers misses more caches; measured: 30 ns a row among 3
-  // channels, 48 among 12); 0: routing costs the same whatever the fan-out.
+  // Hash senders: rows routed to their channel per CPU second, by a sender of
+  // kPartitionChannels channels; 0: free.
+  double partition_rows_per_s = 0;
+  // Hash senders: more CPU per routed row for each channel beyond
+  // kPartitionChannels (less for each fewer): routing among more channels'
+  // buffers misses more caches (measured: about 20 ns a row among 3 channels,
+  // 48 among 12); 0: the same whatever the fan-out.
   double partition_channel_ns = 0;
   Bytes wire_overhead_bytes = 0;          // framing and headers per RPC
   int cores = 0;  // > 0: every emulated host shares this many cores (one machine)

@@ -30,7 +30,7 @@ struct CostRates {
   double rpc_cpu_busy;          // ns, with many calls in flight on the connection
   double transfer_ns_per_byte;  // each side, per byte on the wire
   double partition_ns_per_row;  // hash senders, per row routed
-  double partition_channel_ns;  // hash senders, per row routed, per channel of the sender
+  double partition_channel_ns;  // hash senders, per row routed, per channel beyond kPartitionChannels
   SimTime rpc_latency;
   Bytes wire_overhead;
 

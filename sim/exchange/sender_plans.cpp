@@ -48,9 +48,9 @@ static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t 
   double produce = x.produce_rows_per_s > 0 ? static_cast<double>(rows) / x.produce_rows_per_s * 1e9 : 0;
   double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte;
   if (x.send_path() == PartitionKind::kHash) {
-    const double channels = static_cast<double>(x.receivers.instances());
+    const double more_channels = static_cast<double>(x.receivers.instances() - kPartitionChannels);
     serialize += static_cast<double>(rows) *
-                 (context.rates.partition_ns_per_row + context.rates.partition_channel_ns * channels);
+                 std::max(0.0, context.rates.partition_ns_per_row + context.rates.partition_channel_ns * more_channels);
   }
   context.cpu.produce += produce * 1e-9;
   context.cpu.serialize += serialize * 1e-9;

@@ -22,6 +22,7 @@ namespace {
 
 CalibrationSamples samples_of(std::map<std::string, std::vector<double>> figures, int wanted) {
   CalibrationSamples s;
+  s.steady = static_cast<int>(figures.begin()->second.size());
   s.figures = std::move(figures);
   s.wanted = wanted;
   s.probes_us = {1000, 1010, 990, 1000};
@@ -97,6 +98,10 @@ TEST_CASE("calibration: a figure that varies beyond 30% is flagged, a steady one
 TEST_CASE("calibration: fewer steady repetitions than asked for make a machine too noisy to trust") {
   CalibrationSamples s = samples_of(steady_figures(), 5);  // three kept of five asked
   s.unsteady = 2;
+  CHECK(summarize_costs(s).too_noisy);
+  // None steady: every repetition kept to show, still too noisy to trust.
+  s.steady = 0;
+  s.unsteady = 5;
   const Calibration c = summarize_costs(s);
   CHECK(c.too_noisy);
   bool said = false;

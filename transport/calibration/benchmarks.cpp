@@ -172,20 +172,22 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   const double copy_ns = whole.serialize_ns;
   const double copy_ns_per_byte = copy_ns / whole.tuple_bytes;
   figures["serialize_bytes_per_s"] = whole.tuple_bytes / std::max(1.0, copy_ns) * 1e9;
-  // Routing per row among 3 channels and among 12, beyond copying and the
-  // per-call part: a line through the two, its slope per channel and its
-  // value at no channel.
+  // Routing per row among 3 channels (kPartitionChannels) and among 12, beyond
+  // copying and the per-call part: the first as the rate, the slope to the
+  // second per channel. (Both measured as they are used: taken as a line's value
+  // at no channel, the rate varied twofold between calibrations.)
   const auto route_ns_per_row = [&](const Sample& s) {
     return (s.serialize_ns - s.rpcs * serialize_per_call - s.tuple_bytes * copy_ns_per_byte) / s.rows;
   };
-  const double narrow_channels = 3, wide_channels = 3.0 * kWideReceiversPerHost;
-  const double per_channel =
-      std::max(0.0, (route_ns_per_row(wide) - route_ns_per_row(plain)) / (wide_channels - narrow_channels));
-  figures["partition_channel_ns"] = per_channel;
-  const double route_ns = route_ns_per_row(plain) - narrow_channels * per_channel;
-  figures["partition_rows_per_s"] = 1e9 / std::max(1e-3, route_ns);
-  const double deserialize_ns = plain.deserialize_ns - plain.rpcs * deserialize_per_call;
-  figures["deserialize_bytes_per_s"] = plain.tuple_bytes / std::max(1.0, deserialize_ns) * 1e9;
+  const double wide_channels = static_cast<double>(kPartitionChannels * kWideReceiversPerHost);
+  figures["partition_rows_per_s"] = 1e9 / std::max(1e-3, route_ns_per_row(plain));
+  figures["partition_channel_ns"] = std::max(
+      0.0, (route_ns_per_row(wide) - route_ns_per_row(plain)) / (wide_channels - kPartitionChannels));
+  // Deserialization from both 64K exchanges, uncompressed and compressed (its
+  // LZ4 part measured apart): twice the bytes of one, whose own figure varied by
+  // a third between repetitions.
+  const double deserialize_ns = plain.deserialize_ns + lz4.deserialize_ns - (plain.rpcs + lz4.rpcs) * deserialize_per_call;
+  figures["deserialize_bytes_per_s"] = (plain.tuple_bytes + lz4.tuple_bytes) / std::max(1.0, deserialize_ns) * 1e9;
   figures["lz4_compress_bytes_per_s"] = (lz4.compressed_in / std::max(1.0, lz4.compress_ns) * 1e9);
   figures["lz4_decompress_bytes_per_s"] = (lz4.compressed_in / std::max(1.0, lz4.decompress_ns) * 1e9);
   return figures;
@@ -197,12 +199,13 @@ const std::map<std::string, std::string>& figure_sources() {
        "measured: thread CPU of the serialize stage of a random exchange among three loopback hosts (whole "
        "1024-row batches deep-copied row by row), per tuple byte"},
       {"partition_rows_per_s",
-       "measured: the serialize stage of a hash exchange (64K batches) beyond its copying and per-call part, per row, "
-       "less the channels' part (partition_channel_ns)"},
+       "measured: the serialize stage of a hash exchange among three hosts (3 channels a sender, 64K batches) beyond "
+       "its copying and per-call part, per row"},
       {"partition_channel_ns",
-       "measured: the same per row among 12 channels against among 3, per channel"},
+       "measured: the same among 12 channels a sender, per row and per channel more"},
       {"deserialize_bytes_per_s",
-       "measured: thread CPU of the deserialize stage of the hash exchange, less the per-call part, per tuple byte"},
+       "measured: thread CPU of the deserialize stage of the hash exchanges, uncompressed and compressed (less LZ4), "
+       "less the per-call part, per tuple byte"},
       {"lz4_compress_bytes_per_s", "measured: LZ4 compression CPU of the same exchange compressed, per uncompressed byte"},
       {"lz4_decompress_bytes_per_s",
        "measured: LZ4 decompression CPU of the compressed exchange's receivers, per uncompressed byte"},

@@ -77,6 +77,7 @@ int available_cores() {
 void CalibrationSamples::append(const CalibrationSamples& other) {
   for (const auto& [key, values] : other.figures) figures[key].insert(figures[key].end(), values.begin(), values.end());
   probes_us.insert(probes_us.end(), other.probes_us.begin(), other.probes_us.end());
+  steady += other.steady;
   unsteady += other.unsteady;
   out_of_bounds += other.out_of_bounds;
   wanted += other.wanted;
@@ -144,6 +145,7 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     }
     for (const auto& [key, value] : r.figures) samples.figures[key].push_back(value);
     samples.probes_us.insert(samples.probes_us.end(), {r.before_us, r.after_us});
+    ++samples.steady;
   }
   if (samples.figures.empty()) {
     // Not one repetition at the usual speed: keep them all, flagged as noisy.
@@ -198,12 +200,11 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
                                           "or other processes took more than {:.0f}% of its CPU, and were set aside",
                                           samples.unsteady, 100 * kSteadySpeed, 100 * kOthersShare));
   }
-  const int steady = samples.figures.empty() ? 0 : static_cast<int>(samples.figures.begin()->second.size());
-  if (steady < samples.wanted) {
+  if (samples.steady < samples.wanted) {
     result.too_noisy = true;
     result.warnings.push_back(fmt::format("only {} of {} repetitions ran at a steady speed: the machine is too busy or "
                                           "too noisy for these figures to be trusted",
-                                          steady, samples.wanted));
+                                          samples.steady, samples.wanted));
   }
   return result;
 }

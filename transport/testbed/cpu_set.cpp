@@ -139,7 +139,10 @@ int quietest_cpu(const std::vector<int>& cpus) {
   for (std::size_t i = 0; i < cpus.size(); ++i) {
     if (busy[i] > least + 0.10) continue;
     set_affinity({cpus[i]});
-    const double us = probe_speed_us();
+    std::vector<double> probes;
+    for (int k = 0; k < 5; ++k) probes.push_back(probe_speed_us());
+    std::sort(probes.begin(), probes.end());
+    const double us = probes[probes.size() / 2];  // a core now slow half the time is not the faster
     if (best < 0 || us < best_us) {
       best = cpus[i];
       best_us = us;

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -22,7 +22,6 @@
 #include "models/error.h"
 #include "models/scenario_loader.h"
 #include "sim/simulate.h"
-#include "transport/agent/coordinator.h"
 #include "validate/comparison.h"
 #include "validate/measurements.h"
 #include "validate/model_errors.h"
@@ -49,9 +48,6 @@ RunResult predict(Scenario scenario, std::size_t policy, std::optional<validate:
   return simulate(scenario, scenario.policies.at(policy));
 }
 
-// `validate --measured FILE`: the model judged again against a validation's
-// measurements, each row simulated anew from its scenario file with the costs
-// it had; nothing runs on the real exchange.
 // A row's scenario file: the suite's file of the same name when a suite is
 // given (a recorded measurement judged against the suite as it is now, from
 // any directory), else the path the row names.
@@ -63,6 +59,9 @@ std::string scenario_file_of(const validate::Measurement& row, const validate::S
   return row.scenario_file;
 }
 
+// `validate --measured FILE`: the model judged again against a validation's
+// measurements, each row simulated anew from its scenario file with the costs
+// it had; nothing runs on the real exchange.
 std::vector<validate::Comparison> compare_again(const validate::Measurements& measurements, const validate::Suite& suite,
                                                 std::optional<validate::ModelError> error) {
   std::vector<validate::Comparison> comparisons;

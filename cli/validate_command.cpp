@@ -103,7 +103,9 @@ int validate_command(const std::vector<std::string>& args) {
       "Runs every policy of every scenario both in the simulator and on the real exchange\n"
       "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
       "by token buckets), with the same seed and the same costs: the profile's, or, without\n"
-      "--profile, this machine's, measured before and after each scenario's runs. Prints\n"
+      "--profile, this machine's, measured before the runs and after each round of them\n"
+      "(a round runs every policy once; --repeat rounds), each run simulated with the\n"
+      "costs around its round, and per policy the run of median error kept. Prints\n"
       "predicted against measured wall-clock, RPCs, bytes on the wire and largest\n"
       "per-host sender peak with the relative error of each, then the median and largest\n"
       "errors, and where a row exceeds a threshold, which stage differs. Thresholds come\n"
@@ -119,9 +121,10 @@ int validate_command(const std::vector<std::string>& args) {
       ("json,o", po::value<std::string>(), "write every comparison, the thresholds and the verdict to this file")
       ("markdown", po::value<std::string>(), "write the tables as Markdown (for CI comments) to this file")
       ("repetitions", po::value<int>()->default_value(2),
-       "without --profile: calibration repetitions before the first scenario and after each")
+       "without --profile: calibration repetitions before the first round and after each")
       ("repeat", po::value<int>()->default_value(1),
-       "run each scenario this many times on the real exchange and keep, per policy, the run of median wall-clock")
+       "rounds: run every policy this many times on the real exchange, once a round, and keep the run of median "
+       "wall-clock error")
       ("timeout", po::value<int>()->default_value(300), "seconds each real exchange may take before the run fails")
       ("measured", po::value<std::string>(), "judge the measurements of this earlier `validate --json` file again")
       ("model-error", po::value<std::string>(),
@@ -194,10 +197,10 @@ int validate_command(const std::vector<std::string>& args) {
       }
     }
     if (!problems.empty()) throw ScenarioError(problems);
-    // Without a profile, this machine's costs are measured before and after each
-    // scenario's real runs, and its simulation uses those around it: the
-    // machine's speed drifts over minutes, so costs measured when the scenario
-    // ran describe it best. Never from the runs themselves.
+    // Without a profile, this machine's costs are measured before the runs and
+    // after each round of them, and each run is simulated with those around its
+    // round: the machine's speed drifts over minutes. Never from the runs
+    // themselves.
     MeasureOptions measure;
     measure.calibrate = !vm.count("profile");
     measure.repeat = repeat;
@@ -205,30 +208,36 @@ int validate_command(const std::vector<std::string>& args) {
     measure.timeout = timeout;
     CostProfile fixed_profile;
     if (measure.calibrate) {
-      profile_source = "calibrated around each scenario's runs";
+      profile_source = "calibrated before the runs and after each round of them";
     } else {
       fixed_profile = load_cost_profile(vm["profile"].as<std::string>());  // a bad profile stops us before any run
       profile_source = vm["profile"].as<std::string>();
     }
     pin_to(chosen_cpus(vm), "validate");
-    std::vector<MeasuredScenario> measured = measure_scenarios(scenarios, measure);
-    transport::CalibrationSamples all;
+    MeasuredSuite measured = measure_suite(scenarios, measure);
+    if (!measured.unsteady.empty()) no_verdict.push_back(measured.unsteady);
     for (std::size_t s = 0; s < scenarios.size(); ++s) {
       Scenario& scenario = scenarios[s].scenario;
-      MeasuredScenario& m = measured[s];
-      scenario.costs = m.costs ? *m.costs : fixed_profile;
+      MeasuredScenario& m = measured.scenarios[s];
       if (!m.unsteady.empty()) no_verdict.push_back(fmt::format("{}: {}", scenarios[s].file, m.unsteady));
-      if (s == 0) all.append(m.before);
-      all.append(m.after);
       for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
-        if (m.runs.at(i).policy.empty()) continue;  // no steady run to compare with
-        comparisons.push_back(validate::compare(scenarios[s].file, predict(scenario, i, model_error),
-                                                std::move(m.runs.at(i)), scenario.costs));
+        // Each steady run against the model with its round's costs; the run of
+        // median error counts (a slowdown the probes missed touches one round).
+        std::vector<validate::Comparison> rounds;
+        for (RoundRun& run : m.runs.at(i)) {
+          scenario.costs = measured.round_costs.empty() ? fixed_profile
+                                                        : measured.round_costs.at(static_cast<std::size_t>(run.round));
+          rounds.push_back(validate::compare(scenarios[s].file, predict(scenario, i, model_error),
+                                             std::move(run.result), scenario.costs));
+        }
+        if (rounds.empty()) continue;  // no steady run to compare with
+        std::sort(rounds.begin(), rounds.end(), [](const auto& a, const auto& b) { return a.wall_error < b.wall_error; });
+        comparisons.push_back(std::move(rounds[rounds.size() / 2]));
       }
     }
     if (measure.calibrate) {
-      fmt::print("calibrated this machine ({} repetitions before the first scenario and after each):\n{}\n",
-                 repetitions, render_calibration(transport::summarize_costs(all)));
+      fmt::print("calibrated this machine ({} repetitions before the runs and after each round):\n{}\n", repetitions,
+                 render_calibration(transport::summarize_costs(measured.calibration)));
     }
     if (!no_verdict.empty()) no_verdict.push_back(machine_load());
   }

@@ -38,91 +38,112 @@ RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, std::ch
   return std::move(transport::run_on_agents(loaded.scenario, options).at(0));
 }
 
-// Runs every policy `repeat` times, interleaved (a drift of the machine's
-// speed then touches every policy alike), each between two speed probes; a run
-// whose probes stray from `reference_us` is made again, up to `repeat` more
-// times per policy. Keeps each policy's steady run of median wall-clock.
-void measure_runs(const LoadedScenario& loaded, const MeasureOptions& options, MeasuredScenario& out) {
-  const auto& policies = loaded.scenario.policies;
-  std::vector<std::vector<RunResult>> steady(policies.size());
-  std::vector<int> tries(policies.size(), 0);
-  for (int round = 0; round < 2 * options.repeat; ++round) {
-    bool any = false;
-    for (std::size_t p = 0; p < policies.size(); ++p) {
-      if (static_cast<int>(steady[p].size()) >= options.repeat || tries[p] >= 2 * options.repeat) continue;
-      any = true;
-      ++tries[p];
-      fmt::print(stderr, "validate: {}: {} on the real exchange ({} of {})\n", loaded.file, policies[p].name,
-                 steady[p].size() + 1, options.repeat);
-      const transport::CoreShare share;
-      const double before = transport::probe_speed_us();
-      RunResult run = run_policy(loaded, policies[p], options.timeout);
-      const double after = transport::probe_speed_us();
-      const double deviation = transport::speed_deviation(before, after, out.reference_us);
-      const double others = share.others_share(agents_cpu_s(run));
-      if (deviation > transport::kSteadySpeed || others > transport::kOthersShare) {
-        ++out.runs_set_aside;
-        fmt::print(stderr, "validate: {}: {}: {}: set aside\n", loaded.file, policies[p].name,
-                   deviation > transport::kSteadySpeed
-                       ? fmt::format("the machine's speed strayed {:.0f}% from the calibration's during the run "
-                                     "(probes {:.0f} and {:.0f} us against {:.0f})",
-                                     100 * deviation, before, after, out.reference_us)
-                       : fmt::format("other processes took {:.0f}% of the CPU it ran on", 100 * others));
-        continue;
-      }
-      steady[p].push_back(std::move(run));
-    }
-    if (!any) break;
+// One run of a policy, between two speed probes: true and the run in `steady`
+// when the machine held its speed against `reference_us` and the CPU was ours;
+// else said on stderr, and false.
+bool run_steady(const LoadedScenario& loaded, const Policy& policy, const MeasureOptions& options,
+                double reference_us, RunResult& steady) {
+  const transport::CoreShare share;
+  const double before = transport::probe_speed_us();
+  RunResult run = run_policy(loaded, policy, options.timeout);
+  const double after = transport::probe_speed_us();
+  const double deviation = transport::speed_deviation(before, after, reference_us);
+  const double others = share.others_share(agents_cpu_s(run));
+  if (deviation > transport::kSteadySpeed || others > transport::kOthersShare) {
+    fmt::print(stderr, "validate: {}: {}: {}: set aside\n", loaded.file, policy.name,
+               deviation > transport::kSteadySpeed
+                   ? fmt::format("the machine's speed strayed {:.0f}% from the calibration's during the run "
+                                 "(probes {:.0f} and {:.0f} us against {:.0f})",
+                                 100 * deviation, before, after, reference_us)
+                   : fmt::format("other processes took {:.0f}% of the CPU it ran on", 100 * others));
+    return false;
   }
-  for (std::size_t p = 0; p < policies.size(); ++p) {
-    auto& runs = steady[p];
-    if (static_cast<int>(runs.size()) < options.repeat) {
-      out.unsteady += fmt::format("{}{}: {} of {} runs on a steady machine (its speed held, its CPU its own)",
-                                  out.unsteady.empty() ? "" : "; ", policies[p].name, runs.size(), tries[p]);
-    }
-    if (runs.empty()) {
-      out.runs.push_back(RunResult{});  // no steady run: the scenario gets no verdict
-      continue;
-    }
-    std::sort(runs.begin(), runs.end(), [](const RunResult& a, const RunResult& b) { return a.wall_s < b.wall_s; });
-    out.runs.push_back(std::move(runs[runs.size() / 2]));
-  }
+  steady = std::move(run);
+  return true;
+}
+
+// A policy's runs so far.
+struct PolicyRuns {
+  std::vector<RoundRun> steady;
+  int tries = 0;
+};
+
+double probes_median(const transport::CalibrationSamples& bracket, double otherwise) {
+  return bracket.probes_us.empty() ? otherwise : median_of(bracket.probes_us);
 }
 
 }  // namespace
 
-std::vector<MeasuredScenario> measure_scenarios(const std::vector<LoadedScenario>& scenarios,
-                                                const MeasureOptions& options) {
-  std::vector<MeasuredScenario> measured;
-  transport::CalibrationSamples bracket;
-  if (options.calibrate) bracket = measure_with_progress(options.repetitions, 1.0);
-  for (const auto& loaded : scenarios) {
-    MeasuredScenario m;
-    m.before = bracket;
-    m.reference_us = options.calibrate && !bracket.probes_us.empty() ? median_of(bracket.probes_us) : speed_now_us();
-    measure_runs(loaded, options, m);
-    if (options.calibrate) {
-      bracket = measure_with_progress(options.repetitions, 1.0);
-      m.after = bracket;
-      transport::CalibrationSamples around = m.before;
-      around.append(m.after);
-      const transport::Calibration costs = transport::summarize_costs(around);
-      m.costs = costs.profile;
-      // The costs hold for the runs only if the machine kept its speed from the
-      // bracket before them to the one after.
-      const double after_us = bracket.probes_us.empty() ? m.reference_us : median_of(bracket.probes_us);
-      const double drift = std::abs(after_us / m.reference_us - 1);
-      if (costs.too_noisy) {
-        m.unsteady += fmt::format("{}the calibration around it was too noisy", m.unsteady.empty() ? "" : "; ");
-      } else if (drift > transport::kSteadySpeed) {
-        m.unsteady += fmt::format("{}the machine's speed changed by {:.0f}% between the calibrations before and after "
-                                  "it",
-                                  m.unsteady.empty() ? "" : "; ", 100 * drift);
+MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options) {
+  MeasuredSuite suite;
+  suite.scenarios.resize(scenarios.size());
+  std::vector<std::vector<PolicyRuns>> runs(scenarios.size());
+  for (std::size_t s = 0; s < scenarios.size(); ++s) runs[s].resize(scenarios[s].scenario.policies.size());
+  transport::CalibrationSamples before;
+  if (options.calibrate) {
+    before = measure_with_progress(options.repetitions, 1.0);
+    suite.calibration = before;
+  }
+  // Rounds: each runs every policy still short of `repeat` steady runs once.
+  // Beyond `repeat` rounds, runs set aside are made again, up to `repeat`
+  // more tries per policy.
+  for (int round = 0; round < 2 * options.repeat; ++round) {
+    const double reference_us = options.calibrate ? probes_median(before, speed_now_us()) : speed_now_us();
+    bool any = false;
+    for (std::size_t s = 0; s < scenarios.size(); ++s) {
+      const auto& policies = scenarios[s].scenario.policies;
+      for (std::size_t p = 0; p < policies.size(); ++p) {
+        PolicyRuns& r = runs[s][p];
+        if (static_cast<int>(r.steady.size()) >= options.repeat || r.tries >= 2 * options.repeat) continue;
+        any = true;
+        ++r.tries;
+        fmt::print(stderr, "validate: {}: {} on the real exchange (round {}, {} of {})\n", scenarios[s].file,
+                   policies[p].name, round + 1, r.steady.size() + 1, options.repeat);
+        RunResult run;
+        if (run_steady(scenarios[s], policies[p], options, reference_us, run)) {
+          r.steady.push_back({round, std::move(run)});
+        } else {
+          ++suite.scenarios[s].runs_set_aside;
+        }
       }
     }
-    measured.push_back(std::move(m));
+    if (!any) break;
+    if (!options.calibrate) continue;
+    const transport::CalibrationSamples after = measure_with_progress(options.repetitions, 1.0);
+    suite.calibration.append(after);
+    transport::CalibrationSamples around = before;
+    around.append(after);
+    const transport::Calibration costs = transport::summarize_costs(around);
+    suite.round_costs.push_back(costs.profile);
+    // The costs hold for the round's runs only if the machine kept its speed
+    // from the calibration before the round to the one after it.
+    const double drift = std::abs(probes_median(after, reference_us) / reference_us - 1);
+    before = after;
+    if (!costs.too_noisy && drift <= transport::kSteadySpeed) continue;
+    fmt::print(stderr, "validate: round {}: {}: its runs are set aside\n", round + 1,
+               costs.too_noisy ? std::string("the calibrations around it were too noisy")
+                               : fmt::format("the machine's speed changed by {:.0f}% over it", 100 * drift));
+    for (std::size_t s = 0; s < scenarios.size(); ++s) {
+      for (PolicyRuns& r : runs[s]) {
+        const auto n = r.steady.size();
+        std::erase_if(r.steady, [&](const RoundRun& run) { return run.round == round; });
+        suite.scenarios[s].runs_set_aside += static_cast<int>(n - r.steady.size());
+      }
+    }
   }
-  return measured;
+  for (std::size_t s = 0; s < scenarios.size(); ++s) {
+    const auto& policies = scenarios[s].scenario.policies;
+    MeasuredScenario& out = suite.scenarios[s];
+    for (std::size_t p = 0; p < policies.size(); ++p) {
+      PolicyRuns& r = runs[s][p];
+      if (static_cast<int>(r.steady.size()) < options.repeat) {
+        out.unsteady += fmt::format("{}{}: {} of {} runs on a steady machine (its speed held, its CPU its own)",
+                                    out.unsteady.empty() ? "" : "; ", policies[p].name, r.steady.size(), r.tries);
+      }
+      out.runs.push_back(std::move(r.steady));
+    }
+  }
+  return suite;
 }
 
 }  // namespace exsim::cli

@@ -1,12 +1,16 @@
-// The real half of `exsim validate` on one machine: each scenario's policies
-// run on the real exchange, with this machine's costs calibrated before and
-// after, and a speed probe (transport/testbed/speed_probe.h) before and after
-// every run. A run during which the machine's speed strayed from the speed it
-// had when the costs were measured, or other processes took its CPU
-// (transport/testbed/cpu_set.h: CoreShare), is set aside and made again; a scenario
-// left without enough steady runs, or whose costs changed under it, gets no
-// verdict: the machine was too busy or too noisy, which is said, never
-// reported as a model error.
+// The real half of `exsim validate` on one machine: the suite's policies run
+// on the real exchange in rounds (each round runs every policy of every
+// scenario once), with this machine's costs calibrated before the first round
+// and after each, and a speed probe before and after every run. Each run is
+// simulated with the costs around its own round, and per policy the round of
+// median error counts: a slowdown of the machine that lasts tens of seconds
+// touches one round of a policy, not all of them. A run during which the
+// machine's speed strayed from the speed of the calibration before its round,
+// or other processes took its CPU (transport/testbed/cpu_set.h: CoreShare), is
+// set aside and made again, and so are a round's runs when the calibration
+// after it found the machine's speed changed; a scenario left without enough
+// steady runs, or a calibration too noisy, gets no verdict: the machine was too
+// busy or too noisy, which is said, never reported as a model error.
 #ifndef EXSIM_CLI_VALIDATE_MEASURE_H_
 #define EXSIM_CLI_VALIDATE_MEASURE_H_
 
@@ -28,26 +32,36 @@ struct LoadedScenario {
 };
 
 struct MeasureOptions {
-  int repeat = 3;            // steady runs wanted per policy
+  int repeat = 3;            // steady runs wanted per policy: the rounds
   int repetitions = 2;       // calibration repetitions per bracket (without a profile)
   bool calibrate = true;     // false: a fixed profile, probes only
   std::chrono::seconds timeout{300};
 };
 
+// A steady run, and the round it ran in.
+struct RoundRun {
+  int round = 0;
+  RunResult result;
+};
+
 struct MeasuredScenario {
-  std::vector<RunResult> runs;                 // per policy: the steady run of median wall-clock
-  std::optional<CostProfile> costs;            // calibrated around the runs
-  transport::CalibrationSamples before, after; // the brackets (calibrate only)
-  double reference_us = 0;                     // the speed the runs were held to
+  std::vector<std::vector<RoundRun>> runs;  // per policy: its steady runs
   int runs_set_aside = 0;
   // Why the scenario gets no verdict ("" when it does).
   std::string unsteady;
 };
 
-// Measures every scenario in turn; progress on stderr. The first bracket
-// before the first scenario, then one after each, shared with the next.
-std::vector<MeasuredScenario> measure_scenarios(const std::vector<LoadedScenario>& scenarios,
-                                                const MeasureOptions& options);
+struct MeasuredSuite {
+  std::vector<MeasuredScenario> scenarios;  // in the suite's order
+  // Calibrate only: every bracket's repetitions, and per round the costs of
+  // the brackets before and after it (their medians).
+  transport::CalibrationSamples calibration;
+  std::vector<CostProfile> round_costs;
+  std::string unsteady;  // why no scenario gets a verdict ("" when they may)
+};
+
+// Measures the suite in rounds; progress on stderr.
+MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options);
 
 }  // namespace exsim::cli
 

@@ -4,7 +4,7 @@
 # 1. scenarios/validation both ways at the suite's thresholds: exit 1 from
 #    `exsim validate` fails the gate at once, never measured again until it
 #    passes. The run holds itself to a steady machine (one quiet core, speed
-#    probes around every run, costs calibrated around every scenario); when it
+#    probes around every run, costs calibrated around every round); when it
 #    could not, it says why and gives no verdict (exit 4), and only then is the
 #    suite measured again, at most twice: the machine, not the model, decided.
 # 2. The same measurements judged again with each deliberate error in the model

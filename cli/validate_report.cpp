@@ -1,6 +1,8 @@
 #include "cli/validate_report.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -120,9 +122,19 @@ std::string render_validation(const std::vector<Comparison>& comparisons, const 
   }
   out += verdict.passed() ? "\nPASS: every error within its threshold\n" : "\nFAIL:\n";
   for (const auto& v : verdict.violations) out += item + v + "\n";
+  std::vector<const Comparison*> shown;
   for (const auto& c : comparisons) {
-    if (validate::row_exceeds(c, t)) out += render_stages(c, format);
+    if (validate::row_exceeds(c, t)) shown.push_back(&c);
   }
+  if (!verdict.passed() && shown.empty()) {
+    // A median beyond its threshold, no row beyond its own: the rows furthest
+    // off say whether one stage or everything was off.
+    for (const auto& c : comparisons) shown.push_back(&c);
+    std::sort(shown.begin(), shown.end(),
+              [](const Comparison* a, const Comparison* b) { return std::abs(a->wall_error) > std::abs(b->wall_error); });
+    shown.resize(std::min<std::size_t>(shown.size(), 3));
+  }
+  for (const Comparison* c : shown) out += render_stages(*c, format);
   return out;
 }
 

@@ -80,6 +80,15 @@ for error in no-latency one-in-flight lz4-half-cost nic-doubled; do
   check "model error $error is named in the report" has "deliberate error: $error" "$work/err.out"
 done
 
+# A median beyond its threshold with no row beyond its own: the three rows
+# furthest off are shown by stage all the same.
+mkdir -p "$work/median-only" && cp "$src"/scenarios/validation/*.json "$work/median-only/"
+echo '{"wall_median_error": 0.001, "wall_max_error": 0.99, "rpcs_error": 0.99, "bytes_error": 0.99,
+  "sender_peak_error": 0.99}' >"$work/median-only/suite.json"
+"$exsim" validate --measured "$recorded" "$work/median-only" >"$work/median.out" 2>&1
+check "a median beyond its threshold fails" test $? -eq 1
+check "the three rows furthest off shown by stage" test "$(grep -c 'where the model and the measurement differ' "$work/median.out")" -eq 3
+
 # 5. Bad input: exit 2 with a clear message, nothing run.
 "$exsim" validate "$work/nothing-here" >/dev/null 2>"$work/bad1"
 check "missing input exits 2" test $? -eq 2

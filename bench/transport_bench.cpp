@@ -189,7 +189,7 @@ void round_trip() {
   const auto outcome = cluster.run_exchange(s.policies[0], 0, 0, 0, stats, 120s);
   fmt::print("\nRPC round trip, one row per batch, 1 in flight\n");
   fmt::print("  exsim             p50 {:6.1f} us, p99 {:6.1f} us, {:.1f} us per RPC over the run ({} RPCs{})\n",
-             stats.network_ns.quantile(0.5) * 1e-3, stats.network_ns.quantile(0.99) * 1e-3,
+             stats.calls.network_ns.quantile(0.5) * 1e-3, stats.calls.network_ns.quantile(0.99) * 1e-3,
              outcome.wall_s * 1e6 / static_cast<double>(stats.rpcs), stats.rpcs.load(),
              outcome.ok ? "" : ", FAILED: " + outcome.error);
   if (!have("sockperf")) {
@@ -205,7 +205,7 @@ void round_trip() {
   if (std::regex_search(out, m, std::regex(R"(percentile 50\.000 =\s*([0-9.]+))"))) {
     const double p50 = std::stod(m[1]);
     fmt::print("  sockperf 64 B     p50 {:6.1f} us (full round trip)\n", p50);
-    fmt::print("  overhead per RPC  {:6.1f} us over sockperf\n", stats.network_ns.quantile(0.5) * 1e-3 - p50);
+    fmt::print("  overhead per RPC  {:6.1f} us over sockperf\n", stats.calls.network_ns.quantile(0.5) * 1e-3 - p50);
   } else {
     fmt::print("  sockperf          no result: {}\n", out.substr(0, 200));
   }

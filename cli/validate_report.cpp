@@ -65,18 +65,21 @@ std::string render_stages(const Comparison& c, ReportFormat format) {
                error_cell(relative_error(predicted_total, measured_total))});
   out += "\n";
   out += render(cpu, format);
-  Table network({"RPC network time", "predicted", "measured", "error"});
-  network.add_row({"mean", fmt::format("{:.0f} us", c.predicted.rpc_network_mean_us),
-                   fmt::format("{:.0f} us", c.measured.rpc_network_mean_us),
-                   error_cell(relative_error(c.predicted.rpc_network_mean_us, c.measured.rpc_network_mean_us))});
-  network.add_row({"p50", fmt::format("{:.0f} us", c.predicted.rpc_network_p50_us),
-                   fmt::format("{:.0f} us", c.measured.rpc_network_p50_us),
-                   error_cell(relative_error(c.predicted.rpc_network_p50_us, c.measured.rpc_network_p50_us))});
-  network.add_row({"p99", fmt::format("{:.0f} us", c.predicted.rpc_network_p99_us),
-                   fmt::format("{:.0f} us", c.measured.rpc_network_p99_us),
-                   error_cell(relative_error(c.predicted.rpc_network_p99_us, c.measured.rpc_network_p99_us))});
+  // A call's time as Impala's profile splits it: network, then receiver.
+  Table calls({"RPC time", "predicted", "measured", "error"});
+  const auto add = [&](const char* what, CallTimes RunResult::*times) {
+    const CallTimes& predicted = c.predicted.*times;
+    const CallTimes& measured = c.measured.*times;
+    for (const auto& [name, field] : {std::pair{"mean", &CallTimes::mean_us}, std::pair{"p50", &CallTimes::p50_us},
+                                      std::pair{"p99", &CallTimes::p99_us}}) {
+      calls.add_row({fmt::format("{} {}", what, name), fmt::format("{:.0f} us", predicted.*field),
+                     fmt::format("{:.0f} us", measured.*field), error_cell(relative_error(predicted.*field, measured.*field))});
+    }
+  };
+  add("network", &RunResult::rpc_network);
+  add("receiver", &RunResult::rpc_receiver);
   out += "\n";
-  out += render(network, format);
+  out += render(calls, format);
   return out;
 }
 

@@ -21,13 +21,16 @@ std::string cost_profile_json(const CostProfile& profile, const std::string& des
   out["description"] = description;
   out["serialize_bytes_per_s"] = profile.serialize_bytes_per_s;
   out["deserialize_bytes_per_s"] = profile.deserialize_bytes_per_s;
+  // The per-row figures, and the transfer and routing rates below, are written
+  // at 0 (free) too: a key a profile leaves out takes the reference profile's
+  // value when read.
+  out["serialize_row_ns"] = profile.serialize_row_ns;
+  out["deserialize_row_ns"] = profile.deserialize_row_ns;
   out["lz4_compress_bytes_per_s"] = profile.lz4_compress_bytes_per_s;
   out["lz4_decompress_bytes_per_s"] = profile.lz4_decompress_bytes_per_s;
   out["rpc_cpu_us"] = profile.rpc_cpu_us;
   if (profile.rpc_cpu_busy_us >= 0) out["rpc_cpu_busy_us"] = profile.rpc_cpu_busy_us;
   out["rpc_latency_us"] = profile.rpc_latency_us;
-  // Always written, 0 (free) included: a key a profile leaves out takes the
-  // reference profile's value when read.
   out["transfer_bytes_per_s"] = profile.transfer_bytes_per_s;
   out["partition_rows_per_s"] = profile.partition_rows_per_s;
   if (profile.partition_channel_ns > 0) out["partition_channel_ns"] = profile.partition_channel_ns;

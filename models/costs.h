@@ -18,6 +18,12 @@ inline constexpr int kPartitionChannels = 3;
 struct CostProfile {
   double serialize_bytes_per_s = 0;       // copy rows into an outbound batch
   double deserialize_bytes_per_s = 0;     // RowBatch::Deserialize, per uncompressed byte
+  // The same per row, beyond its bytes: Serialize walks the batch tuple by
+  // tuple and Deserialize turns every tuple's offset back into a pointer
+  // (row-batch.cc). Per byte alone, a rate measured on narrow rows makes wide
+  // ones too slow (IMPALA-6041's 534 B rows, 60%) and the reverse. 0: none.
+  double serialize_row_ns = 0;
+  double deserialize_row_ns = 0;
   double lz4_compress_bytes_per_s = 0;    // per uncompressed byte
   double lz4_decompress_bytes_per_s = 0;  // per uncompressed byte
   double rpc_cpu_us = 0;                  // CPU per RPC on each side, beyond the byte costs

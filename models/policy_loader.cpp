@@ -61,7 +61,8 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   if (!node.expect_object()) return costs;
   node.reject_unknown_keys({"serialize_bytes_per_s", "deserialize_bytes_per_s", "lz4_compress_bytes_per_s",
                             "lz4_decompress_bytes_per_s", "rpc_cpu_us", "rpc_cpu_busy_us", "rpc_latency_us", "transfer_bytes_per_s",
-                            "partition_rows_per_s", "partition_channel_ns", "wire_overhead_bytes",
+                            "partition_rows_per_s", "partition_channel_ns", "serialize_row_ns", "deserialize_row_ns",
+                            "wire_overhead_bytes",
                             "cores", "description", "sources", "spread", "warnings"});
   auto rate = [&](const char* key, double fallback) {
     JsonNode value = node.member(key);
@@ -81,6 +82,8 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   costs.transfer_bytes_per_s = node.member("transfer_bytes_per_s").number(base.transfer_bytes_per_s, 0);
   costs.partition_rows_per_s = node.member("partition_rows_per_s").number(base.partition_rows_per_s, 0);
   costs.partition_channel_ns = node.member("partition_channel_ns").number(base.partition_channel_ns, 0, false, 1e6);
+  costs.serialize_row_ns = node.member("serialize_row_ns").number(base.serialize_row_ns, 0, false, 1e6);
+  costs.deserialize_row_ns = node.member("deserialize_row_ns").number(base.deserialize_row_ns, 0, false, 1e6);
   costs.wire_overhead_bytes = node.member("wire_overhead_bytes").size(base.wire_overhead_bytes, 0, kMiB);
   JsonNode cores = node.member("cores");
   costs.cores = cores.present() && !cores.json().is_null() ? static_cast<int>(cores.integer(0, 1, 4096)) : 0;

@@ -1,5 +1,6 @@
 #include "models/results.h"
 
+#include "models/histogram.h"
 #include "models/overrides.h"
 #include "models/scenario.h"
 
@@ -17,6 +18,10 @@
 #include <nlohmann/json.hpp>
 
 namespace exsim {
+
+CallTimes call_times_of(const LogHistogram& ns) {
+  return {ns.mean() * 1e-3, ns.quantile(0.50) * 1e-3, ns.quantile(0.99) * 1e-3};
+}
 namespace {
 
 using ordered = nlohmann::ordered_json;
@@ -58,8 +63,9 @@ ordered run_json(const RunResult& r) {
   out["bytes_wire"] = r.bytes_wire;
   out["bytes_uncompressed"] = r.bytes_uncompressed;
   out["cpu_s"] = cpu_json(r.cpu_s);
-  out["rpc_network_us"] =
-      ordered{{"mean", r.rpc_network_mean_us}, {"p50", r.rpc_network_p50_us}, {"p99", r.rpc_network_p99_us}};
+  const auto times = [](const CallTimes& t) { return ordered{{"mean", t.mean_us}, {"p50", t.p50_us}, {"p99", t.p99_us}}; };
+  out["rpc_network_us"] = times(r.rpc_network);
+  out["rpc_receiver_us"] = times(r.rpc_receiver);
   ordered queries = ordered::array();
   for (const auto& q : r.queries) queries.push_back(ordered{{"name", q.name}, {"repeat", q.repeat}, {"wall_s", q.wall_s}});
   out["queries"] = std::move(queries);

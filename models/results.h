@@ -15,6 +15,15 @@
 
 namespace exsim {
 
+class LogHistogram;
+
+// Times of TransmitData calls, in microseconds: mean and quantiles.
+struct CallTimes {
+  double mean_us = 0, p50_us = 0, p99_us = 0;
+};
+// The same of a histogram of nanoseconds.
+CallTimes call_times_of(const LogHistogram& ns);
+
 // CPU seconds by stage, summed over every host.
 struct CpuByStage {
   double produce = 0;      // the operator feeding each sender (produce_rows_per_s)
@@ -96,9 +105,11 @@ struct RunResult {
   double bytes_wire = 0;
   double bytes_uncompressed = 0;
   CpuByStage cpu_s;
-  double rpc_network_mean_us = 0;
-  double rpc_network_p50_us = 0;
-  double rpc_network_p99_us = 0;
+  // As Impala's sender profile splits a call (RpcNetworkTime, RpcRecvrTime):
+  // the receiver's time, from the call's arrival to its response (queueing,
+  // deserializing), and the rest of the call's time (network time).
+  CallTimes rpc_network;
+  CallTimes rpc_receiver;
   std::vector<QueryResult> queries;
   std::vector<ExchangeResult> exchanges;
   std::vector<HostResult> hosts;

@@ -105,11 +105,13 @@ RunResult read_run_result(const JsonNode& node) {
   r.bytes_wire = node.required("bytes_wire").number(0, 0);
   r.bytes_uncompressed = node.required("bytes_uncompressed").number(0, 0);
   r.cpu_s = read_cpu(node.required("cpu_s"));
-  if (const JsonNode network = node.required("rpc_network_us"); network.expect_object()) {
-    r.rpc_network_mean_us = network.required("mean").number(0, 0);
-    r.rpc_network_p50_us = network.required("p50").number(0, 0);
-    r.rpc_network_p99_us = network.required("p99").number(0, 0);
-  }
+  const auto times = [](const JsonNode& t, CallTimes& out) {
+    if (!t.expect_object()) return;
+    out = {t.required("mean").number(0, 0), t.required("p50").number(0, 0), t.required("p99").number(0, 0)};
+  };
+  times(node.required("rpc_network_us"), r.rpc_network);
+  // Results written before receiver times were reported have none.
+  if (const JsonNode receiver = node.member("rpc_receiver_us"); receiver.present()) times(receiver, r.rpc_receiver);
   if (const JsonNode queries = node.required("queries"); queries.expect_array()) {
     for (std::size_t i = 0; i < queries.size(); ++i) {
       const JsonNode q = queries.element(i);

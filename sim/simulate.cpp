@@ -160,9 +160,8 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   // Superseded events may run after the end; the end is when the last query ended.
   result.wall_s = static_cast<double>(driver.finished_at()) * 1e-9;
   result.cpu_s = context.cpu;
-  result.rpc_network_mean_us = context.rpc_network_ns.mean() * 1e-3;
-  result.rpc_network_p50_us = context.rpc_network_ns.quantile(0.50) * 1e-3;
-  result.rpc_network_p99_us = context.rpc_network_ns.quantile(0.99) * 1e-3;
+  result.rpc_network = call_times_of(context.rpc_network_ns);
+  result.rpc_receiver = call_times_of(context.rpc_receiver_ns);
   const auto expected = static_sender_bytes_per_host(scenario, policy, /*worst_case=*/false);
   const auto worst = static_sender_bytes_per_host(scenario, policy, /*worst_case=*/true);
   for (std::size_t h = 0; h < scenario.cluster.hosts.size(); ++h) {

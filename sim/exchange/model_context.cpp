@@ -11,6 +11,8 @@ namespace exsim::sim {
 CostRates::CostRates(const CostProfile& costs)
     : serialize_ns_per_byte(1e9 / costs.serialize_bytes_per_s),
       deserialize_ns_per_byte(1e9 / costs.deserialize_bytes_per_s),
+      serialize_ns_per_row(costs.serialize_row_ns),
+      deserialize_ns_per_row(costs.deserialize_row_ns),
       compress_ns_per_byte(1e9 / costs.lz4_compress_bytes_per_s),
       decompress_ns_per_byte(1e9 / costs.lz4_decompress_bytes_per_s),
       rpc_cpu(to_ns(costs.rpc_cpu_us * 1e3)),

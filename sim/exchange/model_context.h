@@ -24,6 +24,8 @@ struct CostRates {
   explicit CostRates(const CostProfile& costs);
   double serialize_ns_per_byte;
   double deserialize_ns_per_byte;
+  double serialize_ns_per_row;
+  double deserialize_ns_per_row;
   double compress_ns_per_byte;
   double decompress_ns_per_byte;
   SimTime rpc_cpu;
@@ -36,6 +38,14 @@ struct CostRates {
 
   // A TransmitData call's bytes on the wire: its payload (tuple data, LZ4'd
   // or not), 4 B of offset per row (row-batch.cc), and the framing.
+  // Serializing, or deserializing, `rows` rows of `tuple_bytes` bytes.
+  double serialize_ns(std::int64_t rows, Bytes tuple_bytes) const {
+    return static_cast<double>(tuple_bytes) * serialize_ns_per_byte + static_cast<double>(rows) * serialize_ns_per_row;
+  }
+  double deserialize_ns(std::int64_t rows, Bytes tuple_bytes) const {
+    return static_cast<double>(tuple_bytes) * deserialize_ns_per_byte +
+           static_cast<double>(rows) * deserialize_ns_per_row;
+  }
   Bytes wire_bytes(Bytes payload, std::int64_t rows) const { return payload + 4 * rows + wire_overhead; }
   // CPU of one side of a call of `wire` bytes among `sharing` calls in flight
   // on its connection: per call (shared system calls and wake-ups make it fall
@@ -93,6 +103,7 @@ struct ModelContext {
   // Accounting shared by every exchange.
   CpuByStage cpu;
   LogHistogram rpc_network_ns;
+  LogHistogram rpc_receiver_ns;  // from a call's arrival to its response
   std::int64_t rows_produced = 0;  // input rows the senders have taken, over all runs
 
   // Tracing, when on (SimulateOptions::trace): the trace, the process id of

@@ -49,7 +49,7 @@ void ReceiverInstance::start_work(Rpc* rpc) {
   context_.memory.add_receiver(host_, rpc->deserialized_bytes());
   const auto tuple = static_cast<double>(rpc->tuple_bytes);
   const double decompress = rpc->compressed ? tuple * context_.rates.decompress_ns_per_byte : 0;
-  const double deserialize = tuple * context_.rates.deserialize_ns_per_byte;
+  const double deserialize = context_.rates.deserialize_ns(rpc->rows, rpc->tuple_bytes);
   context_.cpu.decompress += decompress * 1e-9;
   context_.cpu.deserialize += deserialize * 1e-9;
   const double rpc_work = context_.rates.call_ns(rpc->wire_bytes, sharing(*rpc));

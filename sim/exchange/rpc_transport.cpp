@@ -51,7 +51,10 @@ void RpcTransport::respond(Rpc* rpc) {
   const SimTime half_rtt = response_delay_[static_cast<std::size_t>(rpc->to_host * hosts_ + rpc->from_host)];
   // Network time as Impala counts it: the whole call minus the receiver's time.
   const SimTime total = now + half_rtt - rpc->issued;
-  if (!rpc->eos) context_.rpc_network_ns.add(total - (now - rpc->arrived));
+  if (!rpc->eos) {
+    context_.rpc_network_ns.add(total - (now - rpc->arrived));
+    context_.rpc_receiver_ns.add(now - rpc->arrived);
+  }
   --at_host_[static_cast<std::size_t>(rpc->from_host)];
   if (rpc->to_host != rpc->from_host) --at_host_[static_cast<std::size_t>(rpc->to_host)];
   rpc->sender->on_response_time(*rpc, now + half_rtt);

@@ -40,13 +40,15 @@ void SenderInstance::plan_next() {
   steps_.push_back(Step::of(Step::Kind::kNextBatch));
 }
 
-// Work of producing input rows and copying its rows into outbound batches; a
-// hash sender also hashes each row to its channel (section 3.2). v4.3 copies
-// every hash row twice: into a RowBatch, then serialized (section 2.5).
+// Work of producing input rows and copying its rows into outbound batches
+// `copies` times (0: producing only); a hash sender also hashes each row to its
+// channel (section 3.2). v4.3 copies every hash row twice: into a RowBatch, then
+// serialized (section 2.5).
 static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t rows, Bytes tuple_bytes,
                          int copies) {
   double produce = x.produce_rows_per_s > 0 ? static_cast<double>(rows) / x.produce_rows_per_s * 1e9 : 0;
-  double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte;
+  double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte +
+                     copies * static_cast<double>(rows) * context.rates.serialize_ns_per_row;
   if (x.send_path() == PartitionKind::kHash) {
     const double more_channels = static_cast<double>(x.receivers.instances() - kPartitionChannels);
     serialize += static_cast<double>(rows) *
@@ -166,9 +168,9 @@ void SenderInstance::order_fills() {
 void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   const Exchange& x = run_.exchange();
   const BatchSize batch{rows, tuple_bytes};
-  SimTime work = batch_cpu(context_, x, rows, 0, 1);  // produce only; serialization below
+  SimTime work = batch_cpu(context_, x, rows, tuple_bytes, 0);  // produce only; serialization below
   const auto serialize = [&] {
-    double ns = static_cast<double>(tuple_bytes) * context_.rates.serialize_ns_per_byte;
+    double ns = context_.rates.serialize_ns(rows, tuple_bytes);
     context_.cpu.serialize += ns * 1e-9;
     return to_ns(ns);
   };

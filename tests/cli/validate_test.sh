@@ -65,7 +65,8 @@ check "beyond the thresholds exits 1" test $? -eq 1
 check "says which threshold" has "exceeds the threshold of 0.0%" "$work/strict.out"
 check "shows where they differ: CPU by stage" has "CPU by stage" "$work/strict.out"
 check "shows where they differ: CPU of all stages" has "all stages" "$work/strict.out"
-check "shows where they differ: network time" has "RPC network time" "$work/strict.out"
+check "shows where they differ: network time" has "network mean" "$work/strict.out"
+check "shows where they differ: receiver time" has "receiver mean" "$work/strict.out"
 check "nothing ran again" hasnt "real exchange" "$work/strict.out"
 
 # 4. A recorded measurement of the whole suite on the development machine,

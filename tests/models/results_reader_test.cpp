@@ -35,6 +35,8 @@ TEST_CASE("a results file reads back to the same results, byte for byte when wri
   CHECK(back.front().policy == results.front().policy);
   CHECK(back.front().config.buffer.kind == results.front().config.buffer.kind);
   CHECK(back.front().hosts.size() == results.front().hosts.size());
+  CHECK(back.front().rpc_receiver.p50_us > 0);  // a call's receiver time, beside its network time
+  CHECK(back.front().rpc_receiver.p50_us == results.front().rpc_receiver.p50_us);
 }
 
 TEST_CASE("a broken result names the file, the pointer and what was expected") {

@@ -22,6 +22,7 @@ namespace exsim {
 namespace {
 
 constexpr const char* kCosts = R"("costs": {"serialize_bytes_per_s": 1e9, "deserialize_bytes_per_s": 2e9,
+  "serialize_row_ns": 0, "deserialize_row_ns": 0,
   "lz4_compress_bytes_per_s": 5e8, "lz4_decompress_bytes_per_s": 2e9, "rpc_cpu_us": 10, "rpc_latency_us": 20,
   "transfer_bytes_per_s": 0, "partition_rows_per_s": 0, "wire_overhead_bytes": 100})";
 
@@ -66,7 +67,28 @@ TEST_CASE("one channel, one RPC in flight: wall-clock follows the closed form") 
   CHECK(r.exchanges[0].rows == 100000);
   CHECK(r.exchanges[0].eos_rpcs == 1);
   // Network time per RPC: wire + RTT + latency, about 627 us.
-  CHECK(r.rpc_network_p50_us == doctest::Approx((104 * 1024 + 100 + 520e3) / 1e3).epsilon(0.03));
+  CHECK(r.rpc_network.p50_us == doctest::Approx((104 * 1024 + 100 + 520e3) / 1e3).epsilon(0.03));
+  // Receiver time per RPC (Impala's RpcRecvrTime): its RPC CPU and deserialization, 10 + 51.2 us.
+  CHECK(r.rpc_receiver.p50_us == doctest::Approx((10e3 + 50 * 1024) / 1e3).epsilon(0.03));
+}
+
+TEST_CASE("per-row serialization and deserialization: rows x per row + bytes x per byte") {
+  // 100000 rows of 100 B. Serialization: 100000 x 50 ns + 1e7 B x 1 ns = 15 ms;
+  // deserialization: 100000 x 20 ns + 1e7 B x 0.5 ns = 7 ms. Without the
+  // per-row figures, 10 and 5 ms: what each adds is its rows' share alone.
+  const std::string policy = R"({"buffer": {"flat": "16K"}, "compression": "none"})";
+  const RunResult bytes_only = run(one_channel(policy));
+  const RunResult per_row = run(one_channel(policy), {"costs.serialize_row_ns=50", "costs.deserialize_row_ns=20"});
+  CHECK(bytes_only.cpu_s.serialize == doctest::Approx(10e-3));
+  CHECK(bytes_only.cpu_s.deserialize == doctest::Approx(5e-3));
+  CHECK(per_row.cpu_s.serialize == doctest::Approx(15e-3));
+  CHECK(per_row.cpu_s.deserialize == doctest::Approx(7e-3));
+  CHECK(per_row.rpcs == bytes_only.rpcs);
+  // The channel is latency-bound (section above): 5 ms more on the sender is
+  // hidden behind the round trips but for the first batch's 1024 x 50 ns, and
+  // each batch's 1024 x 20 ns more of deserialization lengthens its round trip.
+  const double more_ns = 1024 * 50 + 97 * 1024 * 20.0 + 672 * 20;
+  CHECK((per_row.wall_s - bytes_only.wall_s) * 1e9 == doctest::Approx(more_ns).epsilon(0.01));
 }
 
 // Two channels: one sender on s, two receiver instances on r.
@@ -293,7 +315,7 @@ std::string into_one_host(int senders) {
   std::string senders_list = senders == 1 ? R"(["s0"])" : R"(["s0", "s1"])";
   return std::string(R"({"name": "nic", "costs": {"serialize_bytes_per_s": 1e13, "deserialize_bytes_per_s": 1e13,
       "lz4_compress_bytes_per_s": 1e13, "lz4_decompress_bytes_per_s": 1e13, "rpc_cpu_us": 0, "rpc_latency_us": 0,
-      "wire_overhead_bytes": 0},
+      "serialize_row_ns": 0, "deserialize_row_ns": 0, "wire_overhead_bytes": 0},
     "cluster": {"hosts": )") + hosts + R"(, "nic_gbps": 8, "rtt_ms": {"same_group": 0.01}},
     "policies": {"p": {"buffer": {"flat": "1M"}, "in_flight": 4, "compression": "none", "receiver_buffer": "1G"}},
     "workload": {"queries": [{"name": "q", "exchanges": [
@@ -322,7 +344,8 @@ TEST_CASE("a shared core: two sender threads on one core take twice as long") {
   auto scenario = [](int cores) {
     // Serialization, LZ4 and RPC costs made negligible: only producing rows costs CPU.
     return std::string(R"({"name": "cpu", "costs": {"serialize_bytes_per_s": 1e13, "deserialize_bytes_per_s": 1e13,
-      "lz4_compress_bytes_per_s": 1e13, "lz4_decompress_bytes_per_s": 1e13, "rpc_cpu_us": 0},
+      "lz4_compress_bytes_per_s": 1e13, "lz4_decompress_bytes_per_s": 1e13, "rpc_cpu_us": 0,
+      "serialize_row_ns": 0, "deserialize_row_ns": 0},
       "cluster": {"hosts": 2, "cores_per_host": )") + std::to_string(cores) +
            R"(, "rtt_ms": {"same_group": 0.05}}, "mt_dop": 2, "policies": {"p": {"buffer": {"flat": "1M"}}},
       "workload": {"queries": [{"name": "q", "exchanges": [

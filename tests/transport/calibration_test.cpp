@@ -13,6 +13,7 @@
 
 #include "models/error.h"
 #include "models/scenario_loader.h"
+#include "transport/calibration/benchmarks.h"
 #include "transport/calibration/calibrate.h"
 #include "transport/testbed/cpu_set.h"
 #include "transport/testbed/speed_probe.h"
@@ -33,6 +34,8 @@ std::map<std::string, std::vector<double>> steady_figures() {
   return {
       {"serialize_bytes_per_s", {2e9, 1.9e9, 2.1e9}},
       {"deserialize_bytes_per_s", {4e9, 4.2e9, 4.1e9}},
+      {"serialize_row_ns", {12, 11, 13}},
+      {"deserialize_row_ns", {2, 2.1, 2}},
       {"lz4_compress_bytes_per_s", {3e8, 3e8, 3.1e8}},
       {"lz4_decompress_bytes_per_s", {2e9, 2e9, 2e9}},
       {"partition_rows_per_s", {2e7, 2.1e7, 2e7}},
@@ -75,6 +78,8 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   const CostProfile back = load_cost_profile(path);
   std::remove(path.c_str());
   CHECK(back.serialize_bytes_per_s == doctest::Approx(2e9));
+  CHECK(back.serialize_row_ns == doctest::Approx(12));
+  CHECK(back.deserialize_row_ns == doctest::Approx(2));
   CHECK(back.partition_rows_per_s == doctest::Approx(2e7));
   CHECK(back.partition_channel_ns == doctest::Approx(3.1));
   CHECK(back.transfer_bytes_per_s == doctest::Approx(5e9));
@@ -129,6 +134,28 @@ TEST_CASE("calibration: every figure has physical bounds, and a run that breaks 
   REQUIRE(figure_bounds("rpc_cpu_us", min, max));
   CHECK(max == 1000);   // a millisecond of CPU per call
   CHECK_FALSE(figure_bounds("cores", min, max));
+}
+
+TEST_CASE("calibration: per-row and per-byte costs from rows of two widths") {
+  // 10 ns a row and 0.5 ns a byte: 1000 rows of 40 B, 200 of 216 B.
+  const WorkSample narrow{1000 * 10 + 40000 * 0.5, 1000, 40000};
+  const WorkSample wide{200 * 10 + 43200 * 0.5, 200, 43200};
+  const RowAndByteCost cost = split_row_and_byte(narrow, wide);
+  CHECK(cost.row_ns == doctest::Approx(10));
+  CHECK(cost.byte_ns == doctest::Approx(0.5));
+  CHECK(cost.ns(1000, 40000) == doctest::Approx(narrow.ns));
+  // Per byte only: no per-row part is invented.
+  const RowAndByteCost bytes_only = split_row_and_byte({40000, 1000, 40000}, {43200, 200, 43200});
+  CHECK(bytes_only.row_ns == doctest::Approx(0).epsilon(1e-9));
+  CHECK(bytes_only.byte_ns == doctest::Approx(1));
+  // Noise that would make the per-row part negative: none, and the bytes pay for both samples.
+  const RowAndByteCost noisy = split_row_and_byte({38000, 1000, 40000}, {46000, 200, 43200});
+  CHECK(noisy.row_ns == 0);
+  CHECK(noisy.byte_ns == doctest::Approx((38000.0 + 46000) / (40000 + 43200)));
+  // Rows of one width cannot be told apart: the bytes pay for all.
+  const RowAndByteCost same = split_row_and_byte({500, 10, 400}, {1000, 20, 800});
+  CHECK(same.row_ns == 0);
+  CHECK(same.byte_ns == doctest::Approx(1500.0 / 1200));
 }
 
 TEST_CASE("testbed: CPU lists, and how far a sample's speed strays") {

@@ -51,9 +51,10 @@ TEST_CASE("every partitioning kind delivers every row over loopback, within the 
       CHECK(stats.peak_in_flight.load() >= 1);
       CHECK(stats.rpcs > 0);
       CHECK(stats.eos_rpcs == q.exchanges[x].senders.instances() * q.exchanges[x].receivers.instances());
-      CHECK(stats.network_ns.count() == stats.rpcs);
+      CHECK(stats.calls.network_ns.count() == stats.rpcs);
+      CHECK(stats.calls.receiver_ns.count() == stats.rpcs);
       // Half the 0.2 ms RTT each way, at least.
-      CHECK(stats.network_ns.quantile(0.5) >= 0.2e6);
+      CHECK(stats.calls.network_ns.quantile(0.5) >= 0.2e6);
       if (q.exchanges[x].lz4_ratio < 1) CHECK(outcome.lz4_ratio == doctest::Approx(q.exchanges[x].lz4_ratio).epsilon(0.15));
     }
   }

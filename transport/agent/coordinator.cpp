@@ -236,13 +236,13 @@ class Coordinator {
     }
     broadcast(reset);
     for (std::size_t h = 0; h < channels_.size(); ++h) expect(h, "reset", Clock::now() + std::chrono::seconds(10));
-    LogHistogram network;
+    CallHistograms calls;
     std::vector<Bytes> sender_peak(channels_.size(), 0), receiver_peak(channels_.size(), 0);
     for (std::size_t q = 0; q < scenario_.queries.size(); ++q) {
       const Query& query = scenario_.queries[q];
       QueryResult qr{query.name, query.repeat, 0};
       for (int rep = 0; rep < query.repeat; ++rep) {
-        qr.wall_s += run_query(policy, q, rep, result, network, sender_peak, receiver_peak);
+        qr.wall_s += run_query(policy, q, rep, result, calls, sender_peak, receiver_peak);
       }
       result.queries.push_back(qr);
       result.wall_s += qr.wall_s;
@@ -256,9 +256,8 @@ class Coordinator {
                                policy.name + ": " + scenario_.cluster.hosts[h].name);
       }
     }
-    result.rpc_network_mean_us = network.mean() * 1e-3;
-    result.rpc_network_p50_us = network.quantile(0.5) * 1e-3;
-    result.rpc_network_p99_us = network.quantile(0.99) * 1e-3;
+    result.rpc_network = call_times_of(calls.network_ns);
+    result.rpc_receiver = call_times_of(calls.receiver_ns);
     const auto expected = static_sender_bytes_per_host(scenario_, policy, false);
     const auto worst = static_sender_bytes_per_host(scenario_, policy, true);
     for (std::size_t h = 0; h < channels_.size(); ++h) {
@@ -272,7 +271,7 @@ class Coordinator {
   // which at least one of its exchanges ran. Preparing an exchange (threads,
   // buffers, the generator's calibration) is setup, as in the model, and is
   // left out when nothing else runs meanwhile.
-  double run_query(const Policy& policy, std::size_t q, int rep, RunResult& result, LogHistogram& network,
+  double run_query(const Policy& policy, std::size_t q, int rep, RunResult& result, CallHistograms& calls,
                    std::vector<Bytes>& sender_peak, std::vector<Bytes>& receiver_peak) {
     double wall_s = 0;
     Clock::time_point busy_since{};
@@ -351,7 +350,7 @@ class Coordinator {
           if (running.size() - ++finished == 0) wall_s += std::chrono::duration<double>(now - busy_since).count();
           progressed = true;
           broadcast(json{{"op", "release"}, {"run", id}});
-          record(result, network, query, x, rep, totals[id], std::chrono::duration<double>(now - started[id]).count());
+          record(result, calls, query, x, rep, totals[id], std::chrono::duration<double>(now - started[id]).count());
         }
         if (!progressed && !any && !doorbell_->wait_past(seen, deadline)) {
           throw std::runtime_error("no agent reported before the deadline");
@@ -361,7 +360,7 @@ class Coordinator {
     return wall_s;
   }
 
-  static void record(RunResult& result, LogHistogram& network, const Query& query, std::size_t x, int rep,
+  static void record(RunResult& result, CallHistograms& calls, const Query& query, std::size_t x, int rep,
                      const ExchangeTotals& t, double wall) {
     const Exchange& e = query.exchanges[x];
     ExchangeResult r;
@@ -383,7 +382,7 @@ class Coordinator {
     result.planner.senders += t.planner.senders;
     result.planner.over_estimate += t.planner.over_estimate;
     result.planner.max_over_bytes = std::max(result.planner.max_over_bytes, t.planner.max_over_bytes);
-    for (const auto& [index, count] : t.network_ns.buckets()) network.add_bucket(index, count);
+    calls.merge(t.calls);
   }
 
   const Scenario& scenario_;

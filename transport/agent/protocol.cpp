@@ -3,8 +3,11 @@
 namespace exsim::transport {
 
 nlohmann::json stats_to_json(const RunStats& s, int host) {
-  nlohmann::json buckets = nlohmann::json::array();
-  for (const auto& [index, count] : s.network_ns.buckets()) buckets.push_back({index, count});
+  const auto buckets_of = [](const LogHistogram& h) {
+    nlohmann::json buckets = nlohmann::json::array();
+    for (const auto& [index, count] : h.buckets()) buckets.push_back({index, count});
+    return buckets;
+  };
   return {{"host", host},
           {"rpcs", s.rpcs.load()},
           {"eos_rpcs", s.eos_rpcs.load()},
@@ -27,7 +30,8 @@ nlohmann::json stats_to_json(const RunStats& s, int host) {
             {"deserialize", s.cpu_deserialize.load()},
             {"consume", s.cpu_consume.load()},
             {"handoff", s.cpu_handoff.load()}}},
-          {"network_ns", buckets}};
+          {"network_ns", buckets_of(s.calls.network_ns)},
+          {"receiver_ns", buckets_of(s.calls.receiver_ns)}};
 }
 
 void ExchangeTotals::add(const nlohmann::json& s) {
@@ -52,7 +56,8 @@ void ExchangeTotals::add(const nlohmann::json& s) {
   cpu.deserialize += c.at("deserialize").get<double>() * 1e-9;
   cpu.consume += c.at("consume").get<double>() * 1e-9;
   cpu.rpc += c.at("handoff").get<double>() * 1e-9;  // with the reactors' CPU, which the agents report apart
-  for (const auto& b : s.at("network_ns")) network_ns.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
+  for (const auto& b : s.at("network_ns")) calls.network_ns.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
+  for (const auto& b : s.at("receiver_ns")) calls.receiver_ns.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
 }
 
 }  // namespace exsim::transport

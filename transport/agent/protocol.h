@@ -21,7 +21,7 @@ struct ExchangeTotals {
   int peak_in_flight = 0;
   PlannerResult planner;
   CpuByStage cpu;
-  LogHistogram network_ns;
+  CallHistograms calls;
   void add(const nlohmann::json& stats);
 };
 

@@ -23,8 +23,11 @@ namespace {
 // three-way contention is what a cluster's emulated hosts meet more than two.
 // `receivers_per_host` (three hosts): receiver instances on each, so that each
 // sender has three times as many channels.
+// `fixed_bytes`: each row's fixed part (24 here, 200 for the wide rows that
+// tell per-row serialization from per-byte).
 std::string benchmark_scenario(std::int64_t rows, const std::string& policy, bool one_pair, std::uint64_t seed,
-                               const char* kind = "hash", double rtt_ms = 0.001, int receivers_per_host = 1) {
+                               const char* kind = "hash", double rtt_ms = 0.001, int receivers_per_host = 1,
+                               int fixed_bytes = 24) {
   const std::string placement =
       one_pair ? R"(, "skew": 30, "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 2})"
       : receivers_per_host > 1
@@ -35,9 +38,9 @@ std::string benchmark_scenario(std::int64_t rows, const std::string& policy, boo
           "policies": {{"p": {}}},
           "workload": {{"queries": [{{"name": "q", "exchanges": [
             {{"id": "x", "kind": "{}", "rows": {},
-              "row": {{"fixed_bytes": 24, "varlen_bytes": {{"dist": "uniform", "mean": 16, "max": 48}}}},
+              "row": {{"fixed_bytes": {}, "varlen_bytes": {{"dist": "uniform", "mean": 16, "max": 48}}}},
               "lz4_ratio": 0.5{}}}]}}]}}}})",
-      seed, one_pair ? 2 : 3, rtt_ms, policy, kind, rows, placement);
+      seed, one_pair ? 2 : 3, rtt_ms, policy, kind, rows, fixed_bytes, placement);
 }
 
 // The RTT at which the per-call latency is measured: like a cluster's shorter distances.
@@ -96,6 +99,25 @@ Sample run_benchmark(const std::string& text, bool measure_rtt = false) {
 
 }  // namespace
 
+RowAndByteCost split_row_and_byte(const WorkSample& narrow, const WorkSample& wide) {
+  // ns = rows * row_ns + bytes * byte_ns for both: two equations, two unknowns.
+  const double det = narrow.rows * wide.bytes - wide.rows * narrow.bytes;
+  RowAndByteCost cost;
+  if (det != 0) {
+    cost.row_ns = (narrow.ns * wide.bytes - wide.ns * narrow.bytes) / det;
+    cost.byte_ns = (narrow.rows * wide.ns - wide.rows * narrow.ns) / det;
+  }
+  const double rows = narrow.rows + wide.rows, bytes = narrow.bytes + wide.bytes, ns = narrow.ns + wide.ns;
+  if (det == 0 || cost.row_ns < 0) {
+    // No per-row part to be seen (or noise around a small one): the bytes pay for all.
+    cost = {0, bytes > 0 ? ns / bytes : 0};
+  } else if (cost.byte_ns <= 0) {
+    // No per-byte part: the rows pay for all (a byte rate of 0 is then out of bounds).
+    cost = {rows > 0 ? ns / rows : 0, 0};
+  }
+  return cost;
+}
+
 std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
                                               const std::function<void(const std::string&)>& say) {
   const auto rows = [&](double n) { return std::max<std::int64_t>(1000, static_cast<std::int64_t>(n * scale)); };
@@ -131,6 +153,13 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   say("serialization of whole batches (random, uncompressed)");
   const Sample whole = run_benchmark(benchmark_scenario(rows(1.5e6), R"({"in_flight": 2, "compression": "none"})",
                                                         /*one_pair=*/false, seed, "random"));
+  // The same with rows five times as wide (216 B, like TPC-DS q72's shuffle):
+  // with the narrow ones, per-row work apart from per-byte.
+  constexpr int kWideRowFixedBytes = 200;
+  say("serialization of whole batches of wide rows (random, uncompressed)");
+  const Sample wide_rows =
+      run_benchmark(benchmark_scenario(rows(0.3e6), R"({"in_flight": 2, "compression": "none"})", /*one_pair=*/false,
+                                       seed, "random", 0.001, 1, kWideRowFixedBytes));
   say("LZ4 (64K batches, compressed)");
   const Sample lz4 = run_benchmark(
       benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "lz4"})",
@@ -166,28 +195,36 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   const double rpc_per_call = calls.rpc_ns / calls.rpcs;
   const double transfer_ns = bulk.rpc_ns - bulk.rpcs * rpc_per_call;
   figures["transfer_bytes_per_s"] = bulk.bytes_wire / std::max(1.0, transfer_ns / 2) * 1e9;
-  // Serialization proper, row by row, from the whole-batch sender (its
-  // per-call part is small beside 1024-row batches); the hash sender's extra
-  // per row is routing.
-  const double copy_ns = whole.serialize_ns;
-  const double copy_ns_per_byte = copy_ns / whole.tuple_bytes;
-  figures["serialize_bytes_per_s"] = whole.tuple_bytes / std::max(1.0, copy_ns) * 1e9;
+  // Serialization proper, row by row, from the whole-batch senders of narrow
+  // and of wide rows, less their per-call part: per row and per byte. The hash
+  // sender's extra per row is routing.
+  const auto copy = [&](const Sample& s) {
+    return WorkSample{s.serialize_ns - s.rpcs * serialize_per_call, s.rows, s.tuple_bytes};
+  };
+  const RowAndByteCost copying = split_row_and_byte(copy(whole), copy(wide_rows));
+  figures["serialize_row_ns"] = copying.row_ns;
+  figures["serialize_bytes_per_s"] = 1e9 / copying.byte_ns;
   // Routing per row among 3 channels (kPartitionChannels) and among 12, beyond
   // copying and the per-call part: the first as the rate, the slope to the
   // second per channel. (Both measured as they are used: taken as a line's value
   // at no channel, the rate varied twofold between calibrations.)
   const auto route_ns_per_row = [&](const Sample& s) {
-    return (s.serialize_ns - s.rpcs * serialize_per_call - s.tuple_bytes * copy_ns_per_byte) / s.rows;
+    return (s.serialize_ns - s.rpcs * serialize_per_call - copying.ns(s.rows, s.tuple_bytes)) / s.rows;
   };
   const double wide_channels = static_cast<double>(kPartitionChannels * kWideReceiversPerHost);
   figures["partition_rows_per_s"] = 1e9 / std::max(1e-3, route_ns_per_row(plain));
   figures["partition_channel_ns"] = std::max(
       0.0, (route_ns_per_row(wide) - route_ns_per_row(plain)) / (wide_channels - kPartitionChannels));
-  // Deserialization from both 64K exchanges, uncompressed and compressed (its
-  // LZ4 part measured apart): twice the bytes of one, whose own figure varied by
-  // a third between repetitions.
-  const double deserialize_ns = plain.deserialize_ns + lz4.deserialize_ns - (plain.rpcs + lz4.rpcs) * deserialize_per_call;
-  figures["deserialize_bytes_per_s"] = (plain.tuple_bytes + lz4.tuple_bytes) / std::max(1.0, deserialize_ns) * 1e9;
+  // Deserialization, per row and per byte: of narrow rows from both 64K
+  // exchanges, uncompressed and compressed (its LZ4 part measured apart), and
+  // the whole batches (three times the bytes of one exchange, whose own figure
+  // varied by a third between repetitions); of wide rows from their whole batches.
+  const auto decode = [&](const Sample& s) {
+    return WorkSample{s.deserialize_ns - s.rpcs * deserialize_per_call, s.rows, s.tuple_bytes};
+  };
+  const RowAndByteCost decoding = split_row_and_byte(decode(plain) + decode(lz4) + decode(whole), decode(wide_rows));
+  figures["deserialize_row_ns"] = decoding.row_ns;
+  figures["deserialize_bytes_per_s"] = 1e9 / decoding.byte_ns;
   figures["lz4_compress_bytes_per_s"] = (lz4.compressed_in / std::max(1.0, lz4.compress_ns) * 1e9);
   figures["lz4_decompress_bytes_per_s"] = (lz4.compressed_in / std::max(1.0, lz4.decompress_ns) * 1e9);
   return figures;
@@ -197,7 +234,14 @@ const std::map<std::string, std::string>& figure_sources() {
   static const std::map<std::string, std::string> sources = {
       {"serialize_bytes_per_s",
        "measured: thread CPU of the serialize stage of a random exchange among three loopback hosts (whole "
-       "1024-row batches deep-copied row by row), per tuple byte"},
+       "1024-row batches deep-copied row by row) of 40 B and of 216 B rows, less the per-call part, per tuple byte "
+       "beyond the per-row part"},
+      {"serialize_row_ns",
+       "measured: the same with rows of 216 B beside those of 40 B, per row (two widths, two unknowns: per row and "
+       "per byte)"},
+      {"deserialize_row_ns",
+       "measured: thread CPU of the deserialize stage of the random exchanges of 216 B and 40 B rows and the hash "
+       "exchanges of 40 B, less the per-call part, per row"},
       {"partition_rows_per_s",
        "measured: the serialize stage of a hash exchange among three hosts (3 channels a sender, 64K batches) beyond "
        "its copying and per-call part, per row"},
@@ -205,7 +249,7 @@ const std::map<std::string, std::string>& figure_sources() {
        "measured: the same among 12 channels a sender, per row and per channel more"},
       {"deserialize_bytes_per_s",
        "measured: thread CPU of the deserialize stage of the hash exchanges, uncompressed and compressed (less LZ4), "
-       "less the per-call part, per tuple byte"},
+       "and of the random exchanges, less the per-call part, per tuple byte beyond the per-row part"},
       {"lz4_compress_bytes_per_s", "measured: LZ4 compression CPU of the same exchange compressed, per uncompressed byte"},
       {"lz4_decompress_bytes_per_s",
        "measured: LZ4 decompression CPU of the compressed exchange's receivers, per uncompressed byte"},

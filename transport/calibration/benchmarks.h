@@ -18,6 +18,21 @@ namespace exsim::transport {
 std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
                                               const std::function<void(const std::string&)>& say);
 
+// CPU a stage spent on `rows` rows of `bytes` tuple bytes.
+struct WorkSample {
+  double ns = 0, rows = 0, bytes = 0;
+  WorkSample operator+(const WorkSample& o) const { return {ns + o.ns, rows + o.rows, bytes + o.bytes}; }
+};
+// A stage's cost per row and per byte.
+struct RowAndByteCost {
+  double row_ns = 0, byte_ns = 0;
+  double ns(double rows, double bytes) const { return rows * row_ns + bytes * byte_ns; }
+};
+// The per-row and per-byte costs that explain both samples, rows of two widths.
+// Neither is negative: when noise would make one so, it is 0 and the other
+// explains the total of both samples.
+RowAndByteCost split_row_and_byte(const WorkSample& narrow, const WorkSample& wide);
+
 // How each figure is measured, by profile key.
 const std::map<std::string, std::string>& figure_sources();
 

@@ -27,9 +27,11 @@ struct Bound {
 // row for each channel) is a broken run, a
 // call costs more than nothing and less than a millisecond of CPU, the loopback
 // adds less than 10 ms to a round trip, and a call's framing is bytes, not pages.
-constexpr std::array<Bound, 11> kBounds{{
+constexpr std::array<Bound, 13> kBounds{{
     {"serialize_bytes_per_s", 1e6, 1e11},
     {"deserialize_bytes_per_s", 1e6, 1e11},
+    {"serialize_row_ns", 0, 10000},
+    {"deserialize_row_ns", 0, 10000},
     {"lz4_compress_bytes_per_s", 1e6, 1e11},
     {"lz4_decompress_bytes_per_s", 1e6, 1e11},
     {"transfer_bytes_per_s", 1e6, 1e11},
@@ -164,6 +166,8 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
   CostProfile& p = result.profile;
   p.serialize_bytes_per_s = median("serialize_bytes_per_s");
   p.deserialize_bytes_per_s = median("deserialize_bytes_per_s");
+  p.serialize_row_ns = median("serialize_row_ns");
+  p.deserialize_row_ns = median("deserialize_row_ns");
   p.lz4_compress_bytes_per_s = median("lz4_compress_bytes_per_s");
   p.lz4_decompress_bytes_per_s = median("lz4_decompress_bytes_per_s");
   p.rpc_cpu_us = median("rpc_cpu_us");

@@ -15,6 +15,15 @@ namespace exsim::transport {
 
 class TraceRecorder;
 
+// Every call's network and receiver times (nanoseconds).
+struct CallHistograms {
+  LogHistogram network_ns, receiver_ns;
+  void merge(const CallHistograms& other) {
+    network_ns.merge(other.network_ns);
+    receiver_ns.merge(other.receiver_ns);
+  }
+};
+
 struct RunStats {
   explicit RunStats(int hosts)
       : sender_now(static_cast<std::size_t>(hosts)),
@@ -42,9 +51,12 @@ struct RunStats {
   TraceRecorder* trace = nullptr;
   std::string trace_label;
 
-  void add_network_ns(std::int64_t ns) {
+  // A TransmitData call's network time (the whole call less the receiver's)
+  // and the receiver's time (arrival to response), as Impala's sender counts them.
+  void add_call_times(std::int64_t network_ns, std::int64_t receiver_ns) {
     std::lock_guard lock(mutex_);
-    network_ns.add(ns);
+    calls.network_ns.add(network_ns);
+    calls.receiver_ns.add(receiver_ns);
   }
   // Sender buffer bytes of a host.
   void add_sender_bytes(int host, std::int64_t delta) { track(sender_now, sender_peak, host_ledger, host, delta); }
@@ -77,7 +89,7 @@ struct RunStats {
   }
 
   std::atomic<bool> failed{false};
-  LogHistogram network_ns;
+  CallHistograms calls;
   std::vector<std::int64_t> sender_now, sender_peak, receiver_now, receiver_peak;
 
  private:

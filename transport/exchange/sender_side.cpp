@@ -378,7 +378,7 @@ void SenderInstance::on_call_done(std::uint64_t cookie, const CallResult& result
   if (!(cookie & kEos)) {
     auto& slots = (cookie & kSharedSlot) ? shared_slots_ : channels_[static_cast<std::size_t>(c)].slots;
     --slots[cookie & 0xffff]->users;
-    if (!detached_) stats_.add_network_ns(network_ns);
+    if (!detached_) stats_.add_call_times(network_ns, result.receiver_ns);
   }
   if (result.status != 0 && !detached_) stats_.fail(fmt::format("sender {}: receiver {} refused a call", setup_.index, c));
   window_.release(c);

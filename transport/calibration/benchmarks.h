@@ -13,10 +13,11 @@
 namespace exsim::transport {
 
 // One value of each figure, by profile key. `scale` sizes the exchanges (tests
-// use a small one); `say` gets a line per benchmark. Throws std::runtime_error
-// when an exchange fails.
+// use a small one); `say` gets a line per benchmark; `agents_cpu_s` gets the CPU
+// of the agent processes it started (not other processes on our CPUs). Throws
+// std::runtime_error when an exchange fails.
 std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
-                                              const std::function<void(const std::string&)>& say);
+                                              const std::function<void(const std::string&)>& say, double& agents_cpu_s);
 
 // CPU a stage spent on `rows` rows of `bytes` tuple bytes.
 struct WorkSample {

@@ -122,10 +122,11 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     Repetition r;
     const CoreShare share;
     r.before_us = probe_speed_us();
-    r.figures = measure_figures(options.scale, seed, step);
+    double agents_cpu_s = 0;
+    r.figures = measure_figures(options.scale, seed, step, agents_cpu_s);
     r.after_us = probe_speed_us();
     // Another process on our CPUs takes from the benchmarks what a probe does not show.
-    r.others = share.others_share(0);
+    r.others = share.others_share(agents_cpu_s);
     if (const std::string why = out_of_bounds(r.figures); !why.empty()) {
       ++samples.out_of_bounds;
       last_bounds_error = why;

@@ -19,13 +19,6 @@ double speed_now_us() {
   return median_of({transport::probe_speed_us(), transport::probe_speed_us(), transport::probe_speed_us()});
 }
 
-// The agents' CPU over their lives, start-up included.
-double agents_cpu_s(const RunResult& run) {
-  double cpu = 0;
-  for (const auto& h : run.hosts) cpu += std::max(0.0, h.process_cpu_s);
-  return cpu;
-}
-
 RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, std::chrono::seconds timeout) {
   transport::RunOptions options;
   options.scenario_file = loaded.file;
@@ -48,7 +41,7 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
   RunResult run = run_policy(loaded, policy, options.timeout);
   const double after = transport::probe_speed_us();
   const double deviation = transport::speed_deviation(before, after, reference_us);
-  const double others = share.others_share(agents_cpu_s(run));
+  const double others = share.others_share(run.agents_process_cpu_s());
   if (deviation > transport::kSteadySpeed || others > transport::kOthersShare) {
     fmt::print(stderr, "validate: {}: {}: {}: set aside\n", loaded.file, policy.name,
                deviation > transport::kSteadySpeed
@@ -68,10 +61,6 @@ struct PolicyRuns {
   int tries = 0;
 };
 
-double probes_median(const transport::CalibrationSamples& bracket, double otherwise) {
-  return bracket.probes_us.empty() ? otherwise : median_of(bracket.probes_us);
-}
-
 }  // namespace
 
 MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options) {
@@ -88,7 +77,8 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
   // Beyond `repeat` rounds, runs set aside are made again, up to `repeat`
   // more tries per policy.
   for (int round = 0; round < 2 * options.repeat; ++round) {
-    const double reference_us = options.calibrate ? probes_median(before, speed_now_us()) : speed_now_us();
+    const double reference_us = options.calibrate && !before.probes_us.empty() ? median_of(before.probes_us)
+                                                                               : speed_now_us();
     bool any = false;
     for (std::size_t s = 0; s < scenarios.size(); ++s) {
       const auto& policies = scenarios[s].scenario.policies;
@@ -117,7 +107,7 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     suite.round_costs.push_back(costs.profile);
     // The costs hold for the round's runs only if the machine kept its speed
     // from the calibration before the round to the one after it.
-    const double drift = std::abs(probes_median(after, reference_us) / reference_us - 1);
+    const double drift = after.probes_us.empty() ? 0 : std::abs(median_of(after.probes_us) / reference_us - 1);
     before = after;
     if (!costs.too_noisy && drift <= transport::kSteadySpeed) continue;
     fmt::print(stderr, "validate: round {}: {}: its runs are set aside\n", round + 1,

@@ -19,6 +19,12 @@
 
 namespace exsim {
 
+double RunResult::agents_process_cpu_s() const {
+  double cpu = 0;
+  for (const auto& h : hosts) cpu += std::max(0.0, h.process_cpu_s);
+  return cpu;
+}
+
 CallTimes call_times_of(const LogHistogram& ns) {
   return {ns.mean() * 1e-3, ns.quantile(0.50) * 1e-3, ns.quantile(0.99) * 1e-3};
 }

@@ -118,6 +118,10 @@ struct RunResult {
   // (median one-way delays of calls, both directions); empty for simulated runs.
   std::vector<std::vector<double>> rtt_nominal_ms, rtt_achieved_ms;
 
+  // Measured runs: the agent processes' CPU over their lives, start-up
+  // included (0 for simulated runs).
+  double agents_process_cpu_s() const;
+
   // Appends one exchange's figures and adds its RPCs and bytes to the totals.
   // Sets its batch_bytes_mean from its bytes and RPCs.
   void add_exchange(ExchangeResult exchange);

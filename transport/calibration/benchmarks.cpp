@@ -113,7 +113,7 @@ double agents_call_ns(const std::string& text, double& agents_cpu_s) {
   options.timeout = std::chrono::seconds(120);
   const RunResult r = run_on_agents(scenario, options).at(0);
   if (r.rpcs <= 0) throw std::runtime_error("calibration: the per-call exchange through agents made no call");
-  for (const auto& h : r.hosts) agents_cpu_s += std::max(0.0, h.process_cpu_s);
+  agents_cpu_s += r.agents_process_cpu_s();
   return (r.cpu_s.rpc + r.cpu_s.serialize + r.cpu_s.deserialize) * 1e9 / static_cast<double>(r.rpcs) / 2;
 }
 

@@ -1,7 +1,8 @@
 // The benchmark exchanges behind `exsim calibrate`: each runs the real exchange
-// in this process (LocalCluster, loopback hosts, delay lines and NIC pacing as
-// in `exsim run`) and reads the transport's own CPU clocks by stage; one
-// repetition turns six of them into one value of every profile figure.
+// with loopback hosts, delay lines and NIC pacing as in `exsim run`, most in
+// this process (LocalCluster), the per-call ones through agent processes as
+// `exsim run` makes calls, and reads the transport's own CPU clocks by stage;
+// one repetition turns them into one value of every profile figure.
 #ifndef EXSIM_TRANSPORT_CALIBRATION_BENCHMARKS_H_
 #define EXSIM_TRANSPORT_CALIBRATION_BENCHMARKS_H_
 

@@ -65,7 +65,8 @@ std::string render_stages(const Comparison& c, ReportFormat format) {
                error_cell(relative_error(predicted_total, measured_total))});
   out += "\n";
   out += render(cpu, format);
-  // A call's time as Impala's profile splits it: network, then receiver.
+  // A call's time as Impala's profile splits it: network, then receiver; and
+  // what neither counter sees, the blocked sender's wake-up after the response.
   Table calls({"RPC time", "predicted", "measured", "error"});
   const auto add = [&](const char* what, CallTimes RunResult::*times) {
     const CallTimes& predicted = c.predicted.*times;
@@ -78,6 +79,7 @@ std::string render_stages(const Comparison& c, ReportFormat format) {
   };
   add("network", &RunResult::rpc_network);
   add("receiver", &RunResult::rpc_receiver);
+  add("sender wake-up", &RunResult::sender_wake);
   out += "\n";
   out += render(calls, format);
   return out;

@@ -26,15 +26,18 @@ std::string cost_profile_json(const CostProfile& profile, const std::string& des
   // value when read.
   out["serialize_row_ns"] = profile.serialize_row_ns;
   out["deserialize_row_ns"] = profile.deserialize_row_ns;
+  out["deserialize_batch_us"] = profile.deserialize_batch_us;
   out["lz4_compress_bytes_per_s"] = profile.lz4_compress_bytes_per_s;
   out["lz4_decompress_bytes_per_s"] = profile.lz4_decompress_bytes_per_s;
   out["rpc_cpu_us"] = profile.rpc_cpu_us;
   if (profile.rpc_cpu_busy_us >= 0) out["rpc_cpu_busy_us"] = profile.rpc_cpu_busy_us;
   out["rpc_latency_us"] = profile.rpc_latency_us;
+  out["sender_wake_us"] = profile.sender_wake_us;
   out["transfer_bytes_per_s"] = profile.transfer_bytes_per_s;
   out["partition_rows_per_s"] = profile.partition_rows_per_s;
   if (profile.partition_channel_ns > 0) out["partition_channel_ns"] = profile.partition_channel_ns;
   out["wire_overhead_bytes"] = profile.wire_overhead_bytes;
+  if (profile.service_threads > 0) out["service_threads"] = profile.service_threads;
   if (profile.cores > 0) out["cores"] = profile.cores;
   if (!sources.empty()) out["sources"] = sources;
   if (!spread.empty()) {

@@ -24,6 +24,10 @@ struct CostProfile {
   // ones too slow (IMPALA-6041's 534 B rows, 60%) and the reverse. 0: none.
   double serialize_row_ns = 0;
   double deserialize_row_ns = 0;
+  // And per received batch, beyond its rows and bytes: RowBatch::FromProtobuf
+  // allocates the batch's buffers from the buffer pool, rounded up to a power
+  // of two (row-batch.cc:176-249), per call, whatever its size. 0: none.
+  double deserialize_batch_us = 0;
   double lz4_compress_bytes_per_s = 0;    // per uncompressed byte
   double lz4_decompress_bytes_per_s = 0;  // per uncompressed byte
   double rpc_cpu_us = 0;                  // CPU per RPC on each side, beyond the byte costs
@@ -32,6 +36,12 @@ struct CostProfile {
   // < 0: rpc_cpu_us whatever k (no sharing).
   double rpc_cpu_busy_us = -1;
   double rpc_latency_us = 0;              // software latency per RPC, beyond the RTT
+  // A sender thread blocked on its channel runs again this long after the
+  // response arrives: the reactor thread's callback frees the channel and
+  // notifies a condition variable, and the kernel wakes the thread
+  // (krpc-data-stream-sender.cc:437-469, :513-555). Neither RpcNetworkTime nor
+  // RpcRecvrTime contains it, yet every round of a latency-bound channel does. 0: none.
+  double sender_wake_us = 0;
   double transfer_bytes_per_s = 0;        // CPU per byte on the wire, each side (socket copies); 0: free
   // Hash senders: rows routed to their channel per CPU second, by a sender of
   // kPartitionChannels channels; 0: free.
@@ -42,6 +52,11 @@ struct CostProfile {
   // 48 among 12); 0: the same whatever the fan-out.
   double partition_channel_ns = 0;
   Bytes wire_overhead_bytes = 0;          // framing and headers per RPC
+  // Threads that take a host's arriving calls, each a call at a time from the
+  // admission check to the response (Impala: datastream_service_num_svc_threads,
+  // 0 = one per core, data-stream-service.cc:52-54). 0: one per core of the host
+  // (Cluster::cores_per_host).
+  int service_threads = 0;
   int cores = 0;  // > 0: every emulated host shares this many cores (one machine)
   std::string source;  // the file it came from, or "inline"
 };

@@ -60,10 +60,10 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   CostProfile costs = base;
   if (!node.expect_object()) return costs;
   node.reject_unknown_keys({"serialize_bytes_per_s", "deserialize_bytes_per_s", "lz4_compress_bytes_per_s",
-                            "lz4_decompress_bytes_per_s", "rpc_cpu_us", "rpc_cpu_busy_us", "rpc_latency_us", "transfer_bytes_per_s",
-                            "partition_rows_per_s", "partition_channel_ns", "serialize_row_ns", "deserialize_row_ns",
+                            "lz4_decompress_bytes_per_s", "rpc_cpu_us", "rpc_cpu_busy_us", "rpc_latency_us", "sender_wake_us", "transfer_bytes_per_s",
+                            "partition_rows_per_s", "partition_channel_ns", "serialize_row_ns", "deserialize_row_ns", "deserialize_batch_us",
                             "wire_overhead_bytes",
-                            "cores", "description", "sources", "spread", "warnings"});
+                            "service_threads", "cores", "description", "sources", "spread", "warnings"});
   auto rate = [&](const char* key, double fallback) {
     JsonNode value = node.member(key);
     if (!value.present() && fallback <= 0) value = node.required(key);
@@ -76,6 +76,7 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   constexpr double kMaxUs = 1e7;  // 10 s per RPC
   costs.rpc_cpu_us = node.member("rpc_cpu_us").number(base.rpc_cpu_us, 0, false, kMaxUs);
   costs.rpc_latency_us = node.member("rpc_latency_us").number(base.rpc_latency_us, 0, false, kMaxUs);
+  costs.sender_wake_us = node.member("sender_wake_us").number(base.sender_wake_us, 0, false, kMaxUs);
   const JsonNode busy = node.member("rpc_cpu_busy_us");
   if (busy.present()) costs.rpc_cpu_busy_us = busy.number(0, 0, false, kMaxUs);
   // Optional (0: moving bytes through the RPC stack costs no CPU).
@@ -84,7 +85,9 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   costs.partition_channel_ns = node.member("partition_channel_ns").number(base.partition_channel_ns, 0, false, 1e6);
   costs.serialize_row_ns = node.member("serialize_row_ns").number(base.serialize_row_ns, 0, false, 1e6);
   costs.deserialize_row_ns = node.member("deserialize_row_ns").number(base.deserialize_row_ns, 0, false, 1e6);
+  costs.deserialize_batch_us = node.member("deserialize_batch_us").number(base.deserialize_batch_us, 0, false, kMaxUs);
   costs.wire_overhead_bytes = node.member("wire_overhead_bytes").size(base.wire_overhead_bytes, 0, kMiB);
+  costs.service_threads = static_cast<int>(node.member("service_threads").integer(base.service_threads, 0, 1 << 16));
   JsonNode cores = node.member("cores");
   costs.cores = cores.present() && !cores.json().is_null() ? static_cast<int>(cores.integer(0, 1, 4096)) : 0;
   JsonNode sources = node.member("sources");

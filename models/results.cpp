@@ -72,6 +72,7 @@ ordered run_json(const RunResult& r) {
   const auto times = [](const CallTimes& t) { return ordered{{"mean", t.mean_us}, {"p50", t.p50_us}, {"p99", t.p99_us}}; };
   out["rpc_network_us"] = times(r.rpc_network);
   out["rpc_receiver_us"] = times(r.rpc_receiver);
+  out["sender_wake_us"] = times(r.sender_wake);
   ordered queries = ordered::array();
   for (const auto& q : r.queries) queries.push_back(ordered{{"name", q.name}, {"repeat", q.repeat}, {"wall_s", q.wall_s}});
   out["queries"] = std::move(queries);

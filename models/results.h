@@ -110,6 +110,9 @@ struct RunResult {
   // deserializing), and the rest of the call's time (network time).
   CallTimes rpc_network;
   CallTimes rpc_receiver;
+  // A blocked sender thread's wake-up: from the response that frees its
+  // channel (or the last of its channels, at the end) to the thread running.
+  CallTimes sender_wake;
   std::vector<QueryResult> queries;
   std::vector<ExchangeResult> exchanges;
   std::vector<HostResult> hosts;

@@ -112,6 +112,7 @@ RunResult read_run_result(const JsonNode& node) {
   times(node.required("rpc_network_us"), r.rpc_network);
   // Results written before receiver times were reported have none.
   if (const JsonNode receiver = node.member("rpc_receiver_us"); receiver.present()) times(receiver, r.rpc_receiver);
+  if (const JsonNode wake = node.member("sender_wake_us"); wake.present()) times(wake, r.sender_wake);
   if (const JsonNode queries = node.required("queries"); queries.expect_array()) {
     for (std::size_t i = 0; i < queries.size(); ++i) {
       const JsonNode q = queries.element(i);

@@ -162,6 +162,7 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   result.cpu_s = context.cpu;
   result.rpc_network = call_times_of(context.rpc_network_ns);
   result.rpc_receiver = call_times_of(context.rpc_receiver_ns);
+  result.sender_wake = call_times_of(context.sender_wake_ns);
   const auto expected = static_sender_bytes_per_host(scenario, policy, /*worst_case=*/false);
   const auto worst = static_sender_bytes_per_host(scenario, policy, /*worst_case=*/true);
   for (std::size_t h = 0; h < scenario.cluster.hosts.size(); ++h) {

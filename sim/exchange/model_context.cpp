@@ -13,6 +13,7 @@ CostRates::CostRates(const CostProfile& costs)
       deserialize_ns_per_byte(1e9 / costs.deserialize_bytes_per_s),
       serialize_ns_per_row(costs.serialize_row_ns),
       deserialize_ns_per_row(costs.deserialize_row_ns),
+      deserialize_ns_per_batch(costs.deserialize_batch_us * 1e3),
       compress_ns_per_byte(1e9 / costs.lz4_compress_bytes_per_s),
       decompress_ns_per_byte(1e9 / costs.lz4_decompress_bytes_per_s),
       rpc_cpu(to_ns(costs.rpc_cpu_us * 1e3)),
@@ -21,6 +22,7 @@ CostRates::CostRates(const CostProfile& costs)
       partition_ns_per_row(costs.partition_rows_per_s > 0 ? 1e9 / costs.partition_rows_per_s : 0),
       partition_channel_ns(costs.partition_channel_ns),
       rpc_latency(to_ns(costs.rpc_latency_us * 1e3)),
+      sender_wake(to_ns(costs.sender_wake_us * 1e3)),
       wire_overhead(costs.wire_overhead_bytes) {}
 
 void step_out_of_range(double ns) {

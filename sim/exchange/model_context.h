@@ -26,6 +26,7 @@ struct CostRates {
   double deserialize_ns_per_byte;
   double serialize_ns_per_row;
   double deserialize_ns_per_row;
+  double deserialize_ns_per_batch;
   double compress_ns_per_byte;
   double decompress_ns_per_byte;
   SimTime rpc_cpu;
@@ -34,6 +35,7 @@ struct CostRates {
   double partition_ns_per_row;  // hash senders, per row routed
   double partition_channel_ns;  // hash senders, per row routed, per channel beyond kPartitionChannels
   SimTime rpc_latency;
+  SimTime sender_wake;  // a blocked sender thread, from the response it waits for to running
   Bytes wire_overhead;
 
   // A TransmitData call's bytes on the wire: its payload (tuple data, LZ4'd
@@ -42,9 +44,10 @@ struct CostRates {
   double serialize_ns(std::int64_t rows, Bytes tuple_bytes) const {
     return static_cast<double>(tuple_bytes) * serialize_ns_per_byte + static_cast<double>(rows) * serialize_ns_per_row;
   }
+  // A received batch's: per byte, per row, and per batch.
   double deserialize_ns(std::int64_t rows, Bytes tuple_bytes) const {
     return static_cast<double>(tuple_bytes) * deserialize_ns_per_byte +
-           static_cast<double>(rows) * deserialize_ns_per_row;
+           static_cast<double>(rows) * deserialize_ns_per_row + deserialize_ns_per_batch;
   }
   Bytes wire_bytes(Bytes payload, std::int64_t rows) const { return payload + 4 * rows + wire_overhead; }
   // CPU of one side of a call of `wire` bytes among `sharing` calls in flight
@@ -104,6 +107,7 @@ struct ModelContext {
   CpuByStage cpu;
   LogHistogram rpc_network_ns;
   LogHistogram rpc_receiver_ns;  // from a call's arrival to its response
+  LogHistogram sender_wake_ns;   // a blocked sender's, from the response it waited for to running
   std::int64_t rows_produced = 0;  // input rows the senders have taken, over all runs
 
   // Tracing, when on (SimulateOptions::trace): the trace, the process id of

@@ -41,6 +41,7 @@ void ReceiverInstance::on_arrival(Rpc* rpc) {
     ++run_.stats().deferred_rpcs;
     rpc->deferred = context_.simulator.now();
     context_.memory.add_receiver(host_, rpc->wire_bytes);  // the payload waits in memory
+    context_.transport->leave_service_thread(rpc);  // last: it may hand the thread to the next call now
   }
 }
 

@@ -23,6 +23,7 @@ struct Rpc {
   Stage stage = Stage::kArriving;
   bool eos = false;
   bool compressed = false;
+  bool on_service_thread = false;  // holds one of its receiver host's service threads
   SenderInstance* sender = nullptr;
   ReceiverInstance* receiver = nullptr;
   int channel = 0;       // sender's channel index

@@ -8,7 +8,13 @@ namespace exsim::sim {
 RpcTransport::RpcTransport(ModelContext& context)
     : context_(context),
       hosts_(static_cast<int>(context.scenario.cluster.hosts.size())),
-      at_host_(static_cast<std::size_t>(hosts_), 0) {
+      at_host_(static_cast<std::size_t>(hosts_), 0),
+      service_(static_cast<std::size_t>(hosts_)) {
+  // Absent: one per core of the host, as Impala has (the cluster's cores, even
+  // where a calibrated profile has every emulated host share one machine's).
+  const int threads = context.scenario.costs.service_threads > 0 ? context.scenario.costs.service_threads
+                                                                   : context.scenario.cluster.cores_per_host;
+  for (auto& s : service_) s.free = threads;
   auto line_for = [&](SimTime delay) {
     auto& line = lines_[delay];
     if (!line) line = std::make_unique<DelayLine>(context_.simulator, delay);
@@ -41,6 +47,35 @@ void RpcTransport::issue(Rpc* rpc) {
   context_.network.send(rpc->from_host, rpc->to_host, static_cast<double>(rpc->wire_bytes), this, tag_of(rpc));
 }
 
+void RpcTransport::take_service_thread(Rpc* rpc) {
+  ServiceThreads& s = service_[static_cast<std::size_t>(rpc->to_host)];
+  if (s.free == 0) {
+    s.waiting.push(rpc);
+    return;
+  }
+  --s.free;
+  serve(rpc);
+}
+
+void RpcTransport::serve(Rpc* rpc) {
+  rpc->on_service_thread = true;
+  rpc->receiver->on_arrival(rpc);
+}
+
+void RpcTransport::free_service_thread(int host) {
+  ServiceThreads& s = service_[static_cast<std::size_t>(host)];
+  if (s.waiting.empty()) {
+    ++s.free;
+    return;
+  }
+  serve(s.waiting.pop());
+}
+
+void RpcTransport::leave_service_thread(Rpc* rpc) {
+  rpc->on_service_thread = false;
+  free_service_thread(rpc->to_host);
+}
+
 void RpcTransport::start_receiver_work(Rpc* rpc, SimTime work) {
   rpc->stage = Rpc::Stage::kReceiverWork;
   context_.cpu_pool(rpc->to_host).start(work, this, tag_of(rpc));
@@ -66,11 +101,17 @@ void RpcTransport::on_event(std::uint64_t tag) {
   switch (rpc->stage) {
     case Rpc::Stage::kArriving:
       rpc->arrived = context_.simulator.now();
-      rpc->receiver->on_arrival(rpc);
+      take_service_thread(rpc);
       break;
-    case Rpc::Stage::kReceiverWork:
+    case Rpc::Stage::kReceiverWork: {
+      // After the call's batch is queued and its response sent (which frees its
+      // record), the thread takes the next call.
+      const bool held = rpc->on_service_thread;
+      const int host = rpc->to_host;
       rpc->receiver->on_work_done(rpc);
+      if (held) free_service_thread(host);
       break;
+    }
   }
 }
 

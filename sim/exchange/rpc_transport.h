@@ -3,6 +3,12 @@
 // receiver host's cores, half the RTT back with the response (reference
 // sections 2.2 and 8.5). Records each call's network time, which is, as in
 // Impala (section 5.9), the whole call minus the time the receiver held it.
+//
+// An arriving call waits for one of its host's service threads
+// (CostProfile::service_threads), in arrival order, and holds it through the
+// receiver's admission check and, if admitted, its deserialization, to the
+// response (sections 5.6-5.7). A deferred call lets it go: it is deserialized
+// later on another pool (Impala's 16 deserialization threads).
 #ifndef EXSIM_SIM_EXCHANGE_RPC_TRANSPORT_H_
 #define EXSIM_SIM_EXCHANGE_RPC_TRANSPORT_H_
 
@@ -10,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/ring_queue.h"
 #include "sim/engine/delay_line.h"
 #include "sim/exchange/model_context.h"
 #include "sim/exchange/rpc.h"
@@ -23,8 +30,11 @@ class RpcTransport final : public EventHandler {
   Rpc* new_rpc() { return pool_.acquire(); }
   // Sends a filled-in call. Cross-host calls queue on the host pair's connection.
   void issue(Rpc* rpc);
-  // Receiver-side CPU for the call (service or deserialization thread).
+  // Receiver-side CPU for the call, on its service thread if it holds one, else
+  // on the deserialization pool.
   void start_receiver_work(Rpc* rpc, SimTime work);
+  // The receiver deferred the call: its service thread takes the next call.
+  void leave_service_thread(Rpc* rpc);
   // The receiver accepted the call: the response travels back, and the sender
   // learns now when it will arrive (SenderInstance::on_response_time); the call's
   // record is free from here.
@@ -40,6 +50,16 @@ class RpcTransport final : public EventHandler {
 
  private:
   static std::uint64_t tag_of(Rpc* rpc) { return reinterpret_cast<std::uint64_t>(rpc); }
+  // Hands the call to the receiver on a service thread of its host, now or when one is free.
+  void take_service_thread(Rpc* rpc);
+  void serve(Rpc* rpc);
+  void free_service_thread(int host);
+
+  // Per host: service threads free, and the calls waiting for one.
+  struct ServiceThreads {
+    int free = 0;
+    RingQueue<Rpc*> waiting;
+  };
 
   ModelContext& context_;
   const int hosts_;
@@ -51,6 +71,7 @@ class RpcTransport final : public EventHandler {
   std::vector<DelayLine*> local_arrival_;  // per host
   std::vector<SimTime> response_delay_;    // half the RTT
   std::vector<int> at_host_;               // calls_at_host, per host
+  std::vector<ServiceThreads> service_;
 };
 
 }  // namespace exsim::sim

@@ -126,6 +126,7 @@ void SenderInstance::on_event(std::uint64_t tag) {
     const bool free = blocked_channel_ >= 0 ? channels_[blocked_channel_].in_flight < context_.policy.in_flight
                                             : in_flight_total_ == 0;
     if (free) {
+      context_.sender_wake_ns.add(context_.simulator.now() - wake_for_);
       unblock();
     } else {
       schedule_wake();
@@ -196,8 +197,10 @@ void SenderInstance::schedule_wake() {
     }
   }
   if (when < 0) return;  // waits for the receiver to answer
-  wake_at_ = when;
-  context_.simulator.at(std::max(when, context_.simulator.now()), this, kWake);
+  // The thread runs again a wake-up after the response (CostRates::sender_wake).
+  wake_for_ = when;
+  wake_at_ = std::max(when + context_.rates.sender_wake, context_.simulator.now());
+  context_.simulator.at(wake_at_, this, kWake);
 }
 
 void SenderInstance::unblock() {

@@ -158,6 +158,7 @@ class SenderInstance final : public EventHandler {
   bool waiting_all_ = false;
   int unknown_ = 0;         // calls in flight whose response time is not known yet
   SimTime wake_at_ = -1;    // the pending wake event, -1 if none
+  SimTime wake_for_ = -1;   // the response time it wakes for
   Step cpu_step_ = Step::of(Step::Kind::kDone);  // the CPU step running, and since when
   SimTime cpu_started_ = 0;
   int trace_tid_ = 0;

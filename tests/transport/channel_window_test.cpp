@@ -65,5 +65,42 @@ TEST_CASE("a full channel times out at its deadline, and cancel wakes a blocked 
   CHECK(window.cancel_reason() == "agent h2 died");
 }
 
+TEST_CASE("each wait's wake-up is kept: from the release that frees it to the sender running") {
+  ChannelWindow window(2, 1);
+  ChannelWindow::Clock::duration waited{};
+  // Free slots: no wait, no wake-up.
+  REQUIRE(window.acquire(0, ChannelWindow::Clock::now() + 1s, waited));
+  REQUIRE(window.acquire(1, ChannelWindow::Clock::now() + 1s, waited));
+  CHECK(window.wakes().count() == 0);
+  // Blocked on channel 0: channel 1's release frees nothing it waits for, 50 ms
+  // later channel 0's does. Measured from the second release, the wake-up is
+  // far below the 50 ms between them, so below half the whole wait; measured
+  // from the first, it would be above.
+  std::thread reactor([&] {
+    std::this_thread::sleep_for(50ms);
+    window.release(1);
+    std::this_thread::sleep_for(50ms);
+    window.release(0);
+  });
+  const auto start = ChannelWindow::Clock::now();
+  REQUIRE(window.acquire(0, ChannelWindow::Clock::now() + 10s, waited));
+  const auto whole = std::chrono::duration_cast<std::chrono::nanoseconds>(ChannelWindow::Clock::now() - start).count();
+  reactor.join();
+  REQUIRE(window.wakes().count() == 1);
+  CHECK(window.wakes().quantile(0.5) > 0);
+  CHECK(window.wakes().quantile(0.5) < 0.5 * static_cast<double>(whole));
+  // Waiting for every channel: only the release that empties the window counts.
+  REQUIRE(window.acquire(1, ChannelWindow::Clock::now() + 1s, waited));
+  std::thread last([&] {
+    std::this_thread::sleep_for(10ms);
+    window.release(0);
+    std::this_thread::sleep_for(10ms);
+    window.release(1);
+  });
+  REQUIRE(window.wait_idle(ChannelWindow::Clock::now() + 10s, waited));
+  last.join();
+  CHECK(window.wakes().count() == 2);
+}
+
 }  // namespace
 }  // namespace exsim::transport

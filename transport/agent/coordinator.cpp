@@ -258,6 +258,7 @@ class Coordinator {
     }
     result.rpc_network = call_times_of(calls.network_ns);
     result.rpc_receiver = call_times_of(calls.receiver_ns);
+    result.sender_wake = call_times_of(calls.wake_ns);
     const auto expected = static_sender_bytes_per_host(scenario_, policy, false);
     const auto worst = static_sender_bytes_per_host(scenario_, policy, true);
     for (std::size_t h = 0; h < channels_.size(); ++h) {

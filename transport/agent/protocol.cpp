@@ -31,7 +31,8 @@ nlohmann::json stats_to_json(const RunStats& s, int host) {
             {"consume", s.cpu_consume.load()},
             {"handoff", s.cpu_handoff.load()}}},
           {"network_ns", buckets_of(s.calls.network_ns)},
-          {"receiver_ns", buckets_of(s.calls.receiver_ns)}};
+          {"receiver_ns", buckets_of(s.calls.receiver_ns)},
+          {"wake_ns", buckets_of(s.calls.wake_ns)}};
 }
 
 void ExchangeTotals::add(const nlohmann::json& s) {
@@ -58,6 +59,7 @@ void ExchangeTotals::add(const nlohmann::json& s) {
   cpu.rpc += c.at("handoff").get<double>() * 1e-9;  // with the reactors' CPU, which the agents report apart
   for (const auto& b : s.at("network_ns")) calls.network_ns.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
   for (const auto& b : s.at("receiver_ns")) calls.receiver_ns.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
+  for (const auto& b : s.at("wake_ns")) calls.wake_ns.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
 }
 
 }  // namespace exsim::transport

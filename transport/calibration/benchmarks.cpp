@@ -98,11 +98,19 @@ Sample run_benchmark(const std::string& text, bool measure_rtt = false) {
   return s;
 }
 
-// CPU per call and side of `text`'s exchange made as `exsim run` makes it: each
-// host an agent process. On one core a call switches between processes, which
-// costs more than between the threads of one process (one-row calls: 7% more a
-// call here). Adds the agents' whole CPU to `agents_cpu_s`.
-double agents_call_ns(const std::string& text, double& agents_cpu_s) {
+// What `text`'s exchange measured made as `exsim run` makes it, each host an
+// agent process: the CPU per call and side beyond deserializing its batch (on
+// one core a call switches between processes, which costs more than between
+// the threads of one process: one-row calls 7% more a call here), the
+// receiver's deserialization per call, and the median wake-up of its blocked sender.
+struct AgentCalls {
+  double call_ns = 0;
+  double deserialize_ns = 0;
+  double wake_us = 0;
+};
+
+// Adds the agents' whole CPU to `agents_cpu_s`.
+AgentCalls agents_calls(const std::string& text, double& agents_cpu_s) {
   const Scenario scenario = parse_scenario(text, "(calibration benchmark)");
   RunOptions options;
   options.scenario_text = text;
@@ -114,7 +122,8 @@ double agents_call_ns(const std::string& text, double& agents_cpu_s) {
   const RunResult r = run_on_agents(scenario, options).at(0);
   if (r.rpcs <= 0) throw std::runtime_error("calibration: the per-call exchange through agents made no call");
   agents_cpu_s += r.agents_process_cpu_s();
-  return (r.cpu_s.rpc + r.cpu_s.serialize + r.cpu_s.deserialize) * 1e9 / static_cast<double>(r.rpcs) / 2;
+  const double calls = static_cast<double>(r.rpcs);
+  return {(r.cpu_s.rpc + r.cpu_s.serialize) * 1e9 / calls / 2, r.cpu_s.deserialize * 1e9 / calls, r.sender_wake.p50_us};
 }
 
 }  // namespace
@@ -160,8 +169,9 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   // The CPU per call the model charges, from the same calls made as the real
   // runs make them: through agent processes.
   say(fmt::format("per-RPC costs through agent processes (one and 64 in flight, {} ms RTT)", kDistantRttMs));
-  const double call_alone_ns = agents_call_ns(distant_calls, agents_cpu_s);
-  const double call_shared_ns = agents_call_ns(busy_calls, agents_cpu_s);
+  const AgentCalls alone = agents_calls(distant_calls, agents_cpu_s);
+  const double call_alone_ns = alone.call_ns;
+  const double call_shared_ns = agents_calls(busy_calls, agents_cpu_s).call_ns;
   say("serialization (64K batches, uncompressed)");
   const Sample plain = run_benchmark(
       benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})",
@@ -211,6 +221,10 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   figures["rpc_cpu_us"] = call_alone_ns * 1e-3;
   figures["rpc_cpu_busy_us"] = std::min(call_shared_ns, call_alone_ns) * 1e-3;
   figures["rpc_latency_us"] = std::max(0.0, distant.achieved_rtt_ms - kDistantRttMs) * 1e3;
+  // The sender, blocked on its one call in flight, runs again after each response.
+  figures["sender_wake_us"] = alone.wake_us;
+  // The receiver's deserialization of a one-row batch: its per-batch part.
+  figures["deserialize_batch_us"] = alone.deserialize_ns * 1e-3;
   figures["wire_overhead_bytes"] = (calls.bytes_wire - calls.bytes_uncompressed) / calls_n;
 
   // The RPC work beyond the per-call part moves the bytes (socket copies).
@@ -269,6 +283,9 @@ const std::map<std::string, std::string>& figure_sources() {
        "its copying and per-call part, per row"},
       {"partition_channel_ns",
        "measured: the same among 12 channels a sender, per row and per channel more"},
+      {"deserialize_batch_us",
+       "measured: thread CPU of the deserialize stage per call of the one-row calls through agent processes (the "
+       "receiver's part of a call beyond its rows and bytes)"},
       {"deserialize_bytes_per_s",
        "measured: thread CPU of the deserialize stage of the hash exchanges, uncompressed and compressed (less LZ4), "
        "and of the random exchanges, less the per-call part, per tuple byte beyond the per-row part"},
@@ -276,15 +293,19 @@ const std::map<std::string, std::string>& figure_sources() {
       {"lz4_decompress_bytes_per_s",
        "measured: LZ4 decompression CPU of the compressed exchange's receivers, per uncompressed byte"},
       {"rpc_cpu_us",
-       "measured: CPU of every stage, both reactors and the threads' hand-offs per call of one-row batches, one in "
-       "flight at 0.2 ms RTT (the delay lines' timers wake the reactors as a distance does), halved per side; the "
-       "two hosts agent processes, as exsim run makes calls (threads of one process cost about 7% less a call)"},
+       "measured: CPU of every stage but deserialization (deserialize_batch_us), both reactors and the threads' "
+       "hand-offs per call of one-row batches, one in flight at 0.2 ms RTT (the delay lines' timers wake the reactors "
+       "as a distance does), halved per side; the two hosts agent processes, as exsim run makes calls (threads of one "
+       "process cost about 7% less a call)"},
       {"rpc_cpu_busy_us",
        "measured: the same with 64 calls in flight on each of two channels, which share the connection's system "
        "calls and wake-ups, through agent processes"},
       {"rpc_latency_us",
        "measured: the same calls at 0.2 ms RTT, their mean achieved RTT (the delay lines' stamps, there and back) "
        "beyond the nominal one: timer lateness and the loopback path"},
+      {"sender_wake_us",
+       "measured: the same calls through agent processes, one in flight, so that the sender waits for every "
+       "response: the median time from the reactor thread freeing the channel to the sender thread running"},
       {"transfer_bytes_per_s",
        "measured: RPC CPU (reactors and hand-offs) of 64K uncompressed batches between two hosts, one in flight, "
        "beyond the one-row calls' per-call part, per byte on the wire, per side"},

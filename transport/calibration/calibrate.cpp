@@ -26,12 +26,14 @@ struct Bound {
 // 100 GB/s, anything slower than 1 MB/s (or 100,000 rows/s, or a microsecond a
 // row for each channel) is a broken run, a
 // call costs more than nothing and less than a millisecond of CPU, the loopback
-// adds less than 10 ms to a round trip, and a call's framing is bytes, not pages.
-constexpr std::array<Bound, 13> kBounds{{
+// adds less than 10 ms to a round trip, a thread wakes in less than 10 ms, and a
+// call's framing is bytes, not pages.
+constexpr std::array<Bound, 15> kBounds{{
     {"serialize_bytes_per_s", 1e6, 1e11},
     {"deserialize_bytes_per_s", 1e6, 1e11},
     {"serialize_row_ns", 0, 10000},
     {"deserialize_row_ns", 0, 10000},
+    {"deserialize_batch_us", 0, 1000},
     {"lz4_compress_bytes_per_s", 1e6, 1e11},
     {"lz4_decompress_bytes_per_s", 1e6, 1e11},
     {"transfer_bytes_per_s", 1e6, 1e11},
@@ -40,6 +42,7 @@ constexpr std::array<Bound, 13> kBounds{{
     {"rpc_cpu_us", 0.1, 1000},
     {"rpc_cpu_busy_us", 0.1, 1000},
     {"rpc_latency_us", 0, 10000},
+    {"sender_wake_us", 0, 10000},
     {"wire_overhead_bytes", 1, 4096},
 }};
 
@@ -169,11 +172,13 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
   p.deserialize_bytes_per_s = median("deserialize_bytes_per_s");
   p.serialize_row_ns = median("serialize_row_ns");
   p.deserialize_row_ns = median("deserialize_row_ns");
+  p.deserialize_batch_us = median("deserialize_batch_us");
   p.lz4_compress_bytes_per_s = median("lz4_compress_bytes_per_s");
   p.lz4_decompress_bytes_per_s = median("lz4_decompress_bytes_per_s");
   p.rpc_cpu_us = median("rpc_cpu_us");
   p.rpc_cpu_busy_us = std::min(median("rpc_cpu_busy_us"), p.rpc_cpu_us);
   p.rpc_latency_us = median("rpc_latency_us");
+  p.sender_wake_us = median("sender_wake_us");
   p.transfer_bytes_per_s = median("transfer_bytes_per_s");
   p.partition_rows_per_s = median("partition_rows_per_s");
   p.partition_channel_ns = median("partition_channel_ns");

@@ -4,6 +4,11 @@
 // the reactor thread gives the slot back when the response arrives. Every wait
 // has a deadline, and cancel() wakes the sender when the run fails.
 //
+// A wait ends with a wake-up: the reactor frees the slot and notifies, the
+// kernel runs the sender again some microseconds later. Each wait's wake-up
+// (from the release that freed what it waits for to the sender running) is
+// kept, since neither a call's network nor its receiver time contains it.
+//
 // Thread safety: acquire/wait_idle from the sender thread; release/cancel from
 // any thread.
 #ifndef EXSIM_TRANSPORT_EXCHANGE_CHANNEL_WINDOW_H_
@@ -14,6 +19,8 @@
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "models/histogram.h"
 
 namespace exsim::transport {
 
@@ -28,7 +35,7 @@ class ChannelWindow {
   bool acquire(int channel, Clock::time_point deadline, Clock::duration& waited) {
     std::unique_lock lock(mutex_);
     const auto start = Clock::now();
-    const bool ok = freed_.wait_until(lock, deadline, [&] { return cancelled_ || used_[channel] < in_flight_; });
+    const bool ok = wait(lock, channel, deadline, [&] { return cancelled_ || used_[channel] < in_flight_; });
     waited += Clock::now() - start;
     if (!ok || cancelled_) return false;
     ++used_[channel];
@@ -44,6 +51,8 @@ class ChannelWindow {
     std::lock_guard lock(mutex_);
     --used_[channel];
     --total_;
+    const bool frees = waiting_for_ == kAll ? total_ == 0 : waiting_for_ == channel && used_[channel] < in_flight_;
+    if (frees && freed_at_ == Clock::time_point{}) freed_at_ = Clock::now();
     freed_.notify_all();
   }
 
@@ -51,7 +60,7 @@ class ChannelWindow {
   bool wait_idle(Clock::time_point deadline, Clock::duration& waited) {
     std::unique_lock lock(mutex_);
     const auto start = Clock::now();
-    const bool ok = freed_.wait_until(lock, deadline, [&] { return cancelled_ || total_ == 0; });
+    const bool ok = wait(lock, kAll, deadline, [&] { return cancelled_ || total_ == 0; });
     waited += Clock::now() - start;
     return ok && !cancelled_;
   }
@@ -72,8 +81,30 @@ class ChannelWindow {
     std::lock_guard lock(mutex_);
     return reason_;
   }
+  // The wake-ups of the waits so far (nanoseconds).
+  LogHistogram wakes() const {
+    std::lock_guard lock(mutex_);
+    return wakes_;
+  }
 
  private:
+  static constexpr int kNone = -2, kAll = -1;
+
+  // Waits (unless `ready` holds already) for `what` (a channel, or kAll) and
+  // keeps the wake-up.
+  template <typename Ready>
+  bool wait(std::unique_lock<std::mutex>& lock, int what, Clock::time_point deadline, Ready ready) {
+    if (ready()) return true;
+    waiting_for_ = what;
+    freed_at_ = {};
+    const bool ok = freed_.wait_until(lock, deadline, ready);
+    if (freed_at_ != Clock::time_point{}) {
+      wakes_.add(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - freed_at_).count());
+    }
+    waiting_for_ = kNone;
+    return ok;
+  }
+
   const int in_flight_;
   mutable std::mutex mutex_;
   std::condition_variable freed_;
@@ -82,6 +113,9 @@ class ChannelWindow {
   int peak_ = 0;
   bool cancelled_ = false;
   std::string reason_;
+  int waiting_for_ = kNone;      // what the sender waits for now
+  Clock::time_point freed_at_;   // when that was freed, if it was
+  LogHistogram wakes_;
 };
 
 }  // namespace exsim::transport

@@ -15,12 +15,14 @@ namespace exsim::transport {
 
 class TraceRecorder;
 
-// Every call's network and receiver times (nanoseconds).
+// Every call's network and receiver times, and the blocked senders' wake-ups
+// (ChannelWindow), in nanoseconds.
 struct CallHistograms {
-  LogHistogram network_ns, receiver_ns;
+  LogHistogram network_ns, receiver_ns, wake_ns;
   void merge(const CallHistograms& other) {
     network_ns.merge(other.network_ns);
     receiver_ns.merge(other.receiver_ns);
+    wake_ns.merge(other.wake_ns);
   }
 };
 
@@ -57,6 +59,11 @@ struct RunStats {
     std::lock_guard lock(mutex_);
     calls.network_ns.add(network_ns);
     calls.receiver_ns.add(receiver_ns);
+  }
+  // A sender's wake-ups, when it is done.
+  void add_wakes(const LogHistogram& wakes) {
+    std::lock_guard lock(mutex_);
+    calls.wake_ns.merge(wakes);
   }
   // Sender buffer bytes of a host.
   void add_sender_bytes(int host, std::int64_t delta) { track(sender_now, sender_peak, host_ledger, host, delta); }

@@ -110,6 +110,7 @@ void SenderInstance::run() {
   ok_ = !stats_.failed && finish();
   stats_.cpu_handoff += ledger.unstaged_ns();
   stats_.blocked_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(blocked_).count();
+  if (!detached_) stats_.add_wakes(window_.wakes());
   stats_.add_sender_bytes(host_.index(), -footprint_);
   ++stats_.senders;
   const std::int64_t over = peak_footprint_ - planner_sender_estimate(exchange_);

@@ -16,31 +16,15 @@
 #include "models/partitioning.h"
 #include "models/trace.h"
 #include "sim/simulate.h"
+#include "tests/sim/analytic_scenarios.h"
 #include "tests/test_util.h"
 
 namespace exsim {
 namespace {
 
-constexpr const char* kCosts = R"("costs": {"serialize_bytes_per_s": 1e9, "deserialize_bytes_per_s": 2e9,
-  "serialize_row_ns": 0, "deserialize_row_ns": 0,
-  "lz4_compress_bytes_per_s": 5e8, "lz4_decompress_bytes_per_s": 2e9, "rpc_cpu_us": 10, "rpc_latency_us": 20,
-  "transfer_bytes_per_s": 0, "partition_rows_per_s": 0, "wire_overhead_bytes": 100})";
-
-// One sender on host s, one receiver on host r, 0.5 ms apart; rows of exactly 100 B.
-std::string one_channel(const std::string& policy, std::int64_t rows = 100000) {
-  return std::string(R"({"name": "one-channel", )") + kCosts + R"(,
-    "cluster": {"hosts": [{"name": "s", "group": "a"}, {"name": "r", "group": "a"}],
-                "nic_gbps": 8, "rtt_ms": {"same_group": 0.5}},
-    "policies": {"p": )" + policy + R"(},
-    "workload": {"queries": [{"name": "q", "exchanges": [
-      {"id": "x", "kind": "hash", "rows": )" + std::to_string(rows) + R"(, "row": {"fixed_bytes": 100},
-       "lz4_ratio": 1, "senders": {"hosts": ["s"], "per_host": 1}, "receivers": {"hosts": ["r"], "per_host": 1}}]}]}})";
-}
-
-RunResult run(const std::string& json, const std::vector<std::string>& overrides = {}) {
-  const Scenario s = test::scenario_from(json, overrides);
-  return simulate(s, s.policies[0]);
-}
+using test::kCosts;
+using test::one_channel;
+using test::run;
 
 TEST_CASE("one channel, one RPC in flight: wall-clock follows the closed form") {
   // A hash sender with one channel sends whole input batches (section 1.7):
@@ -89,71 +73,6 @@ TEST_CASE("per-row serialization and deserialization: rows x per row + bytes x p
   // each batch's 1024 x 20 ns more of deserialization lengthens its round trip.
   const double more_ns = 1024 * 50 + 97 * 1024 * 20.0 + 672 * 20;
   CHECK((per_row.wall_s - bytes_only.wall_s) * 1e9 == doctest::Approx(more_ns).epsilon(0.01));
-}
-
-TEST_CASE("deserialization per batch: once per TransmitData call, in every round of a latency-bound channel") {
-  // 98 batches (97 full, 1 partial); end-of-stream carries none. Each costs 40 us
-  // more on the receiver, inside its round trip, so the run takes 98 x 40 us more.
-  const std::string policy = R"({"buffer": {"flat": "16K"}, "compression": "none"})";
-  const RunResult none = run(one_channel(policy));
-  const RunResult per_batch = run(one_channel(policy), {"costs.deserialize_batch_us=40"});
-  CHECK(per_batch.rpcs == 98);
-  CHECK((per_batch.cpu_s.deserialize - none.cpu_s.deserialize) == doctest::Approx(98 * 40e-6));
-  CHECK((per_batch.wall_s - none.wall_s) * 1e9 == doctest::Approx(98 * 40e3).epsilon(1e-4));
-  CHECK(per_batch.rpc_receiver.p50_us - none.rpc_receiver.p50_us == doctest::Approx(40).epsilon(0.2));  // two 3% buckets
-}
-
-TEST_CASE("a blocked sender's wake-up lengthens each of its waits by the same amount") {
-  // The one-channel run above waits 99 times: batches 2 to 97 each for the one
-  // before, the partial batch for the last full one, then (FlushFinal) for the
-  // partial batch and for end-of-stream. Each wait now ends 30 us after the
-  // response that frees the channel.
-  const std::string policy = R"({"buffer": {"flat": "16K"}, "compression": "none"})";
-  const RunResult none = run(one_channel(policy));
-  const RunResult woken = run(one_channel(policy), {"costs.sender_wake_us=30"});
-  CHECK(woken.rpcs == none.rpcs);
-  CHECK((woken.wall_s - none.wall_s) * 1e9 == doctest::Approx(99 * 30e3).epsilon(1e-4));
-  CHECK(woken.sender_wake.p50_us == doctest::Approx(30).epsilon(0.03));
-  CHECK(none.sender_wake.p50_us == 0);
-  // Neither Impala's network time nor its receiver time contains it.
-  CHECK(woken.rpc_network.mean_us == doctest::Approx(none.rpc_network.mean_us));
-  CHECK(woken.rpc_receiver.mean_us == doctest::Approx(none.rpc_receiver.mean_us));
-}
-
-TEST_CASE("one service thread takes the calls of two senders in turn: its work bounds the run") {
-  // Senders on s0 and s1, 100000 rows each, into one receiver on r; receiver
-  // work is slow: 20 ns a byte, so a full batch's call takes 10 us of RPC CPU +
-  // 102400 B x 20 ns = 2.058 ms and the partial one (672 rows) 1.354 ms, against
-  // a round trip of about 0.6 ms. With one service thread it runs every call in
-  // turn and is never idle but for the first arrival and the last response:
-  // the run takes its work, 2 x (97 x 2.058 + 1.354) ms + 2 end-of-stream
-  // calls' 10 us, plus at most a few round trips.
-  const std::string json = std::string(R"({"name": "service", )") + kCosts + R"(,
-    "cluster": {"hosts": [{"name": "r", "group": "a"}, {"name": "s0", "group": "a"}, {"name": "s1", "group": "a"}],
-                "nic_gbps": 8, "rtt_ms": {"same_group": 0.5}},
-    "policies": {"p": {"buffer": {"flat": "16K"}, "compression": "none"}},
-    "workload": {"queries": [{"name": "q", "exchanges": [
-      {"id": "x", "kind": "hash", "rows": 200000, "row": {"fixed_bytes": 100}, "lz4_ratio": 1,
-       "senders": {"hosts": ["s0", "s1"], "per_host": 1}, "receivers": {"hosts": ["r"], "per_host": 1}}]}]}})";
-  const RunResult one = run(json, {"costs.deserialize_bytes_per_s=5e7", "costs.service_threads=1"});
-  const RunResult many = run(json, {"costs.deserialize_bytes_per_s=5e7"});  // one per core: 16
-  const double work_ms = 2 * (97 * 2.058 + 1.354) + 0.02;
-  CHECK(one.rpcs == many.rpcs);
-  CHECK(one.wall_s * 1e3 >= work_ms);
-  CHECK(one.wall_s * 1e3 <= work_ms + 3);
-  // With a thread each, the senders' calls do not wait for each other: each
-  // sender's 98 rounds of 2.058 ms of receiver work, a round trip, 10 us of
-  // call CPU and its batch through r's NIC at half rate (both send together):
-  // about 97 x 2.801 ms + the partial batch's round, 275 ms.
-  CHECK(many.wall_s * 1e3 < 0.72 * work_ms);
-  // Waiting for the thread is receiver time, as Impala counts it (arrival to response).
-  CHECK(many.rpc_receiver.p50_us == doctest::Approx(2058).epsilon(0.03));
-  CHECK(one.rpc_receiver.p50_us > 1.5 * many.rpc_receiver.p50_us);
-  // Network time: a batch of 106596 B on the wire, the RTT and 20 us. Served in
-  // turn, the senders' calls travel apart, each at the NIC's whole 1 B/ns; with
-  // a thread each they travel together, at half of r's inbound NIC each.
-  CHECK(one.rpc_network.p50_us == doctest::Approx(106.6 + 520).epsilon(0.03));
-  CHECK(many.rpc_network.p50_us == doctest::Approx(2 * 106.6 + 520).epsilon(0.03));
 }
 
 // Two channels: one sender on s, two receiver instances on r.

@@ -57,9 +57,12 @@ void ExchangeTotals::add(const nlohmann::json& s) {
   cpu.deserialize += c.at("deserialize").get<double>() * 1e-9;
   cpu.consume += c.at("consume").get<double>() * 1e-9;
   cpu.rpc += c.at("handoff").get<double>() * 1e-9;  // with the reactors' CPU, which the agents report apart
-  for (const auto& b : s.at("network_ns")) calls.network_ns.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
-  for (const auto& b : s.at("receiver_ns")) calls.receiver_ns.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
-  for (const auto& b : s.at("wake_ns")) calls.wake_ns.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
+  const auto add_buckets = [&](const char* key, LogHistogram& into) {
+    for (const auto& b : s.at(key)) into.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
+  };
+  add_buckets("network_ns", calls.network_ns);
+  add_buckets("receiver_ns", calls.receiver_ns);
+  add_buckets("wake_ns", calls.wake_ns);
 }
 
 }  // namespace exsim::transport

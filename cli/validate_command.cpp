@@ -89,6 +89,7 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
     }
     RunResult predicted = predict(scenario, static_cast<std::size_t>(it - policies.begin()), error);
     comparisons.push_back(validate::compare(row.scenario_file, std::move(predicted), row.measured, row.costs));
+    comparisons.back().steady = row.steady;
   }
   return comparisons;
 }
@@ -223,14 +224,17 @@ int validate_command(const std::vector<std::string>& args) {
       for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
         // Each steady run against the model with its round's costs; the run of
         // median error counts (a slowdown the probes missed touches one round).
+        // Without a steady run, the runs set aside are shown, flagged.
+        const bool steady = !m.runs.at(i).empty();
         std::vector<validate::Comparison> rounds;
-        for (RoundRun& run : m.runs.at(i)) {
+        for (RoundRun& run : steady ? m.runs.at(i) : m.set_aside.at(i)) {
           scenario.costs = measured.round_costs.empty() ? fixed_profile
                                                         : measured.round_costs.at(static_cast<std::size_t>(run.round));
           rounds.push_back(validate::compare(scenarios[s].file, predict(scenario, i, model_error),
                                              std::move(run.result), scenario.costs));
+          rounds.back().steady = steady;
         }
-        if (rounds.empty()) continue;  // no steady run to compare with
+        if (rounds.empty()) continue;  // never run: every try failed
         std::sort(rounds.begin(), rounds.end(), [](const auto& a, const auto& b) { return a.wall_error < b.wall_error; });
         comparisons.push_back(std::move(rounds[rounds.size() / 2]));
       }
@@ -245,7 +249,7 @@ int validate_command(const std::vector<std::string>& args) {
     profile_source += fmt::format("; the model with a deliberate error: {}", validate::to_string(*model_error));
   }
   validate::Verdict verdict = validate::judge(comparisons, judged_by.thresholds);
-  verdict.no_verdict = no_verdict;
+  verdict.no_verdict.insert(verdict.no_verdict.begin(), no_verdict.begin(), no_verdict.end());
   fmt::print("{}", render_validation(comparisons, judged_by, verdict, profile_source, ReportFormat::kText));
   if (vm.count("json")) outputs.put("--json", validate::comparisons_to_json(comparisons, judged_by.thresholds, verdict));
   if (vm.count("markdown")) {

@@ -1,6 +1,7 @@
 #include "cli/validate_measure.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -31,11 +32,11 @@ RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, std::ch
   return std::move(transport::run_on_agents(loaded.scenario, options).at(0));
 }
 
-// One run of a policy, between two speed probes: true and the run in `steady`
-// when the machine held its speed against `reference_us` and the CPU was ours;
-// else said on stderr, and false.
+// One run of a policy, between two speed probes, into `result`: true when the
+// machine held its speed against `reference_us` and the CPU was ours; else
+// said on stderr, and false.
 bool run_steady(const LoadedScenario& loaded, const Policy& policy, const MeasureOptions& options,
-                double reference_us, RunResult& steady) {
+                double reference_us, RunResult& result) {
   const transport::CoreShare share;
   const double before = transport::probe_speed_us();
   RunResult run = run_policy(loaded, policy, options.timeout);
@@ -49,15 +50,17 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
                                  "(probes {:.0f} and {:.0f} us against {:.0f})",
                                  100 * deviation, before, after, reference_us)
                    : fmt::format("other processes took {:.0f}% of the CPU it ran on", 100 * others));
+    result = std::move(run);
     return false;
   }
-  steady = std::move(run);
+  result = std::move(run);
   return true;
 }
 
 // A policy's runs so far.
 struct PolicyRuns {
   std::vector<RoundRun> steady;
+  std::vector<RoundRun> set_aside;
   int tries = 0;
 };
 
@@ -79,9 +82,11 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     fmt::print(stderr, "validate: round {}: {}: its runs are set aside\n", round + 1, why);
     for (std::size_t s = 0; s < scenarios.size(); ++s) {
       for (PolicyRuns& r : runs[s]) {
-        const auto n = r.steady.size();
-        std::erase_if(r.steady, [&](const RoundRun& run) { return run.round == round; });
-        suite.scenarios[s].runs_set_aside += static_cast<int>(n - r.steady.size());
+        const auto in_round = std::stable_partition(r.steady.begin(), r.steady.end(),
+                                                    [&](const RoundRun& run) { return run.round != round; });
+        suite.scenarios[s].runs_set_aside += static_cast<int>(r.steady.end() - in_round);
+        std::move(in_round, r.steady.end(), std::back_inserter(r.set_aside));
+        r.steady.erase(in_round, r.steady.end());
       }
     }
   };
@@ -106,6 +111,7 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
         if (run_steady(scenarios[s], policies[p], options, reference_us, run)) {
           r.steady.push_back({round, std::move(run)});
         } else {
+          r.set_aside.push_back({round, std::move(run)});
           ++suite.scenarios[s].runs_set_aside;
           ++unsteady_runs;
         }
@@ -145,6 +151,7 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
                                     out.unsteady.empty() ? "" : "; ", policies[p].name, r.steady.size(), r.tries);
       }
       out.runs.push_back(std::move(r.steady));
+      out.set_aside.push_back(std::move(r.set_aside));
     }
   }
   return suite;

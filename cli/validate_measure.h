@@ -46,6 +46,9 @@ struct RoundRun {
 
 struct MeasuredScenario {
   std::vector<std::vector<RoundRun>> runs;  // per policy: its steady runs
+  // Per policy: its runs set aside, kept so that a policy with no steady run
+  // still shows what was measured (flagged, never judged).
+  std::vector<std::vector<RoundRun>> set_aside;
   int runs_set_aside = 0;
   // Why the scenario gets no verdict ("" when it does).
   std::string unsteady;

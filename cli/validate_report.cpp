@@ -93,7 +93,8 @@ std::string render_validation(const std::vector<Comparison>& comparisons, const 
   Table table({"scenario / policy", "wall pred", "wall meas", "error", "RPCs pred", "RPCs meas", "error",
                "wire pred", "wire meas", "error", "peak pred", "peak meas", "error"});
   for (const auto& c : comparisons) {
-    table.add_row({c.predicted.scenario + " / " + c.predicted.policy, seconds(c.predicted.wall_s),
+    table.add_row({c.predicted.scenario + " / " + c.predicted.policy + (c.steady ? "" : " (unsteady)"),
+                   seconds(c.predicted.wall_s),
                    seconds(c.measured.wall_s), error_cell(c.wall_error), fmt::format("{}", c.predicted.rpcs),
                    fmt::format("{}", c.measured.rpcs), error_cell(c.rpcs_error), human_bytes(c.predicted.bytes_wire),
                    human_bytes(c.measured.bytes_wire), error_cell(c.bytes_error),

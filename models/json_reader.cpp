@@ -159,6 +159,13 @@ std::string JsonNode::string(std::string_view fallback) const {
   return std::string(fallback);
 }
 
+bool JsonNode::boolean(bool fallback) const {
+  if (!present()) return fallback;
+  if (value_->is_boolean()) return value_->get<bool>();
+  error(fmt::format("expected true or false, {}", describe_value()));
+  return fallback;
+}
+
 double JsonNode::number(double fallback, double min, bool min_exclusive, double max) const {
   if (!present()) return fallback;
   if (!value_->is_number()) {

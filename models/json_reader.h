@@ -88,6 +88,7 @@ class JsonNode {
 
   // Readers return `fallback` (and record an error) when the value is wrong.
   std::string string(std::string_view fallback = {}) const;
+  bool boolean(bool fallback) const;  // an absent member gives `fallback`
   double number(double fallback, double min = -std::numeric_limits<double>::infinity(),
                 bool min_exclusive = false,
                 double max = std::numeric_limits<double>::infinity()) const;

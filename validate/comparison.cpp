@@ -56,6 +56,12 @@ Verdict judge(const std::vector<Comparison>& comparisons, const Thresholds& t) {
   }
   const FigureSpread wall = spread_of(std::move(walls));
   v.wall_median_error = wall.median;
+  for (const auto& c : comparisons) {
+    if (!c.steady) {
+      v.no_verdict.push_back(fmt::format("{} / {}: measured only on an unsteady machine", c.predicted.scenario,
+                                         c.predicted.policy));
+    }
+  }
   v.wall_max_error = wall.max;
 
   auto check = [&](const char* what, double error, double limit) {
@@ -82,6 +88,7 @@ std::string comparisons_to_json(const std::vector<Comparison>& comparisons, cons
     rows.push_back({{"scenario_file", c.scenario_file},
                     {"scenario", c.predicted.scenario},
                     {"policy", c.predicted.policy},
+                    {"steady", c.steady},
                     {"error", {{"wall_s", error(c.wall_error)},
                                {"rpcs", error(c.rpcs_error)},
                                {"bytes_wire", error(c.bytes_error)},

@@ -25,6 +25,9 @@ struct Comparison {
   RunResult predicted;  // source "simulated"
   RunResult measured;   // source "measured"
   double wall_error = 0, rpcs_error = 0, bytes_error = 0, sender_peak_error = 0;  // signed
+  // False when the measurement was taken on a machine too busy or too noisy
+  // for it to judge the model: shown, never judged.
+  bool steady = true;
 };
 
 Comparison compare(std::string scenario_file, RunResult predicted, RunResult measured, CostProfile costs = {});

@@ -29,6 +29,7 @@ Measurements load_measurements(const std::string& path) {
         Measurement m;
         m.scenario_file = row.required("scenario_file").string();
         m.costs = read_cost_profile(row.required("costs"));
+        m.steady = row.member("steady").boolean(true);
         const JsonNode measured = row.required("measured");
         if (!measured.present()) continue;
         m.measured = read_run_result(measured);

@@ -18,6 +18,7 @@ struct Measurement {
   std::string scenario_file;
   CostProfile costs;
   RunResult measured;
+  bool steady = true;  // false: taken on a machine too busy or too noisy to judge the model by
 };
 
 struct Measurements {

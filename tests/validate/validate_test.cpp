@@ -150,6 +150,22 @@ TEST_CASE("no verdict when the machine was too noisy: neither a pass nor a fail,
   CHECK(j["summary"]["no_verdict"][0] == "s.json: 16K: 1 of 6 runs on a steady machine");
 }
 
+TEST_CASE("a row measured only on an unsteady machine is shown and never judged") {
+  std::vector<Comparison> rows{compare("s.json", result(1.05, 100, 1000, 100, "simulated"),
+                                       result(1.0, 100, 1000, 100, "measured")),
+                               compare("s.json", result(3.0, 100, 1000, 100, "simulated"),
+                                       result(1.0, 100, 1000, 100, "measured"))};
+  CHECK_FALSE(judge(rows, Thresholds{}).passed());  // 200% off: a fail when steady
+  rows[1].steady = false;
+  const Verdict v = judge(rows, Thresholds{});
+  CHECK_FALSE(v.judged());
+  REQUIRE(v.no_verdict.size() == 1);
+  CHECK(v.no_verdict[0] == "s / p: measured only on an unsteady machine");
+  const auto j = nlohmann::json::parse(comparisons_to_json(rows, Thresholds{}, v));
+  CHECK(j["comparisons"][0]["steady"] == true);
+  CHECK(j["comparisons"][1]["steady"] == false);
+}
+
 TEST_CASE("a validation's measurements read back: scenario file, costs, measured result, thresholds") {
   const auto dir = std::filesystem::temp_directory_path() / ("exsim-measured-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -158,14 +174,19 @@ TEST_CASE("a validation's measurements read back: scenario file, costs, measured
   costs.rpc_cpu_us = 42;
   costs.source = "calibrated";
   std::vector<Comparison> rows{compare("scenarios/x.json", result(1.05, 100, 1000, 100, "simulated"),
+                                       result(1.0, 100, 1000, 100, "measured"), costs),
+                               compare("scenarios/x.json", result(1.05, 100, 1000, 100, "simulated"),
                                        result(1.0, 100, 1000, 100, "measured"), costs)};
+  rows[1].steady = false;
   Thresholds t;
   t.wall_max_error = 0.2;
   {
     std::ofstream(dir / "v.json") << comparisons_to_json(rows, t, judge(rows, t));
   }
   const Measurements m = load_measurements((dir / "v.json").string());
-  REQUIRE(m.rows.size() == 1);
+  REQUIRE(m.rows.size() == 2);
+  CHECK(m.rows[0].steady);
+  CHECK_FALSE(m.rows[1].steady);  // runs set aside stay set aside when judged again
   CHECK(m.rows[0].scenario_file == "scenarios/x.json");
   CHECK(m.rows[0].costs.rpc_cpu_us == 42);
   CHECK(m.rows[0].costs.serialize_bytes_per_s == 3e9);
@@ -174,7 +195,7 @@ TEST_CASE("a validation's measurements read back: scenario file, costs, measured
   CHECK(m.thresholds.wall_max_error == 0.2);
   // A document that is not a validation's names what is missing.
   {
-    std::ofstream(dir / "bad.json") << R"({"comparisons": [{"scenario_file": 3}]})";
+    std::ofstream(dir / "bad.json") << R"({"comparisons": [{"scenario_file": 3, "steady": "yes"}]})";
   }
   std::string error;
   try {
@@ -186,6 +207,7 @@ TEST_CASE("a validation's measurements read back: scenario file, costs, measured
   CHECK(error.find("bad.json:/: missing required key 'thresholds'") != std::string::npos);
   CHECK(error.find("bad.json:/comparisons/0/scenario_file: expected a string") != std::string::npos);
   CHECK(error.find("bad.json:/comparisons/0: missing required key 'measured'") != std::string::npos);
+  CHECK(error.find("bad.json:/comparisons/0/steady: expected true or false, got \"yes\"") != std::string::npos);
   CHECK(error.find("source") == std::string::npos);  // nothing said of what is not there
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/calibration_report.h"
 #include "transport/agent/coordinator.h"
+#include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"
 #include "transport/testbed/speed_probe.h"
 
@@ -32,24 +33,35 @@ RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, std::ch
   return std::move(transport::run_on_agents(loaded.scenario, options).at(0));
 }
 
-// One run of a policy, between two speed probes, into `result`: true when the
-// machine held its speed against `reference_us` and the CPU was ours; else
-// said on stderr, and false.
+// One run of a policy, between two speed probes and two call probes, into
+// `result`: true when the machine held its speed against `reference_us`, its
+// calls between processes their usual cost, and the CPU was ours; else said on
+// stderr, and false.
 bool run_steady(const LoadedScenario& loaded, const Policy& policy, const MeasureOptions& options,
-                double reference_us, RunResult& result) {
+                double reference_us, transport::CallProbe& calls, RunResult& result) {
   const transport::CoreShare share;
   const double before = transport::probe_speed_us();
+  const double calls_before = calls.probe_us();
   RunResult run = run_policy(loaded, policy, options.timeout);
+  const double calls_after = calls.probe_us();
   const double after = transport::probe_speed_us();
   const double deviation = transport::speed_deviation(before, after, reference_us);
+  const double slower_calls = calls.slowdown(calls_before, calls_after);
   const double others = share.others_share(run.agents_process_cpu_s());
-  if (deviation > transport::kSteadySpeed || others > transport::kOthersShare) {
-    fmt::print(stderr, "validate: {}: {}: {}: set aside\n", loaded.file, policy.name,
-               deviation > transport::kSteadySpeed
-                   ? fmt::format("the machine's speed strayed {:.0f}% from the calibration's during the run "
-                                 "(probes {:.0f} and {:.0f} us against {:.0f})",
-                                 100 * deviation, before, after, reference_us)
-                   : fmt::format("other processes took {:.0f}% of the CPU it ran on", 100 * others));
+  std::string why;
+  if (deviation > transport::kSteadySpeed) {
+    why = fmt::format("the machine's speed strayed {:.0f}% from the calibration's during the run "
+                      "(probes {:.0f} and {:.0f} us against {:.0f})",
+                      100 * deviation, before, after, reference_us);
+  } else if (slower_calls > transport::kSteadyCalls) {
+    why = fmt::format("calls between processes ran {:.0f}% slower than usual around the run "
+                      "(probes {:.1f} and {:.1f} us)",
+                      100 * slower_calls, calls_before, calls_after);
+  } else if (others > transport::kOthersShare) {
+    why = fmt::format("other processes took {:.0f}% of the CPU it ran on", 100 * others);
+  }
+  if (!why.empty()) {
+    fmt::print(stderr, "validate: {}: {}: {}: set aside\n", loaded.file, policy.name, why);
     result = std::move(run);
     return false;
   }
@@ -71,6 +83,7 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
   suite.scenarios.resize(scenarios.size());
   std::vector<std::vector<PolicyRuns>> runs(scenarios.size());
   for (std::size_t s = 0; s < scenarios.size(); ++s) runs[s].resize(scenarios[s].scenario.policies.size());
+  transport::CallProbe calls;
   transport::CalibrationSamples before;
   if (options.calibrate) {
     before = measure_with_progress(options.repetitions, 1.0);
@@ -108,7 +121,7 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
         fmt::print(stderr, "validate: {}: {} on the real exchange (round {}, {} of {})\n", scenarios[s].file,
                    policies[p].name, round + 1, r.steady.size() + 1, options.repeat);
         RunResult run;
-        if (run_steady(scenarios[s], policies[p], options, reference_us, run)) {
+        if (run_steady(scenarios[s], policies[p], options, reference_us, calls, run)) {
           r.steady.push_back({round, std::move(run)});
         } else {
           r.set_aside.push_back({round, std::move(run)});

@@ -2,11 +2,12 @@
 // many measure_costs calls), its range kept, figures that vary too much
 // flagged, a machine too noisy said so, the profile complete and loadable; the
 // physical bounds a figure must keep; and the testbed's CPU lists and speed
-// deviation.
+// deviation, and the call probe.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "models/scenario_loader.h"
 #include "transport/calibration/benchmarks.h"
 #include "transport/calibration/calibrate.h"
+#include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"
 #include "transport/testbed/speed_probe.h"
 
@@ -181,6 +183,24 @@ TEST_CASE("testbed: CPU lists, and how far a sample's speed strays") {
   CHECK(speed_deviation(1050, 1100, 1000) <= kSteadySpeed);
   CHECK(speed_deviation(1000, 2000, 1000) > kSteadySpeed);  // a core whose sibling is busy
   CHECK(probe_speed_us() > 0);
+}
+
+TEST_CASE("the call probe: round trips with an echo process, and a slowdown against the usual figure") {
+  pid_t echo = -1;
+  {
+    CallProbe calls;
+    const double usual = calls.probe_us();
+    CHECK(usual > 0);
+    CHECK(usual < 100'000);  // a round trip on one machine, never a tenth of a second
+    // The usual figure is the median of every probe so far: one burst does not move it.
+    CHECK(calls.slowdown(usual, usual) < kSteadyCalls);
+    CHECK(calls.slowdown(usual, 1.3 * usual) > kSteadyCalls);
+    CHECK(calls.slowdown(1.3 * usual, usual) > kSteadyCalls);
+    CHECK(calls.slowdown(0.5 * usual, 0.5 * usual) < 0);  // faster is no slowdown
+    echo = calls.echo_pid();
+    CHECK(::kill(echo, 0) == 0);  // running
+  }
+  CHECK(::kill(echo, 0) != 0);  // stopped and reaped with the probe
 }
 
 }  // namespace

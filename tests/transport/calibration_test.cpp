@@ -189,14 +189,18 @@ TEST_CASE("the call probe: round trips with an echo process, and a slowdown agai
   pid_t echo = -1;
   {
     CallProbe calls;
-    const double usual = calls.probe_us();
-    CHECK(usual > 0);
-    CHECK(usual < 100'000);  // a round trip on one machine, never a tenth of a second
-    // The usual figure is the median of every probe so far: one burst does not move it.
-    CHECK(calls.slowdown(usual, usual) < kSteadyCalls);
-    CHECK(calls.slowdown(usual, 1.3 * usual) > kSteadyCalls);
-    CHECK(calls.slowdown(1.3 * usual, usual) > kSteadyCalls);
-    CHECK(calls.slowdown(0.5 * usual, 0.5 * usual) < 0);  // faster is no slowdown
+    const double trip = calls.probe_us();
+    CHECK(trip > 0);
+    CHECK(trip < 100'000);  // a round trip on one machine, never a tenth of a second
+    // The usual figure is the median of every probe so far: ten of 100 us
+    // outweigh the three taken at the start, and one burst does not move it.
+    for (int i = 0; i < 5; ++i) calls.slowdown(100, 100);
+    CHECK(calls.slowdown(100, 100) == doctest::Approx(0));
+    CHECK(calls.slowdown(100, 130) == doctest::Approx(0.3));
+    CHECK(calls.slowdown(130, 100) == doctest::Approx(0.3));
+    CHECK(calls.slowdown(100, 115) < kSteadyCalls);
+    CHECK(calls.slowdown(100, 125) > kSteadyCalls);
+    CHECK(calls.slowdown(50, 50) == doctest::Approx(-0.5));  // faster is no slowdown
     echo = calls.echo_pid();
     CHECK(::kill(echo, 0) == 0);  // running
   }

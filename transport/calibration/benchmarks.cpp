@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "models/costs.h"
 #include "models/scenario_loader.h"
 #include "transport/agent/coordinator.h"
 #include "transport/exchange/local_cluster.h"
@@ -204,8 +205,11 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   // out of a three-host exchange of 64K batches, the per-call part was most of
   // the CPU and the bytes' remainder ranged over a factor of ten.)
   say("transfer (64K batches between two hosts, uncompressed)");
+  const std::string one_row_text = benchmark_scenario(rows(4000), one_row_calls, /*one_pair=*/true, seed);
+  const Sample calls_before = run_benchmark(one_row_text);
   const Sample bulk = run_benchmark(benchmark_scenario(
       rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 1, "compression": "none"})", /*one_pair=*/true, seed));
+  const Sample calls_after = run_benchmark(one_row_text);
 
   // Per call, beyond its bytes: what each stage spent on one-row batches.
   const double calls_n = calls.rpcs + calls.eos_rpcs;
@@ -227,8 +231,13 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   figures["deserialize_batch_us"] = alone.deserialize_ns * 1e-3;
   figures["wire_overhead_bytes"] = (calls.bytes_wire - calls.bytes_uncompressed) / calls_n;
 
-  // The RPC work beyond the per-call part moves the bytes (socket copies).
-  const double rpc_per_call = calls.rpc_ns / calls.rpcs;
+  // The RPC work beyond the per-call part moves the bytes (socket copies). The
+  // per-call part is three quarters of a 64K call's RPC CPU, so a few percent off
+  // in it moves the bytes' remainder by four times as much: it is the median of
+  // the one-row calls before everything and right before and after the bulk ones
+  // (one run alone left the figure ranging 3.8-6.3 GB/s over a calibration).
+  const auto per_call = [](const Sample& s) { return s.rpc_ns / s.rpcs; };
+  const double rpc_per_call = spread_of({per_call(calls), per_call(calls_before), per_call(calls_after)}).median;
   const double transfer_ns = bulk.rpc_ns - bulk.rpcs * rpc_per_call;
   figures["transfer_bytes_per_s"] = bulk.bytes_wire / std::max(1.0, transfer_ns / 2) * 1e9;
   // Serialization proper, row by row, from the whole-batch senders of narrow

@@ -36,7 +36,7 @@ struct CalibrationSamples {
   std::map<std::string, std::vector<double>> figures;  // each kept repetition's value, by profile key
   std::vector<double> probes_us;                       // the speed probes around the kept repetitions
   int steady = 0;         // repetitions kept at a steady speed
-  int unsteady = 0;       // repetitions set aside: the machine's speed changed during them
+  int unsteady = 0;       // repetitions set aside: the machine's speed or its calls' cost changed during them
   int out_of_bounds = 0;  // repetitions set aside: a figure outside its physical bounds
   int wanted = 0;         // repetitions asked for
   void append(const CalibrationSamples& other);

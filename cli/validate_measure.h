@@ -6,7 +6,7 @@
 // median error counts: a slowdown of the machine that lasts tens of seconds
 // touches one round of a policy, not all of them. A run during which the
 // machine's speed strayed from the speed of the calibration before its round,
-// calls between processes cost more than usual (transport/testbed/call_probe.h),
+// calls between processes cost more than at that calibration (transport/testbed/call_probe.h),
 // or other processes took its CPU (transport/testbed/cpu_set.h: CoreShare), is
 // set aside and made again, and so are a round's runs when the calibration
 // after it found the machine's speed changed; a scenario left without enough

@@ -83,6 +83,7 @@ int available_cores() {
 void CalibrationSamples::append(const CalibrationSamples& other) {
   for (const auto& [key, values] : other.figures) figures[key].insert(figures[key].end(), values.begin(), values.end());
   probes_us.insert(probes_us.end(), other.probes_us.begin(), other.probes_us.end());
+  call_probes_us.insert(call_probes_us.end(), other.call_probes_us.begin(), other.call_probes_us.end());
   steady += other.steady;
   unsteady += other.unsteady;
   out_of_bounds += other.out_of_bounds;
@@ -102,8 +103,8 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
   struct Repetition {
     std::map<std::string, double> figures;
     double before_us, after_us;
-    double calls_us;  // the larger call probe
-    double others;    // share of our CPUs other processes took meanwhile
+    double calls_before_us, calls_after_us;
+    double others;  // share of our CPUs other processes took meanwhile
   };
   CallProbe calls;
   std::vector<Repetition> kept;
@@ -116,13 +117,14 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
   };
   auto steady = [&](const Repetition& r, const Usual& usual) {
     return speed_deviation(r.before_us, r.after_us, usual.speed_us) <= kSteadySpeed &&
-           r.calls_us / usual.calls_us - 1 <= kSteadyCalls && r.others <= kOthersShare;
+           call_slowdown(r.calls_before_us, r.calls_after_us, usual.calls_us) <= kSteadyCalls &&
+           r.others <= kOthersShare;
   };
   auto usual = [&] {
     std::vector<double> probes, call_probes;
     for (const auto& r : kept) {
       probes.insert(probes.end(), {r.before_us, r.after_us});
-      call_probes.push_back(r.calls_us);
+      call_probes.insert(call_probes.end(), {r.calls_before_us, r.calls_after_us});
     }
     return Usual{median_of(probes), median_of(call_probes)};
   };
@@ -139,10 +141,10 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     Repetition r;
     const CoreShare share;
     r.before_us = probe_speed_us();
-    const double calls_before = calls.probe_us();
+    r.calls_before_us = calls.probe_us();
     double agents_cpu_s = 0;
     r.figures = measure_figures(options.scale, seed, step, agents_cpu_s);
-    r.calls_us = std::max(calls_before, calls.probe_us());
+    r.calls_after_us = calls.probe_us();
     r.after_us = probe_speed_us();
     // Another process on our CPUs takes from the benchmarks what a probe does not show.
     r.others = share.others_share(agents_cpu_s);
@@ -167,6 +169,7 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     }
     for (const auto& [key, value] : r.figures) samples.figures[key].push_back(value);
     samples.probes_us.insert(samples.probes_us.end(), {r.before_us, r.after_us});
+    samples.call_probes_us.insert(samples.call_probes_us.end(), {r.calls_before_us, r.calls_after_us});
     ++samples.steady;
   }
   if (samples.figures.empty()) {
@@ -174,6 +177,7 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     for (const auto& r : kept) {
       for (const auto& [key, value] : r.figures) samples.figures[key].push_back(value);
       samples.probes_us.insert(samples.probes_us.end(), {r.before_us, r.after_us});
+      samples.call_probes_us.insert(samples.call_probes_us.end(), {r.calls_before_us, r.calls_after_us});
     }
   }
   return samples;

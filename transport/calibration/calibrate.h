@@ -35,6 +35,7 @@ struct CalibrationOptions {
 struct CalibrationSamples {
   std::map<std::string, std::vector<double>> figures;  // each kept repetition's value, by profile key
   std::vector<double> probes_us;                       // the speed probes around the kept repetitions
+  std::vector<double> call_probes_us;                  // the call probes around them (testbed/call_probe.h)
   int steady = 0;         // repetitions kept at a steady speed
   int unsteady = 0;       // repetitions set aside: the machine's speed or its calls' cost changed during them
   int out_of_bounds = 0;  // repetitions set aside: a figure outside its physical bounds

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace exsim::transport {
 namespace {
@@ -48,7 +49,6 @@ CallProbe::CallProbe() {
   }
   ::close(pair[1]);
   socket_ = pair[0];
-  for (int i = 0; i < 3; ++i) history_us_.push_back(probe_us());  // the usual figure from the start
 }
 
 CallProbe::~CallProbe() {
@@ -69,11 +69,10 @@ double CallProbe::probe_us() {
   return nth(std::move(trips), 0.9);
 }
 
-double CallProbe::slowdown(double before, double after) {
-  history_us_.push_back(before);
-  history_us_.push_back(after);
-  const double usual = nth(history_us_, 0.5);
-  return std::max(before, after) / usual - 1;
+double CallProbe::usual_us() { return nth({probe_us(), probe_us(), probe_us()}, 0.5); }
+
+double call_slowdown(double before_us, double after_us, double usual_us) {
+  return std::max(before_us, after_us) / usual_us - 1;
 }
 
 }  // namespace exsim::transport

@@ -1,8 +1,8 @@
 // The cost of a call between processes now, from one-byte round trips with an
 // echo process on the same CPU. The compute probe (speed_probe.h) misses a
-// kind of slowdown this machine has: for a second or so, switching between
-// processes costs a quarter to a third more while arithmetic and LZ4 run at
-// their usual speed. The real exchange switches between its agents on every
+// kind of slowdown this machine has: for a second or so, or for minutes,
+// switching between processes costs a quarter to a third more while arithmetic
+// and LZ4 run at their usual speed. The real exchange switches between its agents on every
 // call, so such a burst slows a run by up to 30% (seen: `broadcast / once`, 950
 // ms against 710-750, its RPC CPU 482 ms against 335-360) and the compute
 // probes around it stay steady. In 80 runs of that row with this probe before
@@ -14,15 +14,12 @@
 
 #include <sys/types.h>
 
-#include <vector>
-
 namespace exsim::transport {
 
 class CallProbe {
  public:
-  // Starts the echo process (forked: it inherits this process's CPUs) and
-  // probes three times for the usual figure. Throws std::runtime_error when
-  // the system refuses.
+  // Starts the echo process (forked: it inherits this process's CPUs).
+  // Throws std::runtime_error when the system refuses.
   CallProbe();
   ~CallProbe();  // stops the echo process and waits for it
   CallProbe(const CallProbe&) = delete;
@@ -33,19 +30,23 @@ class CallProbe {
   // of so few trips can miss. Larger is slower.
   double probe_us();
 
-  // How far the larger of `before` and `after` is above the usual figure: the
-  // median of every probe so far, these two and the first three included (a
-  // burst is rare and brief, so the median is the quiet machine's). Only a
-  // slowdown counts.
-  double slowdown(double before, double after);
+  // The median of three probes: the usual figure a measurement's probes are
+  // held to, taken when its costs are (a round's start, a calibration's
+  // repetitions). Calls may stay dearer for minutes; runs measured then with
+  // costs calibrated then are sound, so the figure is the current one, not a
+  // long-run one.
+  double usual_us();
 
   pid_t echo_pid() const { return echo_; }
 
  private:
   int socket_ = -1;
   pid_t echo_ = -1;
-  std::vector<double> history_us_;
 };
+
+// How far the larger of two call probes is above the usual figure; only a
+// slowdown counts against a measurement.
+double call_slowdown(double before_us, double after_us, double usual_us);
 
 // Calls agree with the usual figure when this much slower or less (quiet
 // probes varied by up to 12%; those after the slowest runs, 25-30%).

@@ -2,6 +2,7 @@
 // (and RPCs) makes about as many heap allocations as the shorter one.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -35,45 +36,64 @@ namespace {
 
 using namespace std::chrono_literals;
 
-long allocations_for(LocalCluster& cluster, const Scenario& s, std::int64_t* rpcs) {
+long allocations_for(LocalCluster& cluster, const Scenario& s, std::int64_t* rpcs, std::int64_t* deferred = nullptr) {
   RunStats stats(2);
   const long before = g_allocations.load();
   const ExchangeOutcome outcome = cluster.run_exchange(s.policies[0], 0, 0, 0, stats, 60s);
   const long used = g_allocations.load() - before;
   REQUIRE_MESSAGE(outcome.ok, outcome.error);
   *rpcs = stats.rpcs;
+  if (deferred != nullptr) *deferred = stats.deferred_rpcs;
   return used;
 }
 
 // Runs `kind` with `rows` and four times the rows; checks the longer run makes
-// well under one more allocation per extra RPC.
-void check_steady_state(const std::string& kind, const char* receivers, int rows) {
+// well under one more allocation per extra RPC. `extra_policy` and
+// `extra_exchange` add keys to the policy and the exchange.
+void check_steady_state(const std::string& kind, const char* receivers, int rows, const std::string& extra_policy = "",
+                        const std::string& extra_exchange = "") {
   CAPTURE(kind);
+  CAPTURE(extra_policy);
   auto scenario = [&](int count) {
     return test::scenario_from(std::string(R"({"name": "alloc", "cluster": {"hosts": 2, "rtt_ms": {"same_group": 0.05}},
-      "policies": {"p": {"buffer": {"flat": "16K"}, "in_flight": 2}},
-      "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": ")") + kind + R"(", "rows": )" +
+      "policies": {"p": {"buffer": {"flat": "16K"}, "in_flight": 2)") + extra_policy + R"(}},
+      "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": ")" + kind + R"(", "rows": )" +
                                std::to_string(count) + R"(, "row": {"fixed_bytes": 64}, "lz4_ratio": 0.5,
-        "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": )" + receivers + R"(}]}]}})");
+        "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": )" + receivers + extra_exchange + R"(}]}]}})");
   };
   const Scenario small = scenario(rows), large = scenario(4 * rows);
-  LocalCluster cluster(small, /*delay_line=*/false);
-  std::int64_t warm_rpcs = 0, small_rpcs = 0, large_rpcs = 0;
-  allocations_for(cluster, small, &warm_rpcs);  // warm-up: pools and caches grow once
-  const long small_allocations = allocations_for(cluster, small, &small_rpcs);
-  LocalCluster cluster_large(large, /*delay_line=*/false);
-  allocations_for(cluster_large, large, &warm_rpcs);
-  const long large_allocations = allocations_for(cluster_large, large, &large_rpcs);
+  // Pools and queues grow to the deepest backlog a run meets, which the
+  // scheduler decides: with another process keeping a core busy, hash runs made
+  // 0-170 allocations more than their quiet 400, in short runs as in long ones
+  // (the least of three still up to 130 more). So each size runs once to warm
+  // up and three times measured, its least count counting, and the bound below
+  // is a third of an allocation per extra RPC: one per batch is three times
+  // over it, the busy machine's worst (0.14) half of it.
+  std::int64_t warm_rpcs = 0, small_rpcs = 0, large_rpcs = 0, large_deferred = 0;
+  const auto steady_allocations = [&](const Scenario& s, std::int64_t* rpcs, std::int64_t* deferred) {
+    LocalCluster cluster(s, /*delay_line=*/false);
+    allocations_for(cluster, s, &warm_rpcs);
+    long least = allocations_for(cluster, s, rpcs, deferred);
+    for (int i = 0; i < 2; ++i) least = std::min(least, allocations_for(cluster, s, rpcs, deferred));
+    return least;
+  };
+  const long small_allocations = steady_allocations(small, &small_rpcs, nullptr);
+  const long large_allocations = steady_allocations(large, &large_rpcs, &large_deferred);
   MESSAGE(kind, ": allocations: ", small_allocations, " for ", small_rpcs, " RPCs, ", large_allocations, " for ",
-          large_rpcs, " RPCs");
+          large_rpcs, " RPCs, ", large_deferred, " deferred");
+  if (!extra_exchange.empty()) CHECK(large_deferred > large_rpcs / 2);  // the path it is there for
   CHECK(large_rpcs > 3 * small_rpcs);
   // Per extra RPC, well under one allocation.
-  CHECK(static_cast<double>(large_allocations - small_allocations) < 0.1 * static_cast<double>(large_rpcs - small_rpcs));
+  CHECK(static_cast<double>(large_allocations - small_allocations) < 0.3 * static_cast<double>(large_rpcs - small_rpcs));
 }
 
 TEST_CASE("steady state allocates nothing per batch") {
   check_steady_state("hash", R"({"hosts": ["h1"], "per_host": 2})", 100000);  // two channels: rows routed one by one
   check_steady_state("random", R"({"hosts": ["h1"], "per_host": 1})", 400000);  // whole batches
+  // A slow consumer behind a small buffer: most calls deferred, each answered
+  // later from the consumer's thread, not the reactor's.
+  check_steady_state("random", R"({"hosts": ["h1"], "per_host": 1})", 100000, R"(, "receiver_buffer": "32K")",
+                     R"(, "consume_rows_per_s": 5e6)");
 }
 
 }  // namespace

@@ -60,13 +60,10 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
   } else if (others > transport::kOthersShare) {
     why = fmt::format("other processes took {:.0f}% of the CPU it ran on", 100 * others);
   }
-  if (!why.empty()) {
-    fmt::print(stderr, "validate: {}: {}: {}: set aside\n", loaded.file, policy.name, why);
-    result = std::move(run);
-    return false;
-  }
   result = std::move(run);
-  return true;
+  if (why.empty()) return true;
+  fmt::print(stderr, "validate: {}: {}: {}: set aside\n", loaded.file, policy.name, why);
+  return false;
 }
 
 // A policy's runs so far.

@@ -62,10 +62,10 @@ void check_steady_state(const std::string& kind, const char* receivers, int rows
         "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": )" + receivers + extra_exchange + R"(}]}]}})");
   };
   const Scenario small = scenario(rows), large = scenario(4 * rows);
-  // Pools and queues grow to the deepest backlog a run meets, which the
-  // scheduler decides: with another process keeping a core busy, hash runs made
-  // 0-170 allocations more than their quiet 400, in short runs as in long ones
-  // (the least of three still up to 130 more). So each size runs once to warm
+  // The count depends on the scheduler: with another process keeping a core
+  // busy, hash runs made 0-170 allocations more than their quiet 400, in short
+  // runs as in long ones (pools growing to a deeper backlog, among others; the
+  // least of three runs still up to 130 more). So each size runs once to warm
   // up and three times measured, its least count counting, and the bound below
   // is a third of an allocation per extra RPC: one per batch is three times
   // over it, the busy machine's worst (0.14) half of it.

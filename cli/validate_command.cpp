@@ -99,14 +99,17 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
 int validate_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P | --repetitions N] [--json OUT] [--markdown OUT]\n"
-      "                      [--repeat N] [--timeout S] [--cpus LIST] [--model-error KIND]\n"
+      "                      [--repeat N] [--time-limit S] [--timeout S] [--cpus LIST] [--model-error KIND]\n"
       "       exsim validate --measured VALIDATION.json [SUITE_DIR] [--json OUT] [--markdown OUT] [--model-error KIND]\n\n"
       "Runs every policy of every scenario both in the simulator and on the real exchange\n"
       "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
       "by token buckets), with the same seed and the same costs: the profile's, or, without\n"
       "--profile, this machine's, measured before the runs and after each round of them\n"
       "(a round runs every policy once; --repeat rounds), each run simulated with the\n"
-      "costs around its round, and per policy the run of median error kept. Prints\n"
+      "costs around its round, and per policy the run of median error kept. A run during\n"
+      "which the machine strayed from its calibrated speed or call cost, or shared its\n"
+      "core, is set aside and made again in a later round (at most 4 x --repeat tries per\n"
+      "policy, and none after --time-limit). Prints\n"
       "predicted against measured wall-clock, RPCs, bytes on the wire and largest\n"
       "per-host sender peak with the relative error of each, then the median and largest\n"
       "errors, and where a row exceeds a threshold, which stage differs. Thresholds come\n"
@@ -115,7 +118,8 @@ int validate_command(const std::vector<std::string>& args) {
       "against this build's model (each row simulated from its scenario file, or SUITE_DIR's\n"
       "file of that name, with the costs it had), without running anything; thresholds\n"
       "from SUITE_DIR if given, else those the file was judged by.\n"
-      "Exit status: 0 within the thresholds, 1 beyond them, 2 bad input, 3 a failed run.\n\noptions");
+      "Exit status: 0 within the thresholds, 1 beyond them, 2 bad input, 3 a failed run,\n"
+      "4 no verdict: the machine was too busy or noisy for steady runs (said why, with its load).\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
       ("profile", po::value<std::string>(), "costs profile for the simulator (default: calibrate this machine around the runs)")
@@ -126,6 +130,9 @@ int validate_command(const std::vector<std::string>& args) {
       ("repeat", po::value<int>()->default_value(1),
        "rounds: run every policy this many times on the real exchange, once a round, and keep the run of median "
        "wall-clock error")
+      ("time-limit", po::value<int>()->default_value(0),
+       "seconds after the first round past which no further round starts to make again the runs set aside "
+       "(0: no limit; the first --repeat rounds always run)")
       ("timeout", po::value<int>()->default_value(300), "seconds each real exchange may take before the run fails")
       ("measured", po::value<std::string>(), "judge the measurements of this earlier `validate --json` file again")
       ("model-error", po::value<std::string>(),
@@ -147,7 +154,7 @@ int validate_command(const std::vector<std::string>& args) {
   }
   const bool again = vm.count("measured") > 0;
   if (again) {
-    for (const char* flag : {"profile", "repetitions", "repeat", "timeout", "cpus"}) {
+    for (const char* flag : {"profile", "repetitions", "repeat", "time-limit", "timeout", "cpus"}) {
       if (vm.count(flag) && !vm[flag].defaulted()) {
         throw UsageError(fmt::format("--{} applies only when the real exchange runs, not with --measured", flag));
       }
@@ -170,6 +177,7 @@ int validate_command(const std::vector<std::string>& args) {
   const int repetitions = bounded_int(vm, "repetitions", 1, 100);
   const int repeat = bounded_int(vm, "repeat", 1, 99);
   const std::chrono::seconds timeout(bounded_int(vm, "timeout", 1, 86400));
+  const std::chrono::seconds time_limit(bounded_int(vm, "time-limit", 0, 86400));
 
   std::vector<validate::Comparison> comparisons;
   std::vector<std::string> no_verdict;  // why the measurements cannot be judged
@@ -207,6 +215,7 @@ int validate_command(const std::vector<std::string>& args) {
     measure.repeat = repeat;
     measure.repetitions = repetitions;
     measure.timeout = timeout;
+    measure.time_limit = time_limit;
     CostProfile fixed_profile;
     if (measure.calibrate) {
       profile_source = "calibrated before the runs and after each round of them";
@@ -216,7 +225,6 @@ int validate_command(const std::vector<std::string>& args) {
     }
     pin_to(chosen_cpus(vm), "validate");
     MeasuredSuite measured = measure_suite(scenarios, measure);
-    if (!measured.unsteady.empty()) no_verdict.push_back(measured.unsteady);
     for (std::size_t s = 0; s < scenarios.size(); ++s) {
       Scenario& scenario = scenarios[s].scenario;
       MeasuredScenario& m = measured.scenarios[s];
@@ -227,7 +235,7 @@ int validate_command(const std::vector<std::string>& args) {
         // Without a steady run, the runs set aside are shown, flagged.
         const bool steady = !m.runs.at(i).empty();
         std::vector<validate::Comparison> rounds;
-        for (RoundRun& run : steady ? m.runs.at(i) : m.set_aside.at(i)) {
+        for (validate::RoundRun& run : steady ? m.runs.at(i) : m.set_aside.at(i)) {
           scenario.costs = measured.round_costs.empty() ? fixed_profile
                                                         : measured.round_costs.at(static_cast<std::size_t>(run.round));
           rounds.push_back(validate::compare(scenarios[s].file, predict(scenario, i, model_error),

@@ -1,7 +1,5 @@
 #include "cli/validate_measure.h"
 
-#include <algorithm>
-#include <iterator>
 
 #include <fmt/format.h>
 
@@ -10,6 +8,7 @@
 #include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"
 #include "transport/testbed/speed_probe.h"
+#include "validate/run_schedule.h"
 
 namespace exsim::cli {
 namespace {
@@ -66,68 +65,39 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
   return false;
 }
 
-// A policy's runs so far.
-struct PolicyRuns {
-  std::vector<RoundRun> steady;
-  std::vector<RoundRun> set_aside;
-  int tries = 0;
-};
-
 }  // namespace
 
 MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options) {
   MeasuredSuite suite;
   suite.scenarios.resize(scenarios.size());
-  std::vector<std::vector<PolicyRuns>> runs(scenarios.size());
-  for (std::size_t s = 0; s < scenarios.size(); ++s) runs[s].resize(scenarios[s].scenario.policies.size());
+  std::vector<std::size_t> policy_counts;
+  for (const auto& loaded : scenarios) policy_counts.push_back(loaded.scenario.policies.size());
+  validate::RunSchedule schedule(policy_counts, options.repeat, options.time_limit);
   transport::CallProbe calls;
   transport::CalibrationSamples before;
   if (options.calibrate) {
     before = measure_with_progress(options.repetitions, 1.0);
     suite.calibration = before;
   }
-  // A round's runs all set aside: the costs around it do not hold for them.
-  const auto set_aside_round = [&](int round, const std::string& why) {
-    fmt::print(stderr, "validate: round {}: {}: its runs are set aside\n", round + 1, why);
-    for (std::size_t s = 0; s < scenarios.size(); ++s) {
-      for (PolicyRuns& r : runs[s]) {
-        const auto in_round = std::stable_partition(r.steady.begin(), r.steady.end(),
-                                                    [&](const RoundRun& run) { return run.round != round; });
-        suite.scenarios[s].runs_set_aside += static_cast<int>(r.steady.end() - in_round);
-        std::move(in_round, r.steady.end(), std::back_inserter(r.set_aside));
-        r.steady.erase(in_round, r.steady.end());
-      }
-    }
-  };
-  // Rounds: each runs every policy still short of `repeat` steady runs once.
-  // Beyond `repeat` rounds, runs set aside are made again, up to `repeat`
-  // more tries per policy.
-  for (int round = 0; round < 2 * options.repeat; ++round) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const std::vector<validate::PolicyIndex> round_runs = schedule.next_round(std::chrono::steady_clock::now() - start);
+    if (round_runs.empty()) break;
+    const int round = schedule.round();
     const double reference_us = options.calibrate && !before.probes_us.empty() ? median_of(before.probes_us)
                                                                                : speed_now_us();
     // Runs are held to the speed and call cost the costs were calibrated at.
     const double usual_calls_us = options.calibrate && !before.call_probes_us.empty() ? median_of(before.call_probes_us)
                                                                                      : calls.usual_us();
-    bool any = false;
-    for (std::size_t s = 0; s < scenarios.size(); ++s) {
-      const auto& policies = scenarios[s].scenario.policies;
-      for (std::size_t p = 0; p < policies.size(); ++p) {
-        PolicyRuns& r = runs[s][p];
-        if (static_cast<int>(r.steady.size()) >= options.repeat || r.tries >= 2 * options.repeat) continue;
-        any = true;
-        ++r.tries;
-        fmt::print(stderr, "validate: {}: {} on the real exchange (round {}, {} of {})\n", scenarios[s].file,
-                   policies[p].name, round + 1, r.steady.size() + 1, options.repeat);
-        RunResult run;
-        if (run_steady(scenarios[s], policies[p], options, reference_us, calls, usual_calls_us, run)) {
-          r.steady.push_back({round, std::move(run)});
-        } else {
-          r.set_aside.push_back({round, std::move(run)});
-          ++suite.scenarios[s].runs_set_aside;
-        }
-      }
+    for (const validate::PolicyIndex& index : round_runs) {
+      const LoadedScenario& loaded = scenarios[index.scenario];
+      const Policy& policy = loaded.scenario.policies[index.policy];
+      fmt::print(stderr, "validate: {}: {} on the real exchange (round {}, {} of {})\n", loaded.file, policy.name,
+                 round + 1, schedule.runs(index).steady.size() + 1, options.repeat);
+      RunResult run;
+      const bool steady = run_steady(loaded, policy, options, reference_us, calls, usual_calls_us, run);
+      schedule.record(index, std::move(run), steady);
     }
-    if (!any) break;
     if (!options.calibrate) continue;
     const transport::CalibrationSamples after = measure_with_progress(options.repetitions, 1.0);
     suite.calibration.append(after);
@@ -140,15 +110,22 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     const double drift = after.probes_us.empty() ? 0 : std::abs(median_of(after.probes_us) / reference_us - 1);
     before = after;
     if (!costs.too_noisy && drift <= transport::kSteadySpeed) continue;
-    set_aside_round(round, costs.too_noisy ? std::string("the calibrations around it were too noisy")
-                                           : fmt::format("the machine's speed changed by {:.0f}% over it", 100 * drift));
+    const int moved = schedule.set_aside_round(round);
+    fmt::print(stderr, "validate: round {}: {}: its {} steady run(s) are set aside\n", round + 1,
+               costs.too_noisy ? std::string("the calibrations around it were too noisy")
+                               : fmt::format("the machine's speed changed by {:.0f}% over it", 100 * drift),
+               moved);
+  }
+  if (schedule.stopped_by_time_limit()) {
+    fmt::print(stderr, "validate: the time limit of {} s passed with runs still to make again: no further round\n",
+               options.time_limit.count());
   }
   for (std::size_t s = 0; s < scenarios.size(); ++s) {
     const auto& policies = scenarios[s].scenario.policies;
     MeasuredScenario& out = suite.scenarios[s];
     for (std::size_t p = 0; p < policies.size(); ++p) {
-      PolicyRuns& r = runs[s][p];
-      if (static_cast<int>(r.steady.size()) < options.repeat) {
+      validate::PolicyRuns& r = schedule.runs({s, p});
+      if (schedule.short_of_runs({s, p})) {
         out.unsteady += fmt::format("{}{}: {} of {} runs on a steady machine (its speed held, its CPU its own)",
                                     out.unsteady.empty() ? "" : "; ", policies[p].name, r.steady.size(), r.tries);
       }

@@ -1,6 +1,6 @@
 // The real half of `exsim validate` on one machine: the suite's policies run
-// on the real exchange in rounds (each round runs every policy of every
-// scenario once), with this machine's costs calibrated before the first round
+// on the real exchange in rounds (each runs once every policy still short of
+// steady runs: validate/run_schedule.h), with this machine's costs calibrated before the first round
 // and after each, and a speed probe before and after every run. Each run is
 // simulated with the costs around its own round, and per policy the round of
 // median error counts: a slowdown of the machine that lasts tens of seconds
@@ -8,10 +8,11 @@
 // machine's speed strayed from the speed of the calibration before its round,
 // calls between processes cost more than at that calibration (transport/testbed/call_probe.h),
 // or other processes took its CPU (transport/testbed/cpu_set.h: CoreShare), is
-// set aside and made again, and so are a round's runs when the calibration
-// after it found the machine's speed changed; a scenario left without enough
-// steady runs, or a calibration too noisy, gets no verdict: the machine was too
-// busy or too noisy, which is said, never reported as a model error.
+// set aside and made again in a later round, and so are a round's runs when the
+// calibration after it found the machine's speed changed; a scenario left
+// without enough steady runs when its tries or the time limit run out gets no
+// verdict: the machine was too busy or too noisy, which is said, never reported
+// as a model error.
 #ifndef EXSIM_CLI_VALIDATE_MEASURE_H_
 #define EXSIM_CLI_VALIDATE_MEASURE_H_
 
@@ -23,6 +24,7 @@
 #include "models/results.h"
 #include "models/scenario.h"
 #include "transport/calibration/calibrate.h"
+#include "validate/run_schedule.h"
 
 namespace exsim::cli {
 
@@ -37,20 +39,16 @@ struct MeasureOptions {
   int repetitions = 2;       // calibration repetitions per bracket (without a profile)
   bool calibrate = true;     // false: a fixed profile, probes only
   std::chrono::seconds timeout{300};
-};
-
-// A steady run, and the round it ran in.
-struct RoundRun {
-  int round = 0;
-  RunResult result;
+  // Past the first `repeat` rounds, no round starts to make runs again once
+  // this much time has passed since the first (0: no limit; validate/run_schedule.h).
+  std::chrono::seconds time_limit{0};
 };
 
 struct MeasuredScenario {
-  std::vector<std::vector<RoundRun>> runs;  // per policy: its steady runs
+  std::vector<std::vector<validate::RoundRun>> runs;  // per policy: its steady runs
   // Per policy: its runs set aside, kept so that a policy with no steady run
   // still shows what was measured (flagged, never judged).
-  std::vector<std::vector<RoundRun>> set_aside;
-  int runs_set_aside = 0;
+  std::vector<std::vector<validate::RoundRun>> set_aside;
   // Why the scenario gets no verdict ("" when it does).
   std::string unsteady;
 };
@@ -61,7 +59,6 @@ struct MeasuredSuite {
   // the brackets before and after it (their medians).
   transport::CalibrationSamples calibration;
   std::vector<CostProfile> round_costs;
-  std::string unsteady;  // why no scenario gets a verdict ("" when they may)
 };
 
 // Measures the suite in rounds; progress on stderr.

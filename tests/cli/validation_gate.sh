@@ -2,11 +2,13 @@
 # The CI gate on the model's accuracy, and its teeth.
 #
 # 1. scenarios/validation both ways at the suite's thresholds: exit 1 from
-#    `exsim validate` fails the gate at once, never measured again until it
-#    passes. The run holds itself to a steady machine (one quiet core, speed
-#    probes around every run, costs calibrated around every round); when it
-#    could not, it says why and gives no verdict (exit 4), and only then is the
-#    suite measured again, at most twice: the machine, not the model, decided.
+#    `exsim validate` fails the gate. The run holds itself to a steady machine
+#    (one quiet core, speed and call probes around every run, costs calibrated
+#    around every round); a run it could not hold is made again in a later
+#    round, alone, until 150 s after the first round. A policy still without
+#    its steady runs then gets no verdict (exit 4), which fails the gate with
+#    the reason: the suite is never measured again as a whole, which had made
+#    `make test` take up to 9 minutes.
 # 2. The same measurements judged again with each deliberate error in the model
 #    (`--model-error`): every one must fail (exit 1), or the gate would pass a
 #    wrong model.
@@ -19,12 +21,11 @@ src=$2
 out=$3
 suite=$src/scenarios/validation
 
-for attempt in 1 2 3; do
-  "$exsim" validate "$suite" --repeat 3 --json "$out.json" --markdown "$out.md"
-  code=$?
-  [ "$code" -ne 4 ] && break
-  echo "validation gate: no verdict (attempt $attempt): the machine was too busy or noisy, measuring again"
-done
+"$exsim" validate "$suite" --repeat 3 --time-limit 150 --json "$out.json" --markdown "$out.md"
+code=$?
+if [ "$code" -eq 4 ]; then
+  echo "validation gate: no verdict: the machine was too busy or noisy for steady runs (see above)"
+fi
 if [ "$code" -ne 0 ]; then
   echo "validation gate: FAILED (exit $code)"
   exit 1

@@ -1,18 +1,17 @@
-// The real half of `exsim validate` on one machine: the suite's policies run
-// on the real exchange in rounds (each runs once every policy still short of
-// steady runs: validate/run_schedule.h), with this machine's costs calibrated before the first round
-// and after each, and a speed probe before and after every run. Each run is
-// simulated with the costs around its own round, and per policy the round of
-// median error counts: a slowdown of the machine that lasts tens of seconds
-// touches one round of a policy, not all of them. A run during which the
-// machine's speed strayed from the speed of the calibration before its round,
-// calls between processes cost more than at that calibration (transport/testbed/call_probe.h),
-// or other processes took its CPU (transport/testbed/cpu_set.h: CoreShare), is
-// set aside and made again in a later round, and so are a round's runs when the
-// calibration after it found the machine's speed changed; a scenario left
-// without enough steady runs when its tries or the time limit run out gets no
-// verdict: the machine was too busy or too noisy, which is said, never reported
-// as a model error.
+// The real half of `exsim validate` on one machine: the suite's policies run on the real exchange
+// in rounds (each runs once every policy still short of steady runs: validate/run_schedule.h), with
+// this machine's costs calibrated before the first round and after each, and a speed probe before
+// and after every run. Each run is simulated with the costs around its own round, and per policy
+// the round of median error counts: a slowdown of the machine that lasts tens of seconds touches
+// one round of a policy, not all of them. A run during which the machine's speed strayed from the
+// speed of the calibration before its round, calls between processes cost more than at that
+// calibration (transport/testbed/call_probe.h), or other processes took its CPU
+// (transport/testbed/cpu_set.h: CoreShare), is set aside and made again in a later round. A round
+// whose calibration after it was unsteady or found the speed changed takes the costs of the one
+// before it alone (each run was held to those), and its runs are set aside only when that one was
+// unsteady too. A scenario left without enough steady runs when its tries or the time limit run out
+// gets no verdict: the machine was too busy or too noisy, which is said, never reported as a model
+// error.
 #ifndef EXSIM_CLI_VALIDATE_MEASURE_H_
 #define EXSIM_CLI_VALIDATE_MEASURE_H_
 

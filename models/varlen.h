@@ -28,7 +28,6 @@ class VarLenDistribution {
   double mean() const { return mean_; }
   double max() const { return max_; }
   double min() const { return low_; }
-  double stddev() const { return stddev_; }
 
   // Total var-len bytes of `rows` rows: exact sum of draws for few rows, the
   // normal approximation of the sum (clamped to its support) for many.

@@ -13,19 +13,18 @@ Simulator::Simulator(std::unique_ptr<Scheduler> scheduler)
   if (!scheduler_) throw std::invalid_argument("Simulator: no scheduler");
 }
 
-EventId Simulator::at(SimTime when, EventHandler* handler, std::uint64_t tag) {
+void Simulator::at(SimTime when, EventHandler* handler, std::uint64_t tag) {
   if (when < now_) {
     throw std::logic_error(fmt::format("internal error: event scheduled in the past ({} < {} ns)", when, now_));
   }
-  EventId id = next_seq_++;
+  const std::uint64_t seq = next_seq_++;
   if (calendar_) {
-    calendar_->push_inline(Event{when, id, handler, tag});
+    calendar_->push_inline(Event{when, seq, handler, tag});
     max_pending_ = std::max(max_pending_, calendar_->size());
   } else {
-    scheduler_->push(Event{when, id, handler, tag});
+    scheduler_->push(Event{when, seq, handler, tag});
     max_pending_ = std::max(max_pending_, scheduler_->size());
   }
-  return id;
 }
 
 void Simulator::run() { run_for(std::numeric_limits<std::uint64_t>::max()); }

@@ -15,8 +15,6 @@
 
 namespace exsim::sim {
 
-using EventId = std::uint64_t;
-
 class Simulator {
  public:
   explicit Simulator(std::unique_ptr<Scheduler> scheduler = make_scheduler("calendar"));
@@ -26,8 +24,9 @@ class Simulator {
   SimTime now() const { return now_; }
 
   // Calls handler->on_event(tag) at time `when`. REQUIRES: when >= now().
-  EventId at(SimTime when, EventHandler* handler, std::uint64_t tag = 0);
-  EventId after(SimTime delay, EventHandler* handler, std::uint64_t tag = 0) { return at(now_ + delay, handler, tag); }
+  // Nothing identifies a scheduled event: there is no cancel (above).
+  void at(SimTime when, EventHandler* handler, std::uint64_t tag = 0);
+  void after(SimTime delay, EventHandler* handler, std::uint64_t tag = 0) { at(now_ + delay, handler, tag); }
 
   // Runs events until none are left.
   void run();

@@ -1,5 +1,6 @@
 // The engine's contract, run against every scheduler: time order, scheduling
-// order for ties, cancellation, and delay lines releasing in order.
+// order for ties, the calendar queue against the heap, no event in the past,
+// and delay lines releasing in order.
 #include <doctest/doctest.h>
 
 #include <limits>

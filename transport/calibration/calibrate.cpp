@@ -245,6 +245,4 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
   return result;
 }
 
-Calibration calibrate_costs(const CalibrationOptions& options) { return summarize_costs(measure_costs(options)); }
-
 }  // namespace exsim::transport

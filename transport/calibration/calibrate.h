@@ -70,8 +70,6 @@ class CalibrationError : public std::runtime_error {
 CalibrationSamples measure_costs(const CalibrationOptions& options);
 // Medians and spreads of samples, the sources, the cores and the warnings.
 Calibration summarize_costs(const CalibrationSamples& samples);
-// measure_costs, then summarize_costs.
-Calibration calibrate_costs(const CalibrationOptions& options);
 
 // The physical bounds of a figure, for messages and tests: [min, max] in the
 // figure's unit. False for a key without bounds.

@@ -229,7 +229,8 @@ void SenderInstance::run_whole_batches() {
       trace_span("serialize", serialize_from_, Clock::now());
       encode(slot.batch, channels_.front().compress, slot.encoded);
       for (int c : broadcast_order_) {
-        if (!acquire(c) || !send(c, slot, /*shared=*/true)) return;
+        if (!acquire(c)) return;
+        send(c, slot, /*shared=*/true);
       }
       continue;
     }
@@ -285,12 +286,12 @@ bool SenderInstance::encode_and_send(int c, RowBatch& batch) {
   // Waiting for the window and handing the call over are no stage's: set
   // aside from the routing loop's serialization, left to the thread's ledger.
   const std::int64_t handoff_start = thread_cpu_ns();
-  bool ok = acquire(c);
+  const bool ok = acquire(c);
   if (ok) {
     Slot* slot = free_slot(ch.slots);
     std::swap(slot->batch, batch);  // moves the buffers `encoded` points into
     slot->encoded = encoded;
-    ok = send(c, *slot, /*shared=*/false);
+    send(c, *slot, /*shared=*/false);
   }
   aside_ns_ += thread_cpu_ns() - handoff_start;
   return ok;
@@ -312,7 +313,7 @@ void SenderInstance::encode(RowBatch& batch, bool compress, EncodedBatch& out) {
   }
 }
 
-bool SenderInstance::send(int c, Slot& slot, bool shared) {
+void SenderInstance::send(int c, Slot& slot, bool shared) {
   Channel& ch = channels_[static_cast<std::size_t>(c)];
   std::size_t index = 0;
   auto& slots = shared ? shared_slots_ : ch.slots;
@@ -338,7 +339,6 @@ bool SenderInstance::send(int c, Slot& slot, bool shared) {
              3, this, cookie);
   trace_span("send", sent, Clock::now());
   account_memory();
-  return true;
 }
 
 bool SenderInstance::finish() {

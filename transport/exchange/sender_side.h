@@ -91,7 +91,7 @@ class SenderInstance final : public CallSink {
   // Encodes `batch` (LZ4 when `compress`), timing it by stage.
   void encode(RowBatch& batch, bool compress, EncodedBatch& out);
   // Sends the slot's encoded batch on `channel`, whose window slot the caller holds.
-  bool send(int channel, Slot& slot, bool shared);
+  void send(int channel, Slot& slot, bool shared);
   Slot* free_slot(std::vector<std::unique_ptr<Slot>>& slots);
   bool flush(int channel);
   bool finish();

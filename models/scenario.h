@@ -65,6 +65,12 @@ struct Exchange {
   PartitionKind send_path() const {
     return kind == PartitionKind::kHash && receivers.instances() == 1 ? PartitionKind::kRandom : kind;
   }
+  // The rows sender instance `s` produces: they divide evenly over the
+  // instances, the first ones taking the remainder, in both halves alike.
+  std::int64_t sender_rows(int s) const {
+    const int count = senders.instances();
+    return rows / count + (s < rows % count ? 1 : 0);
+  }
 };
 
 struct Query {

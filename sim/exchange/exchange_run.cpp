@@ -18,10 +18,8 @@ ExchangeRun::ExchangeRun(ModelContext& context, const Exchange& exchange, std::u
   for (int r = 0; r < receivers; ++r) {
     receivers_.push_back(std::make_unique<ReceiverInstance>(*this, exchange.receivers.host_of(r), senders, merging));
   }
-  // Rows divide evenly over sender instances; the first ones take the remainder.
   for (int s = 0; s < senders; ++s) {
-    std::int64_t rows = exchange.rows / senders + (s < exchange.rows % senders ? 1 : 0);
-    senders_.push_back(std::make_unique<SenderInstance>(*this, s, exchange.senders.host_of(s), rows,
+    senders_.push_back(std::make_unique<SenderInstance>(*this, s, exchange.senders.host_of(s), exchange.sender_rows(s),
                                                         sender_seed(seed, s)));
   }
   senders_left_ = senders;

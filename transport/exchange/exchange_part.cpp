@@ -49,7 +49,7 @@ void ExchangePart::prepare() {
     SenderSetup setup;
     setup.run = spec_.run;
     setup.index = s;
-    setup.rows = exchange_.rows / count + (s < exchange_.rows % count ? 1 : 0);
+    setup.rows = exchange_.sender_rows(s);
     setup.seed = sender_seed(seed, s);
     setup.random_share = spec_.random_share;
     setup.running = &senders_running_;

@@ -25,7 +25,7 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::vector<std::string> policies;  // empty: every policy
   bool delay_line = true;             // impose the RTTs (off for real hosts)
-  bool nic_cap = false;               // cap each host's outbound bytes at nic_gbps
+  bool nic_cap = false;               // pace each host's outbound and inbound bytes at nic_gbps
   std::string hosts_file;             // agents already running: one ADDRESS:PORT per scenario host
   std::string token;                  // with hosts_file: the agents' token
   std::string exsim_binary;           // to start local agents

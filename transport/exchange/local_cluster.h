@@ -24,8 +24,8 @@ struct ExchangeOutcome {
 
 class LocalCluster {
  public:
-  // `delay_line`: impose half the scenario's RTT each way; `nic_cap`: cap each
-  // host's outbound bytes at the scenario's nic_gbps.
+  // `delay_line`: impose half the scenario's RTT each way; `nic_cap`: pace each
+  // host's outbound and inbound bytes at the scenario's nic_gbps.
   LocalCluster(const Scenario& scenario, bool delay_line, bool nic_cap = false);
   ~LocalCluster();
 

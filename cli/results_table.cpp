@@ -8,13 +8,13 @@
 #include "models/error.h"
 #include "models/json_reader.h"
 #include "models/size.h"
+#include "models/text_units.h"
 
 namespace exsim::cli {
 namespace {
 
 std::string percent_delta(double value, double base) {
-  if (base == 0) return "-";
-  return fmt::format("{:+.1f}%", (value / base - 1) * 100);
+  return base == 0 ? "-" : format_signed_percent(value / base - 1);
 }
 
 Bytes largest(const RunResult& r, Bytes HostResult::*field) {

@@ -8,19 +8,13 @@
 
 #include "cli/table.h"
 #include "models/size.h"
+#include "models/text_units.h"
 
 namespace exsim::cli {
 namespace {
 
 using validate::Comparison;
 using validate::relative_error;
-
-std::string error_cell(double e) {
-  if (!std::isfinite(e)) return "n/a";
-  return fmt::format("{:+.1f}%", 100 * e);
-}
-
-std::string seconds(double s) { return s >= 1 ? fmt::format("{:.3f} s", s) : fmt::format("{:.1f} ms", s * 1e3); }
 
 std::string render(const Table& table, ReportFormat format) {
   return format == ReportFormat::kMarkdown ? table.render_markdown() : table.render();
@@ -40,10 +34,11 @@ std::string render_stages(const Comparison& c, ReportFormat format) {
   for (std::size_t i = 0; i < c.predicted.exchanges.size() && i < c.measured.exchanges.size(); ++i) {
     const auto& p = c.predicted.exchanges[i];
     const auto& m = c.measured.exchanges[i];
-    exchanges.add_row({fmt::format("{}/{}#{}", p.query, p.id, p.repetition), seconds(p.wall_s), seconds(m.wall_s),
-                       error_cell(relative_error(p.wall_s, m.wall_s)), fmt::format("{}", p.rpcs),
-                       fmt::format("{}", m.rpcs), seconds(p.sender_blocked_s), seconds(m.sender_blocked_s),
-                       fmt::format("{}", p.deferred_rpcs), fmt::format("{}", m.deferred_rpcs)});
+    exchanges.add_row({fmt::format("{}/{}#{}", p.query, p.id, p.repetition), format_seconds(p.wall_s),
+                       format_seconds(m.wall_s), format_signed_percent(relative_error(p.wall_s, m.wall_s)),
+                       fmt::format("{}", p.rpcs), fmt::format("{}", m.rpcs), format_seconds(p.sender_blocked_s),
+                       format_seconds(m.sender_blocked_s), fmt::format("{}", p.deferred_rpcs),
+                       fmt::format("{}", m.deferred_rpcs)});
   }
   out += render(exchanges, format);
   Table cpu({"CPU by stage", "predicted", "measured", "error"});
@@ -56,13 +51,14 @@ std::string render_stages(const Comparison& c, ReportFormat format) {
       {"consume", &CpuByStage::consume}};
   double predicted_total = 0, measured_total = 0;
   for (const auto& [name, field] : stages) {
-    cpu.add_row({name, seconds(p.*field), seconds(m.*field), error_cell(relative_error(p.*field, m.*field))});
+    cpu.add_row({name, format_seconds(p.*field), format_seconds(m.*field),
+                 format_signed_percent(relative_error(p.*field, m.*field))});
     predicted_total += p.*field;
     measured_total += m.*field;
   }
   // The wall-clock error follows this one most closely (docs/validation.md).
-  cpu.add_row({"all stages", seconds(predicted_total), seconds(measured_total),
-               error_cell(relative_error(predicted_total, measured_total))});
+  cpu.add_row({"all stages", format_seconds(predicted_total), format_seconds(measured_total),
+               format_signed_percent(relative_error(predicted_total, measured_total))});
   out += "\n";
   out += render(cpu, format);
   // A call's time as Impala's profile splits it: network, then receiver; and
@@ -74,7 +70,8 @@ std::string render_stages(const Comparison& c, ReportFormat format) {
     for (const auto& [name, field] : {std::pair{"mean", &CallTimes::mean_us}, std::pair{"p50", &CallTimes::p50_us},
                                       std::pair{"p99", &CallTimes::p99_us}}) {
       calls.add_row({fmt::format("{} {}", what, name), fmt::format("{:.0f} us", predicted.*field),
-                     fmt::format("{:.0f} us", measured.*field), error_cell(relative_error(predicted.*field, measured.*field))});
+                     fmt::format("{:.0f} us", measured.*field),
+                     format_signed_percent(relative_error(predicted.*field, measured.*field))});
     }
   };
   add("network", &RunResult::rpc_network);
@@ -90,16 +87,16 @@ std::string render_stages(const Comparison& c, ReportFormat format) {
 std::string render_validation(const std::vector<Comparison>& comparisons, const validate::Suite& suite,
                               const validate::Verdict& verdict, const std::string& profile_source,
                               ReportFormat format) {
-  Table table({"scenario / policy", "wall pred", "wall meas", "error", "RPCs pred", "RPCs meas", "error",
-               "wire pred", "wire meas", "error", "peak pred", "peak meas", "error"});
+  Table table({"scenario / policy", "wall pred", "wall meas", "error", "RPCs pred", "RPCs meas", "error", "wire pred",
+               "wire meas", "error", "peak pred", "peak meas", "error"});
   for (const auto& c : comparisons) {
     table.add_row({c.predicted.scenario + " / " + c.predicted.policy + (c.steady ? "" : " (unsteady)"),
-                   seconds(c.predicted.wall_s),
-                   seconds(c.measured.wall_s), error_cell(c.wall_error), fmt::format("{}", c.predicted.rpcs),
-                   fmt::format("{}", c.measured.rpcs), error_cell(c.rpcs_error), human_bytes(c.predicted.bytes_wire),
-                   human_bytes(c.measured.bytes_wire), error_cell(c.bytes_error),
-                   human_bytes(validate::largest_sender_peak(c.predicted)),
-                   human_bytes(validate::largest_sender_peak(c.measured)), error_cell(c.sender_peak_error)});
+                   format_seconds(c.predicted.wall_s), format_seconds(c.measured.wall_s),
+                   format_signed_percent(c.wall_error), fmt::format("{}", c.predicted.rpcs),
+                   fmt::format("{}", c.measured.rpcs), format_signed_percent(c.rpcs_error),
+                   human_bytes(c.predicted.bytes_wire), human_bytes(c.measured.bytes_wire),
+                   format_signed_percent(c.bytes_error), human_bytes(validate::largest_sender_peak(c.predicted)),
+                   human_bytes(validate::largest_sender_peak(c.measured)), format_signed_percent(c.sender_peak_error)});
   }
   std::string out;
   if (format == ReportFormat::kMarkdown) out += "### exsim validate: the model against the real exchange\n\n";

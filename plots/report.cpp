@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "models/size.h"
+#include "models/text_units.h"
 
 namespace exsim::report {
 namespace {
@@ -36,13 +37,6 @@ std::string escape_markdown(const std::string& text) {
   return out;
 }
 
-std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100 * fraction); }
-
-// Seconds to three decimals; below a millisecond, in milliseconds, so that a
-// short result does not read 0.000 s.
-std::string seconds(double s) {
-  return s > 0 && s < 1e-3 ? fmt::format("{:.3g} ms", s * 1e3) : fmt::format("{:.3f} s", s);
-}
 
 // The results table's columns, shared by the HTML and the Markdown.
 const std::vector<std::string> kColumns = {"#", "result", "wall", "vs baseline", "RPCs", "wire", "batch mean",
@@ -50,8 +44,8 @@ const std::vector<std::string> kColumns = {"#", "result", "wall", "vs baseline",
 
 std::vector<std::string> row_of(std::size_t index, const Entry& e, const Entry& base) {
   return {fmt::format("#{}", index + 1), e.label,
-          seconds(e.wall_s),
-          base.wall_s > 0 ? percent(e.wall_s / base.wall_s - 1) : "",
+          format_seconds(e.wall_s),
+          base.wall_s > 0 ? format_signed_percent(e.wall_s / base.wall_s - 1) : "",
           fmt::format("{:.0f}", e.rpcs),
           human_bytes(e.bytes_wire),
           human_bytes(e.batch_bytes_mean),
@@ -111,15 +105,15 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
                            within, human_bytes(r.smallest->sender_worst), r.smallest->label);
     } else if (r.best == r.baseline) {
       r.text = fmt::format("The baseline, {}, is the fastest result{}: {}, worst-case per-host sender memory {}.",
-                           r.best->label, within, seconds(r.best->wall_s), human_bytes(r.best->sender_worst));
+                           r.best->label, within, format_seconds(r.best->wall_s), human_bytes(r.best->sender_worst));
     } else {
       // Slower than the baseline when the baseline itself is over the budget.
       const double change = r.baseline->wall_s > 0 ? r.best->wall_s / r.baseline->wall_s - 1 : 0;
       const bool over = budget && r.baseline->sender_worst > *budget;
       r.text = fmt::format("Recommended: {}, the fastest result{}: {}, {:.1f}% {} than the baseline {} ({}{}), "
                            "with worst-case per-host sender memory {} (baseline {}).",
-                           r.best->label, within, seconds(r.best->wall_s), 100 * std::abs(change),
-                           change <= 0 ? "faster" : "slower", r.baseline->label, seconds(r.baseline->wall_s),
+                           r.best->label, within, format_seconds(r.best->wall_s), 100 * std::abs(change),
+                           change <= 0 ? "faster" : "slower", r.baseline->label, format_seconds(r.baseline->wall_s),
                            over ? ", over the budget" : "", human_bytes(r.best->sender_worst),
                            human_bytes(r.baseline->sender_worst));
     }
@@ -160,12 +154,14 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
   }
   html += "</table>\n";
   if (!in.validations.empty()) {
-    html += "<h2>Predicted against measured</h2>\n<table id=\"validation\">\n<tr><th>policy</th><th>predicted</th>"
-            "<th>measured</th><th>wall error</th><th>RPCs error</th><th>bytes error</th><th>sender peak error</th></tr>\n";
+    html +=
+        "<h2>Predicted against measured</h2>\n<table id=\"validation\">\n<tr><th>policy</th><th>predicted</th>"
+        "<th>measured</th><th>wall error</th><th>RPCs error</th><th>bytes error</th><th>sender peak error</th></tr>\n";
     for (const auto& v : in.validations) {
       html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                          escape(v.label), seconds(v.predicted_s), seconds(v.measured_s), percent(v.wall_error), percent(v.rpcs_error),
-                          percent(v.bytes_error), percent(v.peak_error));
+                          escape(v.label), format_seconds(v.predicted_s), format_seconds(v.measured_s),
+                          format_signed_percent(v.wall_error), format_signed_percent(v.rpcs_error),
+                          format_signed_percent(v.bytes_error), format_signed_percent(v.peak_error));
     }
     html += "</table>\n";
   }
@@ -196,12 +192,14 @@ std::string render_markdown(const ReportInput& in, const ReportOptions& options)
     md += "\n";
   }
   if (!in.validations.empty()) {
-    md += "\n| policy | predicted | measured | wall error | RPCs error | bytes error | sender peak error |\n"
-          "|---|---|---|---|---|---|---|\n";
+    md +=
+        "\n| policy | predicted | measured | wall error | RPCs error | bytes error | sender peak error |\n"
+        "|---|---|---|---|---|---|---|\n";
     for (const auto& v : in.validations) {
-      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", escape_markdown(v.label), seconds(v.predicted_s),
-                        seconds(v.measured_s),
-                        percent(v.wall_error), percent(v.rpcs_error), percent(v.bytes_error), percent(v.peak_error));
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", escape_markdown(v.label),
+                        format_seconds(v.predicted_s), format_seconds(v.measured_s),
+                        format_signed_percent(v.wall_error), format_signed_percent(v.rpcs_error),
+                        format_signed_percent(v.bytes_error), format_signed_percent(v.peak_error));
     }
   }
   md += fmt::format("\n**{}**\n", escape_markdown(recommendation_text(recommend(in, options.memory_budget))));

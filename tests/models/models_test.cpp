@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include "models/sender_memory.h"
 #include "models/size.h"
 #include "models/sizing_policy.h"
+#include "models/text_units.h"
 #include "models/varlen.h"
 #include "tests/test_util.h"
 
@@ -38,6 +40,17 @@ TEST_CASE("sizes parse with binary suffixes and print back") {
   CHECK(format_size(1000) == "1000");
   CHECK(human_bytes(1536) == "1.50 KiB");
   CHECK(human_bytes(2.0 * (1LL << 50)) == "2.00 PiB");  // no "1.82e+06 TiB" for large figures
+}
+
+TEST_CASE("every table prints seconds and signed percentages one way") {
+  CHECK(format_seconds(2) == "2.000 s");
+  CHECK(format_seconds(0) == "0.000 s");
+  CHECK(format_seconds(0.5) == "500.0 ms");
+  CHECK(format_seconds(9.7e-5) == "0.097 ms");  // never 0.000 s for a short figure
+  CHECK(format_signed_percent(0.123) == "+12.3%");
+  CHECK(format_signed_percent(-0.004) == "-0.4%");
+  CHECK(format_signed_percent(std::nan("")) == "n/a");
+  CHECK(format_signed_percent(std::numeric_limits<double>::infinity()) == "n/a");
 }
 
 TEST_CASE("--set overrides any value by its dotted path") {

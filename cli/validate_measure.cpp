@@ -1,5 +1,7 @@
 #include "cli/validate_measure.h"
 
+#include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -107,10 +109,7 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     // The costs hold for the round's runs only if the machine kept its speed
     // from the calibration before the round to the one after it.
     const double drift = after.probes_us.empty() ? 0 : std::abs(median_of(after.probes_us) / reference_us - 1);
-    const std::string why = costs.too_noisy ? std::string("the calibration after it was too noisy")
-                                            : fmt::format("the machine's speed changed by {:.0f}% over it", 100 * drift);
-    const transport::Calibration costs_before = transport::summarize_costs(before);
-    before = after;
+    const transport::CalibrationSamples held_to = std::exchange(before, after);
     if (!costs.too_noisy && drift <= transport::kSteadySpeed) {
       suite.round_costs.push_back(costs.profile);
       continue;
@@ -119,10 +118,12 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     // of the calibration before the round: when that one was steady, its costs
     // hold for them, whatever happened after (in a busy spell, two rounds in a
     // row lost 11 and 9 steady runs to the calibration after them).
-    if (!costs_before.too_noisy) {
+    if (const transport::Calibration costs_before = transport::summarize_costs(held_to); !costs_before.too_noisy) {
       suite.round_costs.push_back(costs_before.profile);
       fmt::print(stderr, "validate: round {}: {}: its runs take the costs of the calibration before it alone\n",
-                 round + 1, why);
+                 round + 1,
+                 costs.too_noisy ? std::string("the calibration after it was too noisy")
+                                 : fmt::format("the machine's speed changed by {:.0f}% over it", 100 * drift));
       continue;
     }
     suite.round_costs.push_back(costs.profile);

@@ -61,7 +61,6 @@ class RunSchedule {
 
   const PolicyRuns& runs(PolicyIndex index) const { return runs_.at(index.scenario).at(index.policy); }
   PolicyRuns& runs(PolicyIndex index) { return runs_.at(index.scenario).at(index.policy); }
-  int repeat() const { return repeat_; }
   bool short_of_runs(PolicyIndex index) const;
 
  private:

@@ -137,6 +137,10 @@ bool JsonNode::expect_array() const {
 }
 
 void JsonNode::reject_unknown_keys(std::initializer_list<std::string_view> known) const {
+  reject_unknown_keys(std::span<const std::string_view>(known.begin(), known.size()));
+}
+
+void JsonNode::reject_unknown_keys(std::span<const std::string_view> known) const {
   if (!is_object()) return;
   std::vector<std::string> names(known.begin(), known.end());
   for (auto it = value_->begin(); it != value_->end(); ++it) {

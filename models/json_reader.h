@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -85,6 +86,7 @@ class JsonNode {
   bool expect_array() const;
   // Records "unknown key 'x' (did you mean 'y'?)" for every key not in `known`.
   void reject_unknown_keys(std::initializer_list<std::string_view> known) const;
+  void reject_unknown_keys(std::span<const std::string_view> known) const;
 
   // Readers return `fallback` (and record an error) when the value is wrong.
   std::string string(std::string_view fallback = {}) const;

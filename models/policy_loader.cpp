@@ -1,7 +1,11 @@
 // The "policies" entries and the costs profile.
+#include <string_view>
+#include <vector>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "models/cost_figures.h"
 #include "models/loader_parts.h"
 
 namespace exsim {
@@ -59,37 +63,43 @@ Policy read_policy(const JsonNode& node, const std::string& name) {
 CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   CostProfile costs = base;
   if (!node.expect_object()) return costs;
-  node.reject_unknown_keys({"serialize_bytes_per_s", "deserialize_bytes_per_s", "lz4_compress_bytes_per_s",
-                            "lz4_decompress_bytes_per_s", "rpc_cpu_us", "rpc_cpu_busy_us", "rpc_latency_us", "sender_wake_us", "transfer_bytes_per_s",
-                            "partition_rows_per_s", "partition_channel_ns", "serialize_row_ns", "deserialize_row_ns", "deserialize_batch_us",
-                            "wire_overhead_bytes",
-                            "service_threads", "cores", "description", "sources", "spread", "warnings"});
-  auto rate = [&](const char* key, double fallback) {
-    JsonNode value = node.member(key);
-    if (!value.present() && fallback <= 0) value = node.required(key);
-    return value.number(fallback, 1.0);  // bytes per second
-  };
-  costs.serialize_bytes_per_s = rate("serialize_bytes_per_s", base.serialize_bytes_per_s);
-  costs.deserialize_bytes_per_s = rate("deserialize_bytes_per_s", base.deserialize_bytes_per_s);
-  costs.lz4_compress_bytes_per_s = rate("lz4_compress_bytes_per_s", base.lz4_compress_bytes_per_s);
-  costs.lz4_decompress_bytes_per_s = rate("lz4_decompress_bytes_per_s", base.lz4_decompress_bytes_per_s);
+  std::vector<std::string_view> known;
+  for (const CostFigure& figure : cost_figures()) known.push_back(figure.key);
+  known.insert(known.end(), {"description", "sources", "spread", "warnings"});
+  node.reject_unknown_keys(known);
   constexpr double kMaxUs = 1e7;  // 10 s per RPC
-  costs.rpc_cpu_us = node.member("rpc_cpu_us").number(base.rpc_cpu_us, 0, false, kMaxUs);
-  costs.rpc_latency_us = node.member("rpc_latency_us").number(base.rpc_latency_us, 0, false, kMaxUs);
-  costs.sender_wake_us = node.member("sender_wake_us").number(base.sender_wake_us, 0, false, kMaxUs);
-  const JsonNode busy = node.member("rpc_cpu_busy_us");
-  if (busy.present()) costs.rpc_cpu_busy_us = busy.number(0, 0, false, kMaxUs);
-  // Optional (0: moving bytes through the RPC stack costs no CPU).
-  costs.transfer_bytes_per_s = node.member("transfer_bytes_per_s").number(base.transfer_bytes_per_s, 0);
-  costs.partition_rows_per_s = node.member("partition_rows_per_s").number(base.partition_rows_per_s, 0);
-  costs.partition_channel_ns = node.member("partition_channel_ns").number(base.partition_channel_ns, 0, false, 1e6);
-  costs.serialize_row_ns = node.member("serialize_row_ns").number(base.serialize_row_ns, 0, false, 1e6);
-  costs.deserialize_row_ns = node.member("deserialize_row_ns").number(base.deserialize_row_ns, 0, false, 1e6);
-  costs.deserialize_batch_us = node.member("deserialize_batch_us").number(base.deserialize_batch_us, 0, false, kMaxUs);
-  costs.wire_overhead_bytes = node.member("wire_overhead_bytes").size(base.wire_overhead_bytes, 0, kMiB);
-  costs.service_threads = static_cast<int>(node.member("service_threads").integer(base.service_threads, 0, 1 << 16));
-  JsonNode cores = node.member("cores");
-  costs.cores = cores.present() && !cores.json().is_null() ? static_cast<int>(cores.integer(0, 1, 4096)) : 0;
+  for (const CostFigure& figure : cost_figures()) {
+    JsonNode value = node.member(figure.key);
+    const double fallback = figure.get(base);
+    using Reading = CostFigure::Reading;
+    switch (figure.reading) {
+      case Reading::kRate:
+        if (!value.present() && fallback <= 0) value = node.required(figure.key);
+        figure.set(costs, value.number(fallback, 1.0));
+        break;
+      case Reading::kOptionalRate:  // 0: free
+        figure.set(costs, value.number(fallback, 0));
+        break;
+      case Reading::kMicros:
+        figure.set(costs, value.number(fallback, 0, false, kMaxUs));
+        break;
+      case Reading::kNanos:
+        figure.set(costs, value.number(fallback, 0, false, 1e6));
+        break;
+      case Reading::kBusyMicros:
+        if (value.present()) figure.set(costs, value.number(0, 0, false, kMaxUs));
+        break;
+      case Reading::kBytes:
+        figure.set(costs, static_cast<double>(value.size(static_cast<Bytes>(fallback), 0, kMiB)));
+        break;
+      case Reading::kCount:
+        figure.set(costs, static_cast<double>(value.integer(static_cast<std::int64_t>(fallback), 0, 1 << 16)));
+        break;
+      case Reading::kCores:
+        figure.set(costs, value.present() && !value.json().is_null() ? static_cast<double>(value.integer(0, 1, 4096)) : 0);
+        break;
+    }
+  }
   JsonNode sources = node.member("sources");
   if (sources.present() && sources.expect_object()) {
     for (const auto& key : sources.keys()) sources.member(key).string();

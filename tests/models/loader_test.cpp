@@ -5,9 +5,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "models/cost_figures.h"
 #include "models/costs.h"
 #include "models/scenario_loader.h"
 #include "tests/test_util.h"
@@ -285,6 +288,37 @@ TEST_CASE("a profile written and read back has the same costs, free stages (0) i
   CHECK(back.rpc_latency_us == 0);
   CHECK(back.serialize_bytes_per_s == free_stages.serialize_bytes_per_s);
   CHECK(back.wire_overhead_bytes == free_stages.wire_overhead_bytes);
+}
+
+TEST_CASE("every cost figure is written and read back as its own field") {
+  // Each figure gets a value of its own, so one read into or written from
+  // another's field, or left out of the table, shows.
+  CostProfile distinct;
+  double value = 2;
+  for (const CostFigure& figure : cost_figures()) {
+    figure.set(distinct, value);
+    value += 1;
+  }
+  std::set<std::string_view> keys;
+  for (const CostFigure& figure : cost_figures()) {
+    CAPTURE(figure.key);
+    CHECK(keys.insert(figure.key).second);
+    CHECK(find_cost_figure(figure.key) == &figure);
+    if (figure.summary != CostFigure::Summary::kNotMeasured) {
+      CHECK(figure.least_measurable < figure.most_measurable);
+    }
+  }
+  const auto path = std::filesystem::temp_directory_path() / "exsim_profile_figures.json";
+  std::ofstream(path) << cost_profile_json(distinct, "distinct", {}, {});
+  const CostProfile back = load_cost_profile(path.string());
+  std::filesystem::remove(path);
+  value = 2;
+  for (const CostFigure& figure : cost_figures()) {
+    CAPTURE(figure.key);
+    CHECK(figure.get(back) == value);
+    value += 1;
+  }
+  CHECK(find_cost_figure("source") == nullptr);  // a profile's file, not a figure
 }
 
 TEST_CASE("var-len bytes take sizes as every size in a scenario does") {

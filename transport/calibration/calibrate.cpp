@@ -3,13 +3,13 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "models/cost_figures.h"
 #include "transport/calibration/benchmarks.h"
 #include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"
@@ -17,35 +17,6 @@
 
 namespace exsim::transport {
 namespace {
-
-struct Bound {
-  const char* key;
-  double min, max;
-};
-
-// What no machine can measure: a core does not copy memory faster than about
-// 100 GB/s, anything slower than 1 MB/s (or 100,000 rows/s, or a microsecond a
-// row for each channel) is a broken run, a
-// call costs more than nothing and less than a millisecond of CPU, the loopback
-// adds less than 10 ms to a round trip, a thread wakes in less than 10 ms, and a
-// call's framing is bytes, not pages.
-constexpr std::array<Bound, 15> kBounds{{
-    {"serialize_bytes_per_s", 1e6, 1e11},
-    {"deserialize_bytes_per_s", 1e6, 1e11},
-    {"serialize_row_ns", 0, 10000},
-    {"deserialize_row_ns", 0, 10000},
-    {"deserialize_batch_us", 0, 1000},
-    {"lz4_compress_bytes_per_s", 1e6, 1e11},
-    {"lz4_decompress_bytes_per_s", 1e6, 1e11},
-    {"transfer_bytes_per_s", 1e6, 1e11},
-    {"partition_rows_per_s", 1e5, 1e10},
-    {"partition_channel_ns", 0, 1000},
-    {"rpc_cpu_us", 0.1, 1000},
-    {"rpc_cpu_busy_us", 0.1, 1000},
-    {"rpc_latency_us", 0, 10000},
-    {"sender_wake_us", 0, 10000},
-    {"wire_overhead_bytes", 1, 4096},
-}};
 
 double median_of(std::vector<double> v) { return spread_of(std::move(v)).median; }
 
@@ -63,14 +34,11 @@ std::string out_of_bounds(const std::map<std::string, double>& figures) {
 }  // namespace
 
 bool figure_bounds(const std::string& key, double& min, double& max) {
-  for (const Bound& b : kBounds) {
-    if (key == b.key) {
-      min = b.min;
-      max = b.max;
-      return true;
-    }
-  }
-  return false;
+  const CostFigure* figure = find_cost_figure(key);
+  if (figure == nullptr || figure->summary == CostFigure::Summary::kNotMeasured) return false;
+  min = figure->least_measurable;
+  max = figure->most_measurable;
+  return true;
 }
 
 int available_cores() {
@@ -186,27 +154,14 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
 Calibration summarize_costs(const CalibrationSamples& samples) {
   Calibration result;
   for (const auto& [key, list] : samples.figures) result.spread[key] = spread_of(list);
-  auto median = [&](const char* key) { return result.spread.at(key).median; };
   CostProfile& p = result.profile;
-  p.serialize_bytes_per_s = median("serialize_bytes_per_s");
-  p.deserialize_bytes_per_s = median("deserialize_bytes_per_s");
-  p.serialize_row_ns = median("serialize_row_ns");
-  p.deserialize_row_ns = median("deserialize_row_ns");
-  p.deserialize_batch_us = median("deserialize_batch_us");
-  p.lz4_compress_bytes_per_s = median("lz4_compress_bytes_per_s");
-  p.lz4_decompress_bytes_per_s = median("lz4_decompress_bytes_per_s");
-  p.rpc_cpu_us = median("rpc_cpu_us");
-  p.rpc_cpu_busy_us = std::min(median("rpc_cpu_busy_us"), p.rpc_cpu_us);
-  p.rpc_latency_us = median("rpc_latency_us");
-  // A wake-up's cost has two levels on this machine, about 4.3 and 6.7 us, which
-  // the host's load chooses between for minutes at a time (three calibrations in a
-  // row: medians 6.7, 6.7 and 4.3 us); the least repetition is the uncontended
-  // wake-up, and the simulator adds contention for the CPU itself.
-  p.sender_wake_us = result.spread.at("sender_wake_us").min;
-  p.transfer_bytes_per_s = median("transfer_bytes_per_s");
-  p.partition_rows_per_s = median("partition_rows_per_s");
-  p.partition_channel_ns = median("partition_channel_ns");
-  p.wire_overhead_bytes = static_cast<Bytes>(std::llround(median("wire_overhead_bytes")));
+  for (const CostFigure& figure : cost_figures()) {
+    if (figure.summary == CostFigure::Summary::kNotMeasured) continue;
+    const FigureSpread& spread = result.spread.at(std::string(figure.key));
+    figure.set(p, figure.summary == CostFigure::Summary::kLeast ? spread.min : spread.median);
+  }
+  // Calls in flight together never cost more each than one alone.
+  p.rpc_cpu_busy_us = std::min(p.rpc_cpu_busy_us, p.rpc_cpu_us);
   p.cores = available_cores();
   p.source = "exsim calibrate";
   result.sources = figure_sources();

@@ -18,9 +18,9 @@
 
 #include <fmt/format.h>
 
-#include "models/error.h"
-#include "models/random.h"
-#include "models/scenario_loader.h"
+#include "models/base/error.h"
+#include "models/base/random.h"
+#include "models/scenario/scenario_loader.h"
 #include "sim/engine/calendar_scheduler.h"
 #include "sim/simulate.h"
 
@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
       fmt::print("queue alone         {:.1f} ns per event: at most {:.3g} RPCs per second at {:.2f} events per RPC\n",
                  queue_ns, 1e9 / (queue_ns * events_per_rpc), events_per_rpc);
     }
-  } catch (const exsim::ScenarioError& e) {
+  } catch (const exsim::InputError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 2;
   }

@@ -21,7 +21,7 @@
 
 #include <fmt/format.h>
 
-#include "models/scenario_loader.h"
+#include "models/scenario/scenario_loader.h"
 #include "transport/data/row_generator.h"
 #include "transport/exchange/local_cluster.h"
 #include "transport/exchange/thread_cpu.h"

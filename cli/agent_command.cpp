@@ -5,7 +5,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "models/error.h"
+#include "models/base/error.h"
 #include "transport/agent/agent.h"
 #include "transport/net/endpoint_text.h"
 

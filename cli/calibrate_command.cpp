@@ -10,8 +10,8 @@
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/table.h"
-#include "models/error.h"
-#include "models/results.h"
+#include "models/base/error.h"
+#include "models/results/results.h"
 #include "transport/calibration/calibrate.h"
 
 namespace exsim::cli {

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "models/error.h"
-#include "models/json_reader.h"
+#include "models/base/error.h"
+#include "models/base/json_reader.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;

@@ -8,12 +8,12 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
-#include "models/error.h"
-#include "models/impala_profile.h"
-#include "models/json_reader.h"
-#include "models/profile_import.h"
-#include "models/results.h"
-#include "models/scenario_loader.h"
+#include "models/base/error.h"
+#include "models/impala/impala_profile.h"
+#include "models/base/json_reader.h"
+#include "models/impala/profile_import.h"
+#include "models/results/results.h"
+#include "models/scenario/scenario_loader.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "models/error.h"
+#include "models/base/error.h"
 
 namespace {
 
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     if (command == "report") return report_command(args);
     fmt::print(stderr, "exsim: unknown command '{}'\n\n{}", command, kUsage);
     return kExitBadInput;
-  } catch (const exsim::ScenarioError& e) {
+  } catch (const exsim::InputError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return kExitBadInput;
   } catch (const exsim::UsageError& e) {

@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "models/error.h"
-#include "models/results.h"
-#include "models/scenario.h"
+#include "models/base/error.h"
+#include "models/results/results.h"
+#include "models/scenario/scenario.h"
 
 namespace exsim::cli {
 namespace {

@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 
 #include "cli/table.h"
-#include "models/error.h"
-#include "models/json_reader.h"
-#include "models/size.h"
-#include "models/text_units.h"
+#include "models/base/error.h"
+#include "models/base/json_reader.h"
+#include "models/base/size.h"
+#include "models/base/text_units.h"
 
 namespace exsim::cli {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "models/results.h"
-#include "models/scenario.h"
+#include "models/results/results.h"
+#include "models/scenario/scenario.h"
 
 namespace exsim::cli {
 

@@ -8,9 +8,9 @@
 #include "cli/output_files.h"
 #include "cli/results_table.h"
 #include "cli/trace_options.h"
-#include "models/error.h"
-#include "models/scenario_loader.h"
-#include "models/trace.h"
+#include "models/base/error.h"
+#include "models/scenario/scenario_loader.h"
+#include "models/results/trace.h"
 #include "transport/agent/coordinator.h"
 
 namespace exsim::cli {

@@ -20,11 +20,11 @@
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/progress.h"
-#include "models/error.h"
-#include "models/json_reader.h"
-#include "models/results.h"
-#include "models/scenario_loader.h"
-#include "models/sweep.h"
+#include "models/base/error.h"
+#include "models/base/json_reader.h"
+#include "models/results/results.h"
+#include "models/scenario/scenario_loader.h"
+#include "models/results/sweep.h"
 #include "sim/simulate.h"
 
 namespace exsim::cli {
@@ -87,10 +87,10 @@ Scenario load_point(const std::string& file, const std::string& text, std::vecto
   for (const auto& o : point.overrides()) overrides.push_back(o);
   try {
     return parse_scenario(text, file, overrides);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     std::vector<std::string> messages;
     for (const auto& m : e.messages()) messages.push_back(fmt::format("sweep point {} ({}): {}", point.index, point.label(), m));
-    throw ScenarioError(messages);
+    throw InputError(messages);
   } catch (const UsageError& e) {
     throw UsageError(fmt::format("sweep point {} ({}): {}", point.index, point.label(), e.what()));
   }

@@ -4,9 +4,9 @@
 
 #include "cli/command_line.h"
 #include "cli/results_table.h"
-#include "models/error.h"
-#include "models/results.h"
-#include "models/trace.h"
+#include "models/base/error.h"
+#include "models/results/results.h"
+#include "models/results/trace.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;

@@ -19,8 +19,8 @@
 #include "cli/output_files.h"
 #include "cli/validate_measure.h"
 #include "cli/validate_report.h"
-#include "models/error.h"
-#include "models/scenario_loader.h"
+#include "models/base/error.h"
+#include "models/scenario/scenario_loader.h"
 #include "sim/simulate.h"
 #include "validate/comparison.h"
 #include "validate/measurements.h"
@@ -72,11 +72,11 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
     if (scenarios.count(file)) continue;
     try {
       scenarios.emplace(file, parse_scenario(read_scenario_file(file), file));
-    } catch (const ScenarioError& e) {
+    } catch (const InputError& e) {
       problems.insert(problems.end(), e.messages().begin(), e.messages().end());
     }
   }
-  if (!problems.empty()) throw ScenarioError(problems);
+  if (!problems.empty()) throw InputError(problems);
   for (const auto& row : measurements.rows) {
     Scenario scenario = scenarios.at(scenario_file_of(row, suite));
     scenario.costs = row.costs;
@@ -84,7 +84,7 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
     const auto it = std::find_if(policies.begin(), policies.end(),
                                  [&](const Policy& p) { return p.name == row.measured.policy; });
     if (it == policies.end()) {
-      throw ScenarioError({fmt::format("{}: no policy '{}', which the measurements name", row.scenario_file,
+      throw InputError({fmt::format("{}: no policy '{}', which the measurements name", row.scenario_file,
                                        row.measured.policy)});
     }
     RunResult predicted = predict(scenario, static_cast<std::size_t>(it - policies.begin()), error);
@@ -200,11 +200,11 @@ int validate_command(const std::vector<std::string>& args) {
         std::string text = read_scenario_file(file);
         Scenario scenario = parse_scenario(text, file);
         scenarios.push_back({file, std::move(text), std::move(scenario)});
-      } catch (const ScenarioError& e) {
+      } catch (const InputError& e) {
         problems.insert(problems.end(), e.messages().begin(), e.messages().end());
       }
     }
-    if (!problems.empty()) throw ScenarioError(problems);
+    if (!problems.empty()) throw InputError(problems);
     // Without a profile, this machine's costs are measured before the runs and
     // after each round of them, and each run is simulated with those around its
     // round: the machine's speed drifts over minutes. Never from the runs

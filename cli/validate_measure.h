@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "models/results.h"
-#include "models/scenario.h"
+#include "models/results/results.h"
+#include "models/scenario/scenario.h"
 #include "transport/calibration/calibrate.h"
 #include "validate/run_schedule.h"
 

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "cli/table.h"
-#include "models/size.h"
-#include "models/text_units.h"
+#include "models/base/size.h"
+#include "models/base/text_units.h"
 
 namespace exsim::cli {
 namespace {

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/error.h"
-#include "models/json_reader.h"
+#include "models/base/error.h"
+#include "models/base/json_reader.h"
 
 namespace exsim::report {
 namespace {
@@ -103,7 +103,7 @@ void read_validations(const JsonNode& comparisons, ReportInput& in) {
 void read_results_file(const std::string& path, ReportInput& in) {
   const std::string text = read_text_file(path, "results");
   const std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) throw ScenarioError({fmt::format("{}: empty: expected results", path)});
+  if (first == std::string::npos) throw InputError({fmt::format("{}: empty: expected results", path)});
   // One JSON document: results (an array) or validation results; else JSON
   // Lines (sweep). A file that opens an array is read as one, so that a
   // truncated array is named by its line and column; only an object is
@@ -114,7 +114,7 @@ void read_results_file(const std::string& path, ReportInput& in) {
     const json whole = json::parse(text, nullptr, /*allow_exceptions=*/false);
     validation = whole.is_object() && whole.contains("comparisons");
     if (whole.is_object() && !validation && !whole.contains("policy")) {
-      throw ScenarioError({fmt::format("{}: a JSON object that is neither validation results (\"comparisons\") "
+      throw InputError({fmt::format("{}: a JSON object that is neither validation results (\"comparisons\") "
                                        "nor a results line (\"policy\"): expected results, as simulate, run, "
                                        "sweep or validate write them",
                                        path)});
@@ -175,7 +175,7 @@ ReportInput read_report_input(const std::vector<std::string>& paths) {
     in.files.push_back(path);
     const std::size_t before = in.entries.size();
     read_results_file(path, in);
-    if (in.entries.size() == before) throw ScenarioError({fmt::format("{}: no results in it", path)});
+    if (in.entries.size() == before) throw InputError({fmt::format("{}: no results in it", path)});
   }
   if (in.scenarios().size() > 1) {
     for (auto& e : in.entries) e.label = e.scenario + " / " + e.label;

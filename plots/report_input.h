@@ -48,7 +48,7 @@ struct ReportInput {
   const Entry& baseline_of(const Entry& e) const;
 };
 
-// Reads every file; ScenarioError naming the file (and line, for JSON Lines)
+// Reads every file; InputError naming the file (and line, for JSON Lines)
 // for anything that is not one of the formats above, or that holds no result.
 // When the results are of more than one scenario, each label starts with its
 // scenario's name.

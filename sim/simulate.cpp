@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "models/partitioning.h"
-#include "models/sender_memory.h"
+#include "models/rules/partitioning.h"
+#include "models/rules/sender_memory.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/rpc_transport.h"
 #include "sim/exchange/sender.h"

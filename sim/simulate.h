@@ -7,8 +7,8 @@
 #include <functional>
 #include <string>
 
-#include "models/results.h"
-#include "models/scenario.h"
+#include "models/results/results.h"
+#include "models/scenario/scenario.h"
 
 namespace exsim {
 
@@ -16,7 +16,7 @@ class Trace;
 
 struct SimulateOptions {
   std::string scheduler = "calendar";  // event queue implementation (sim/engine/scheduler.h)
-  // When set, the run's spans go to this trace (models/trace.h), its hosts as
+  // When set, the run's spans go to this trace (models/results/trace.h), its hosts as
   // processes trace_pid_base + host, named "<policy>: <host>".
   Trace* trace = nullptr;
   int trace_pid_base = 0;

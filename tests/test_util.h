@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "models/error.h"
-#include "models/scenario_loader.h"
+#include "models/base/error.h"
+#include "models/scenario/scenario_loader.h"
 
 namespace exsim::test {
 
@@ -18,7 +18,7 @@ inline Scenario scenario_from(const std::string& json, const std::vector<std::st
 inline std::string load_error(const std::string& json, const std::vector<std::string>& overrides = {}) {
   try {
     scenario_from(json, overrides);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     return e.what();
   } catch (const UsageError& e) {
     return e.what();

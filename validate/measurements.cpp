@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/json_reader.h"
-#include "models/results_reader.h"
+#include "models/base/json_reader.h"
+#include "models/results/results_reader.h"
 
 namespace exsim::validate {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "models/costs.h"
-#include "models/results.h"
+#include "models/scenario/costs.h"
+#include "models/results/results.h"
 #include "validate/suite.h"
 
 namespace exsim::validate {
@@ -26,7 +26,7 @@ struct Measurements {
   Thresholds thresholds;  // those the validation was judged by
 };
 
-// Throws ScenarioError naming the file and the JSON pointer of every problem.
+// Throws InputError naming the file and the JSON pointer of every problem.
 Measurements load_measurements(const std::string& path);
 
 }  // namespace exsim::validate

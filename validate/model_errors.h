@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "models/scenario.h"
+#include "models/scenario/scenario.h"
 
 namespace exsim::validate {
 

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "models/results.h"
+#include "models/results/results.h"
 
 namespace exsim::validate {
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/error.h"
-#include "models/json_reader.h"
+#include "models/base/error.h"
+#include "models/base/json_reader.h"
 
 namespace exsim::validate {
 namespace fs = std::filesystem;

@@ -27,7 +27,7 @@ struct Suite {
 // From the command line's inputs: each a directory (its *.json files but
 // suite.json, sorted by name; its suite.json sets the thresholds) or a scenario
 // file. Thresholds come from the one directory given, if any. Throws
-// ScenarioError naming the file and JSON path, or UsageError for bad inputs.
+// InputError naming the file and JSON path, or UsageError for bad inputs.
 Suite load_suite(const std::vector<std::string>& inputs);
 
 // suite.json's text; `file` names it in errors.

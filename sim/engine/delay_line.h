@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "models/ring_queue.h"
+#include "models/base/ring_queue.h"
 #include "sim/engine/simulator.h"
 
 namespace exsim::sim {

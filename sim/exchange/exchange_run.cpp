@@ -1,6 +1,6 @@
 #include "sim/exchange/exchange_run.h"
 
-#include "models/partitioning.h"
+#include "models/rules/partitioning.h"
 #include "sim/exchange/receiver.h"
 #include "sim/exchange/sender.h"
 
@@ -19,7 +19,7 @@ ExchangeRun::ExchangeRun(ModelContext& context, const Exchange& exchange, std::u
     receivers_.push_back(std::make_unique<ReceiverInstance>(*this, exchange.receivers.host_of(r), senders, merging));
   }
   for (int s = 0; s < senders; ++s) {
-    senders_.push_back(std::make_unique<SenderInstance>(*this, s, exchange.senders.host_of(s), exchange.sender_rows(s),
+    senders_.push_back(std::make_unique<SenderInstance>(*this, s, exchange.senders.host_of(s), sender_rows(exchange, s),
                                                         sender_seed(seed, s)));
   }
   senders_left_ = senders;

@@ -8,11 +8,11 @@
 #include <memory>
 #include <vector>
 
-#include "models/histogram.h"
-#include "models/rounding.h"
-#include "models/results.h"
-#include "models/trace.h"
-#include "models/scenario.h"
+#include "models/base/histogram.h"
+#include "models/base/rounding.h"
+#include "models/results/results.h"
+#include "models/results/trace.h"
+#include "models/scenario/scenario.h"
 #include "sim/engine/simulator.h"
 #include "sim/resources/cpu_pool.h"
 #include "sim/resources/network.h"

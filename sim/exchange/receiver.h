@@ -3,7 +3,7 @@
 // all senders; a merging one has a queue per sender, sharing the limit among
 // the queues still open (IMPALA-13475).
 //
-// Admission, deferral and un-deferral follow models/receiver_queue.h, the
+// Admission, deferral and un-deferral follow models/rules/receiver_queue.h, the
 // rules the real exchange applies too: a deferred call's response is withheld,
 // so the sender's channel stays busy, which is the backpressure (section 5.4).
 #ifndef EXSIM_SIM_EXCHANGE_RECEIVER_H_
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "sim/exchange/rpc.h"
-#include "models/receiver_queue.h"
+#include "models/rules/receiver_queue.h"
 
 namespace exsim::sim {
 

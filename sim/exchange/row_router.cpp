@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "models/rounding.h"
+#include "models/base/rounding.h"
 
 namespace exsim::sim {
 

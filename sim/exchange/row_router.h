@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/random.h"
+#include "models/base/random.h"
 
 namespace exsim::sim {
 

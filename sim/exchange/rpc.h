@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/size.h"
+#include "models/base/size.h"
 #include "sim/engine/scheduler.h"
 
 namespace exsim::sim {

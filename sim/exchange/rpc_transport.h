@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/ring_queue.h"
+#include "models/base/ring_queue.h"
 #include "sim/engine/delay_line.h"
 #include "sim/exchange/model_context.h"
 #include "sim/exchange/rpc.h"

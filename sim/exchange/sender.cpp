@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "models/partitioning.h"
-#include "models/sender_memory.h"
+#include "models/rules/partitioning.h"
+#include "models/rules/sender_memory.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/model_context.h"
 #include "sim/exchange/receiver.h"

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/random.h"
-#include "models/sender_memory.h"
-#include "models/sizing_policy.h"
+#include "models/base/random.h"
+#include "models/rules/sender_memory.h"
+#include "models/rules/sizing_policy.h"
 #include "sim/exchange/rpc.h"
 
 namespace exsim::sim {

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "models/sender_memory.h"
+#include "models/rules/sender_memory.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/model_context.h"
 #include "sim/exchange/sender.h"
@@ -12,7 +12,7 @@
 namespace exsim::sim {
 
 // Memory: a channel's buffers grow with the batches they hold and keep their
-// room (models/sender_memory.h); its outbound buffers are allocated as RPCs
+// room (models/rules/sender_memory.h); its outbound buffers are allocated as RPCs
 // first go in flight together.
 void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
   const PartitionKind path = run_.exchange().send_path();

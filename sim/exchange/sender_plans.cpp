@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "models/rounding.h"
-#include "models/sender_memory.h"
+#include "models/base/rounding.h"
+#include "models/rules/sender_memory.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/model_context.h"
 #include "sim/exchange/rpc_transport.h"

@@ -4,7 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "models/rounding.h"
+#include "models/base/rounding.h"
 
 namespace exsim::sim {
 

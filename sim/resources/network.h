@@ -32,7 +32,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/ring_queue.h"
+#include "models/base/ring_queue.h"
 #include "sim/engine/delay_line.h"
 #include "sim/engine/simulator.h"
 #include "sim/resources/min_tree.h"

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/cost_figures.h"
-#include "models/costs.h"
-#include "models/scenario_loader.h"
+#include "models/scenario/cost_figures.h"
+#include "models/scenario/costs.h"
+#include "models/scenario/scenario_loader.h"
 #include "tests/test_util.h"
 
 namespace exsim {
@@ -40,7 +40,7 @@ TEST_CASE("every malformed scenario is rejected with file, JSON pointer and what
     std::string message;
     try {
       load_scenario(entry.path().string());
-    } catch (const ScenarioError& e) {
+    } catch (const InputError& e) {
       message = e.what();
     }
     REQUIRE_MESSAGE(!message.empty(), "the scenario loaded");
@@ -67,7 +67,7 @@ TEST_CASE("an error in a value --set gave names that --set, and only there") {
     parse_scenario(R"({"name": "x", "mt_dop": 1, "cluster": {"hosts": 2, "nic_gbps": 0},
         "policies": {"p": {}, "q": {}}, "workload": {"queries": [{"name": "q", "exchanges": []}]}})",
                    "s.json", {"mt_dop=-1", "policies.*.in_flight=0"});
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     message = e.what();
   }
   CHECK(message.find("s.json:/mt_dop: expected an integer in [0, 1024], got -1 (set by --set mt_dop=-1)") !=
@@ -95,7 +95,7 @@ TEST_CASE("a check across keys that a --set broke names that --set too") {
           "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 10,
             "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})",
                      "s.json", sets);
-    } catch (const ScenarioError& e) {
+    } catch (const InputError& e) {
       return std::string(e.what());
     }
     return std::string();
@@ -122,7 +122,7 @@ TEST_CASE("a number no double holds, and a duplicate key, are named by an escape
 }
 
 TEST_CASE("a missing file is reported by name") {
-  CHECK_THROWS_WITH_AS(load_scenario("/nonexistent/x.json"), doctest::Contains("/nonexistent/x.json"), ScenarioError);
+  CHECK_THROWS_WITH_AS(load_scenario("/nonexistent/x.json"), doctest::Contains("/nonexistent/x.json"), InputError);
 }
 
 const char* kGood = R"({

@@ -8,18 +8,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/error.h"
-#include "models/histogram.h"
-#include "models/json_reader.h"
-#include "models/overrides.h"
-#include "models/partitioning.h"
-#include "models/random.h"
-#include "models/rounding.h"
-#include "models/sender_memory.h"
-#include "models/size.h"
-#include "models/sizing_policy.h"
-#include "models/text_units.h"
-#include "models/varlen.h"
+#include "models/base/error.h"
+#include "models/base/histogram.h"
+#include "models/base/json_reader.h"
+#include "models/scenario/overrides.h"
+#include "models/rules/partitioning.h"
+#include "models/base/random.h"
+#include "models/base/rounding.h"
+#include "models/rules/sender_memory.h"
+#include "models/base/size.h"
+#include "models/rules/sizing_policy.h"
+#include "models/base/text_units.h"
+#include "models/scenario/varlen.h"
 #include "tests/test_util.h"
 
 namespace exsim {
@@ -334,7 +334,7 @@ TEST_CASE("compression decisions follow IMPALA-12430") {
 }  // namespace
 }  // namespace exsim
 
-#include "models/receiver_queue.h"
+#include "models/rules/receiver_queue.h"
 
 namespace exsim {
 namespace {

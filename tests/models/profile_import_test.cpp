@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/impala_profile.h"
-#include "models/json_reader.h"
-#include "models/profile_import.h"
+#include "models/impala/impala_profile.h"
+#include "models/base/json_reader.h"
+#include "models/impala/profile_import.h"
 #include "tests/test_util.h"
 
 namespace exsim {
@@ -158,7 +158,7 @@ TEST_CASE("a malformed counter is an error naming the file, the line and the cou
   std::string message;
   try {
     import_impala_profile(load_profile("malformed-counter.txt"), {});
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     message = e.what();
   }
   CHECK(message.find("malformed-counter.txt:43: counter TotalBytesSent") != std::string::npos);
@@ -167,10 +167,10 @@ TEST_CASE("a malformed counter is an error naming the file, the line and the cou
 
 TEST_CASE("text that is not a profile, or has no sender, is an error") {
   CHECK_THROWS_WITH_AS(ImpalaProfile::parse("hello\nworld\n", "x.txt"), doctest::Contains("x.txt: expected an Impala query profile"),
-                       ScenarioError);
+                       InputError);
   const ImpalaProfile no_sender = ImpalaProfile::parse("Fragment F00:\n  Instance a:b (host=h1:22000):(Total: 1s, non-child: 0)\n", "y.txt");
   CHECK_THROWS_WITH_AS(import_impala_profile(no_sender, {}), doctest::Contains("y.txt: no KrpcDataStreamSender"),
-                       ScenarioError);
+                       InputError);
 }
 
 }  // namespace

@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/error.h"
-#include "models/json_reader.h"
-#include "models/results_reader.h"
-#include "models/scenario_loader.h"
+#include "models/base/error.h"
+#include "models/base/json_reader.h"
+#include "models/results/results_reader.h"
+#include "models/scenario/scenario_loader.h"
 #include "sim/simulate.h"
 #include "tests/test_util.h"
 
@@ -47,7 +47,7 @@ TEST_CASE("a broken result names the file, the pointer and what was expected") {
   std::string error;
   try {
     read_back(text);
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     error = e.what();
   }
   CHECK(error.find("results.json:/0/wall_s") != std::string::npos);

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "models/error.h"
-#include "models/sweep.h"
+#include "models/base/error.h"
+#include "models/results/sweep.h"
 
 namespace exsim {
 namespace {
@@ -77,7 +77,7 @@ TEST_CASE("merging refuses what is not one whole sweep") {
   auto error = [](const std::vector<std::pair<std::string, std::string>>& files) {
     try {
       merge_sweep_results(files);
-    } catch (const ScenarioError& e) {
+    } catch (const InputError& e) {
       return std::string(e.what());
     }
     return std::string();

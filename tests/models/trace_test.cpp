@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/trace.h"
+#include "models/results/trace.h"
 
 namespace exsim {
 namespace {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "plots/figures.h"
 #include "plots/gnuplot.h"
 #include "plots/report.h"
@@ -151,7 +151,7 @@ TEST_CASE("results files: arrays, JSON Lines and validation; anything else is na
   CHECK(ordered.entries[1].sweep_point == 1);
   std::ofstream(dir / "empty.json") << "[]";
   CHECK_THROWS_WITH_AS(read_report_input({(dir / "a.json").string(), (dir / "empty.json").string()}),
-                       doctest::Contains("empty.json: no results in it"), ScenarioError);
+                       doctest::Contains("empty.json: no results in it"), InputError);
   const ReportInput in = read_report_input({(dir / "a.json").string(), (dir / "b.jsonl").string()});
   REQUIRE(in.entries.size() == 2);
   CHECK(in.entries[0].mt_dop == 4);
@@ -159,30 +159,30 @@ TEST_CASE("results files: arrays, JSON Lines and validation; anything else is na
   CHECK(in.entries[0].sender_worst == 30);
   CHECK(in.entries[1].label == "16K mt_dop=4");
   CHECK_THROWS_WITH_AS(read_report_input({(dir / "bad.jsonl").string()}), doctest::Contains("bad.jsonl:2:"),
-                       ScenarioError);
+                       InputError);
   // A value out of its range is named by its pointer, as in a scenario; a
   // truncated array by its line and column.
   const std::size_t wall = result.find("2.5");
   const std::string negative = result.substr(0, wall) + "-1" + result.substr(wall + 3);
   std::ofstream(dir / "negative.json") << "[" << negative << "]";
   CHECK_THROWS_WITH_AS(read_report_input({(dir / "negative.json").string()}),
-                       doctest::Contains("negative.json:/0/wall_s: expected a number >= 0, got -1"), ScenarioError);
+                       doctest::Contains("negative.json:/0/wall_s: expected a number >= 0, got -1"), InputError);
   std::ofstream(dir / "truncated.json") << "[" << result;
   CHECK_THROWS_WITH_AS(read_report_input({(dir / "truncated.json").string()}),
-                       doctest::Contains("truncated.json:4:"), ScenarioError);
+                       doctest::Contains("truncated.json:4:"), InputError);
   // A figure left out is named, not read as 0 (a worst case of 0 B had been recommended).
   const std::size_t worst = result.find(", \"sender_worst_bytes\": 30");
   std::ofstream(dir / "no-worst.json") << "[" << result.substr(0, worst) << result.substr(worst + 26) << "]";
   CHECK_THROWS_WITH_AS(read_report_input({(dir / "no-worst.json").string()}),
                        doctest::Contains("no-worst.json:/0/hosts/0: missing required key 'sender_worst_bytes'"),
-                       ScenarioError);
+                       InputError);
   // Another JSON document spread over lines: named as what it is not; cut short: by line and column.
   std::ofstream(dir / "profile.json") << "{\n  \"rpc_cpu_us\": 11\n}\n";
   CHECK_THROWS_WITH_AS(read_report_input({(dir / "profile.json").string()}),
-                       doctest::Contains("profile.json: a JSON object that is neither validation results"), ScenarioError);
+                       doctest::Contains("profile.json: a JSON object that is neither validation results"), InputError);
   std::ofstream(dir / "cut.json") << "{\n  \"comparisons\": [\n";
   CHECK_THROWS_WITH_AS(read_report_input({(dir / "cut.json").string()}), doctest::Contains("cut.json:3:"),
-                       ScenarioError);
+                       InputError);
   std::filesystem::remove_all(dir);
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "models/results.h"
+#include "models/results/results.h"
 #include "sim/simulate.h"
 #include "tests/test_util.h"
 

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/partitioning.h"
-#include "models/trace.h"
+#include "models/rules/partitioning.h"
+#include "models/results/trace.h"
 #include "sim/simulate.h"
 #include "tests/sim/analytic_scenarios.h"
 #include "tests/test_util.h"
@@ -346,7 +346,7 @@ TEST_CASE("a rate beyond the simulator's clock is refused before the run, by its
   // 1e-12 rows per second: one batch would take millions of years.
   std::string json = one_channel(R"({"buffer": {"flat": "16K"}})", 1000);
   json.replace(json.find(R"("lz4_ratio": 1)"), 14, R"("lz4_ratio": 1, "consume_rows_per_s": 1e-12)");
-  CHECK_THROWS_WITH_AS(run(json), doctest::Contains("/exchanges/0/consume_rows_per_s: at 1e-12 rows/s"), ScenarioError);
+  CHECK_THROWS_WITH_AS(run(json), doctest::Contains("/exchanges/0/consume_rows_per_s: at 1e-12 rows/s"), InputError);
 }
 
 TEST_CASE("a slow consumer defers RPCs and bounds the receiver queue") {

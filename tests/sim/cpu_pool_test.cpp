@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/random.h"
+#include "models/base/random.h"
 #include "sim/resources/cpu_pool.h"
 #include "tests/sim/sim_test_util.h"
 

@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "models/random.h"
+#include "models/base/random.h"
 #include "sim/engine/calendar_scheduler.h"
 #include "sim/engine/delay_line.h"
 #include "sim/engine/simulator.h"

@@ -6,7 +6,7 @@
 #include <map>
 #include <vector>
 
-#include "models/results.h"
+#include "models/results/results.h"
 #include "sim/simulate.h"
 #include "tests/test_util.h"
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/random.h"
+#include "models/base/random.h"
 #include "sim/resources/min_tree.h"
 #include "sim/resources/network.h"
 #include "tests/sim/sim_test_util.h"

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/error.h"
-#include "models/scenario_loader.h"
+#include "models/base/error.h"
+#include "models/scenario/scenario_loader.h"
 #include "transport/calibration/benchmarks.h"
 #include "transport/calibration/calibrate.h"
 #include "transport/testbed/call_probe.h"

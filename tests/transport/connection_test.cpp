@@ -10,7 +10,7 @@
 
 #include <asio/ip/tcp.hpp>
 
-#include "models/random.h"
+#include "models/base/random.h"
 #include "transport/net/connection.h"
 #include "transport/net/endpoint_text.h"
 #include "transport/net/reactor.h"

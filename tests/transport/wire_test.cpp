@@ -6,7 +6,7 @@
 #include <cstring>
 #include <numeric>
 
-#include "models/random.h"
+#include "models/base/random.h"
 #include "transport/data/row_generator.h"
 #include "transport/wire/checksum.h"
 #include "transport/wire/frame.h"

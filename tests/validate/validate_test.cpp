@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/error.h"
-#include "models/scenario_loader.h"
+#include "models/base/error.h"
+#include "models/scenario/scenario_loader.h"
 #include "tests/test_util.h"
 #include "validate/comparison.h"
 #include "validate/measurements.h"
@@ -27,7 +27,7 @@ namespace {
 std::string error_of(const std::string& text) {
   try {
     parse_thresholds(text, "suite.json");
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     return e.what();
   }
   return "";
@@ -200,7 +200,7 @@ TEST_CASE("a validation's measurements read back: scenario file, costs, measured
   std::string error;
   try {
     load_measurements((dir / "bad.json").string());
-  } catch (const ScenarioError& e) {
+  } catch (const InputError& e) {
     error = e.what();
   }
   std::filesystem::remove_all(dir);

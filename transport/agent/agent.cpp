@@ -17,9 +17,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/error.h"
-#include "models/partitioning.h"
-#include "models/scenario_loader.h"
+#include "models/base/error.h"
+#include "models/rules/partitioning.h"
+#include "models/scenario/scenario_loader.h"
 #include "transport/data/row_generator.h"
 #include "transport/agent/control_channel.h"
 #include "transport/agent/protocol.h"

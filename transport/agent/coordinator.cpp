@@ -17,8 +17,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/error.h"
-#include "models/sender_memory.h"
+#include "models/base/error.h"
+#include "models/rules/sender_memory.h"
 #include "transport/agent/agent_process.h"
 #include "transport/agent/control_channel.h"
 #include "transport/agent/protocol.h"
@@ -97,7 +97,7 @@ class Coordinator {
         agents_.push_back({-1, endpoint.address, endpoint.port});
       }
       if (agents_.size() != hosts) {
-        throw ScenarioError({fmt::format("{} lists {} agents for {} scenario hosts", options_.hosts_file,
+        throw InputError({fmt::format("{} lists {} agents for {} scenario hosts", options_.hosts_file,
                                          agents_.size(), hosts)});
       }
     }

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "models/results.h"
-#include "models/scenario.h"
-#include "models/trace.h"
+#include "models/results/results.h"
+#include "models/scenario/scenario.h"
+#include "models/results/trace.h"
 
 namespace exsim::transport {
 

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/histogram.h"
-#include "models/results.h"
+#include "models/base/histogram.h"
+#include "models/results/results.h"
 #include "transport/exchange/run_stats.h"
 
 namespace exsim::transport {

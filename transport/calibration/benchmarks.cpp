@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "models/costs.h"
-#include "models/scenario_loader.h"
+#include "models/scenario/costs.h"
+#include "models/scenario/scenario_loader.h"
 #include "transport/agent/coordinator.h"
 #include "transport/exchange/local_cluster.h"
 #include "transport/exchange/run_stats.h"

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "models/cost_figures.h"
+#include "models/scenario/cost_figures.h"
 #include "transport/calibration/benchmarks.h"
 #include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"

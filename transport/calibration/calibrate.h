@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "models/costs.h"
+#include "models/scenario/costs.h"
 
 namespace exsim::transport {
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "models/partitioning.h"
-#include "models/sizing_policy.h"
+#include "models/rules/partitioning.h"
+#include "models/rules/sizing_policy.h"
 #include "transport/wire/lz4_codec.h"
 
 namespace exsim::transport {

@@ -10,8 +10,8 @@
 #include <array>
 #include <cstdint>
 
-#include "models/random.h"
-#include "models/scenario.h"
+#include "models/base/random.h"
+#include "models/scenario/scenario.h"
 #include "transport/wire/row_batch.h"
 
 namespace exsim::transport {

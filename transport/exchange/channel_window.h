@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "models/histogram.h"
+#include "models/base/histogram.h"
 
 namespace exsim::transport {
 

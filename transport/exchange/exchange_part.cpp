@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "models/partitioning.h"
+#include "models/rules/partitioning.h"
 #include "transport/data/row_generator.h"
 #include "transport/exchange/receiver_side.h"
 #include "transport/exchange/sender_side.h"
@@ -49,7 +49,7 @@ void ExchangePart::prepare() {
     SenderSetup setup;
     setup.run = spec_.run;
     setup.index = s;
-    setup.rows = exchange_.sender_rows(s);
+    setup.rows = sender_rows(exchange_, s);
     setup.seed = sender_seed(seed, s);
     setup.random_share = spec_.random_share;
     setup.running = &senders_running_;

@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/scenario.h"
+#include "models/scenario/scenario.h"
 #include "transport/exchange/countdown.h"
 #include "transport/exchange/host.h"
 #include "transport/exchange/run_stats.h"

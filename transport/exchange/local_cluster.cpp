@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "models/partitioning.h"
+#include "models/rules/partitioning.h"
 #include "transport/data/row_generator.h"
 #include "transport/exchange/exchange_part.h"
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/scenario.h"
+#include "models/scenario/scenario.h"
 #include "transport/exchange/host.h"
 #include "transport/exchange/run_stats.h"
 

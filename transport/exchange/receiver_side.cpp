@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "models/sizing_policy.h"
+#include "models/rules/sizing_policy.h"
 #include "transport/exchange/messages.h"
 #include "transport/exchange/thread_cpu.h"
 

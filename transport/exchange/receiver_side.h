@@ -1,5 +1,5 @@
 // The receiving side of one exchange run on one host: its receiver instances,
-// each with its queue(s) under the shared rules of models/receiver_queue.h and
+// each with its queue(s) under the shared rules of models/rules/receiver_queue.h and
 // a consumer thread. Calls arrive on the host's reactor thread: an admitted
 // batch is decoded there (checksum, LZ4) and answered; a deferred one is kept,
 // unanswered, until the consumer makes room, then decoded and answered by the
@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "models/receiver_queue.h"
-#include "models/scenario.h"
+#include "models/rules/receiver_queue.h"
+#include "models/scenario/scenario.h"
 #include "transport/exchange/host.h"
 #include "transport/exchange/object_pool.h"
 #include "transport/exchange/run_stats.h"

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "models/partitioning.h"
-#include "models/random.h"
-#include "models/sender_memory.h"
+#include "models/rules/partitioning.h"
+#include "models/base/random.h"
+#include "models/rules/sender_memory.h"
 #include "transport/exchange/thread_cpu.h"
 
 namespace exsim::transport {

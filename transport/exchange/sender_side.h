@@ -1,7 +1,7 @@
 // One sender instance of the real exchange: a thread that generates rows,
 // routes them to its channels, closes a channel's batch under the policy's
-// capacity rule (models/sizing_policy.h), compresses it unless the rules say not
-// to (models/sender_memory.h: channel_compresses), and sends it with at most
+// capacity rule (models/rules/sizing_policy.h), compresses it unless the rules say not
+// to (models/rules/sender_memory.h: channel_compresses), and sends it with at most
 // `in_flight` calls per channel, blocking whole while its next channel is full.
 // At the end: last partial batches, wait for all channels, end-of-stream to
 // all, wait again. Batches are sent from their own memory; a channel's buffers
@@ -19,8 +19,8 @@
 #include "transport/exchange/countdown.h"
 #include <vector>
 
-#include "models/scenario.h"
-#include "models/sizing_policy.h"
+#include "models/scenario/scenario.h"
+#include "models/rules/sizing_policy.h"
 #include "transport/data/row_generator.h"
 #include "transport/exchange/channel_window.h"
 #include "transport/exchange/host.h"

@@ -1,4 +1,4 @@
-// Spans of a host's real exchange threads for a timeline trace (models/trace.h),
+// Spans of a host's real exchange threads for a timeline trace (models/results/trace.h),
 // recorded from sender threads and reactor threads at once. Times are this
 // host's steady clock from the recorder's start (one policy's runs).
 #ifndef EXSIM_TRANSPORT_EXCHANGE_TRACE_RECORDER_H_
@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "models/trace.h"
+#include "models/results/trace.h"
 
 namespace exsim::transport {
 

@@ -7,8 +7,8 @@
 #include <asio/ip/address.hpp>
 #include <fmt/format.h>
 
-#include "models/error.h"
-#include "models/json_reader.h"
+#include "models/base/error.h"
+#include "models/base/json_reader.h"
 
 namespace exsim::transport {
 
@@ -55,7 +55,7 @@ std::vector<EndpointText> read_hosts_file(const std::string& path) {
       endpoints.push_back(std::get<EndpointText>(endpoint));
     }
   }
-  if (!problems.empty()) throw ScenarioError(problems);
+  if (!problems.empty()) throw InputError(problems);
   return endpoints;
 }
 

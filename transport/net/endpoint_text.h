@@ -21,7 +21,7 @@ struct EndpointText {
 std::variant<EndpointText, std::string> parse_endpoint(std::string_view text, bool any_port);
 
 // A hosts file: one ADDRESS:PORT per line (blank lines and '#' comments
-// skipped). ScenarioError naming the file, and the line of a bad entry.
+// skipped). InputError naming the file, and the line of a bad entry.
 std::vector<EndpointText> read_hosts_file(const std::string& path);
 
 }  // namespace exsim::transport

@@ -20,7 +20,7 @@
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
 
-#include "models/histogram.h"
+#include "models/base/histogram.h"
 #include "transport/net/steady_clock.h"
 #include "transport/wire/frame.h"
 

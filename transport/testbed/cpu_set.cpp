@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "models/error.h"
+#include "models/base/error.h"
 #include "transport/testbed/speed_probe.h"
 
 namespace exsim::transport {

@@ -1,0 +1,346 @@
+#include "models/impala/profile_import.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/base/error.h"
+#include "models/impala/profile_titles.h"
+
+namespace exsim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Values the profile never holds, assumed for every imported scenario.
+constexpr double kAssumedRttMs = 0.1;
+constexpr double kAssumedNicGbps = 10;
+constexpr int kAssumedCores = 16;
+
+// One data stream sender of the profile: its fragment's instances or, in an
+// averaged-only profile, the averaged fragment and its instance count.
+struct SenderGroup {
+  std::string fragment;  // "F01", or "" when no fragment header encloses it
+  int dst_id = 0;
+  std::vector<std::pair<std::string, const ProfileSection*>> instances;  // (host, sender section)
+  const ProfileSection* averaged = nullptr;
+};
+
+class Importer {
+ public:
+  Importer(const ImpalaProfile& profile, const ProfileImportOptions& options) : profile_(profile), options_(options) {}
+
+  ImportedScenario run() {
+    collect();
+    if (groups_.empty()) {
+      throw InputError({fmt::format("{}: no KrpcDataStreamSender or DataStreamSender section: nothing to import",
+                                      profile_.file())});
+    }
+    // A --kind for an exchange the profile does not have is a mistake, not a no-op.
+    for (const auto& [id, kind] : options_.kinds) {
+      std::string ids;
+      bool found = false;
+      for (const auto& [key, group] : groups_) {
+        found = found || group.dst_id == id;
+        ids += (ids.empty() ? "" : ", ") + std::to_string(group.dst_id);
+      }
+      if (!found) {
+        throw UsageError(fmt::format("--kind {}={}: {} has no sender to exchange {} (its senders' dst_ids: {})", id, kind,
+                                     profile_.file(), id, ids));
+      }
+    }
+    Json doc;
+    doc["name"] = scenario_name();
+    doc["description"] = fmt::format("Imported by exsim import-profile from {}; 'notes' says where each value came "
+                                     "from and which were assumed.",
+                                     profile_.file());
+    doc["notes"] = Json::object();
+    doc["seed"] = 1;
+    doc["cluster"] = cluster();
+    doc["policies"] = Json::parse(R"({"16K": {"buffer": {"flat": "16K"}}})");
+    note("/policies/16K", "assumed: Impala's defaults (data_stream_sender_buffer_size 16K, one RPC in flight)", true);
+    Json exchanges = Json::array();
+    for (const auto& [key, group] : groups_) exchanges.push_back(exchange(group, exchanges.size()));
+    doc["workload"]["queries"] = Json::array({Json{{"name", "q"}, {"exchanges", exchanges}}});
+    for (const auto& [pointer, text] : notes_) {
+      Json& slot = doc["notes"][pointer];
+      slot = slot.is_string() ? slot.get<std::string>() + "; " + text : text;
+    }
+    return {doc.dump(2) + "\n", assumptions_, static_cast<int>(groups_.size())};
+  }
+
+ private:
+  void collect() {
+    for (const ProfileSection* s : profile_.sections()) {
+      if (auto host = instance_host(*s); host && std::find(hosts_.begin(), hosts_.end(), *host) == hosts_.end()) {
+        hosts_.push_back(*host);
+      }
+      if (auto id = exchange_node_id(profile_, *s)) exchange_nodes_.emplace(*id, s);
+      if (is_averaged_fragment(*s)) most_instances_ = std::max(most_instances_, instances_of(*s));
+      const std::optional<int> dst = sender_dst_id(profile_, *s);
+      if (!dst) continue;
+      const Enclosing e = enclosing(*s);
+      SenderGroup& g = groups_[{e.fragment, *dst}];
+      g.fragment = e.fragment;
+      g.dst_id = *dst;
+      if (!e.host.empty()) {
+        g.instances.emplace_back(e.host, s);
+      } else if (e.averaged || !g.averaged) {
+        g.averaged = s;
+      }
+    }
+  }
+
+  int instances_of(const ProfileSection& averaged_fragment) const {
+    const ProfileEntry* n = averaged_fragment.info("num instances");
+    return n ? std::max(1, static_cast<int>(profile_.count(*n))) : 1;
+  }
+
+  std::string scenario_name() const {
+    if (!options_.name.empty()) return options_.name;
+    for (const ProfileSection* s : profile_.sections()) {
+      if (std::optional<std::string> id = query_id(*s)) {
+        std::replace(id->begin(), id->end(), ':', '-');
+        return "impala-" + *id;
+      }
+    }
+    // The file's stem, in the characters a scenario name allows.
+    std::string stem;
+    const std::string& file = profile_.file();
+    const std::size_t slash = file.find_last_of('/');
+    for (char c : file.substr(slash == std::string::npos ? 0 : slash + 1)) {
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      stem += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '-';
+    }
+    if (const std::size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
+    return stem.empty() ? "imported-profile" : stem;
+  }
+
+  void note(const std::string& pointer, std::string text, bool assumed) {
+    if (assumed) assumptions_.emplace_back(pointer, text);
+    notes_.emplace_back(pointer, std::move(text));
+  }
+
+  Json cluster() {
+    Json c;
+    if (!hosts_.empty()) {
+      if (options_.hosts > 0 && options_.hosts != static_cast<int>(hosts_.size())) {
+        throw UsageError(fmt::format("--hosts {}: the profile names its {} hosts; leave --hosts out", options_.hosts,
+                                     hosts_.size()));
+      }
+      Json list = Json::array();
+      for (const auto& h : hosts_) list.push_back(Json{{"name", h}, {"group", "a"}});
+      c["hosts"] = list;
+      note("/cluster/hosts", fmt::format("measured: the hosts of the profile's fragment instances ({})", hosts_.size()), false);
+    } else if (options_.hosts > 0) {
+      c["hosts"] = options_.hosts;
+      note("/cluster/hosts", "given on the command line (--hosts): the profile names no hosts", false);
+    } else {
+      c["hosts"] = std::max(1, most_instances_);
+      note("/cluster/hosts",
+           fmt::format("assumed: the profile names no hosts; taken as the most instances of any fragment ({}); "
+                       "pass --hosts N to set it",
+                       std::max(1, most_instances_)),
+           true);
+    }
+    c["cores_per_host"] = kAssumedCores;
+    note("/cluster/cores_per_host", "assumed: a profile does not record the hosts' cores", true);
+    c["nic_gbps"] = kAssumedNicGbps;
+    note("/cluster/nic_gbps", "assumed: a profile does not record the NICs' speed", true);
+    c["rtt_ms"] = Json{{"same_group", kAssumedRttMs}};
+    note("/cluster/rtt_ms/same_group", "assumed: a profile does not record round-trip times", true);
+    host_count_ = hosts_.empty() ? c["hosts"].get<int>() : static_cast<int>(hosts_.size());
+    return c;
+  }
+
+  // Placement of the instances on `hosts` (all hosts when empty).
+  Json placement(const std::vector<std::string>& hosts) const {
+    if (hosts.empty()) return Json{{"hosts", "all"}, {"per_host", 1}};
+    std::map<std::string, int> per_host;
+    for (const auto& h : hosts) ++per_host[h];
+    Json names = Json::array();
+    int most = 0;
+    for (const auto& h : hosts_) {
+      if (per_host.count(h)) {
+        names.push_back(h);
+        most = std::max(most, per_host.at(h));
+      }
+    }
+    return Json{{"hosts", names}, {"per_host", most}};
+  }
+
+  Json exchange(const SenderGroup& g, std::size_t index);
+
+  const ImpalaProfile& profile_;
+  const ProfileImportOptions& options_;
+  std::map<std::pair<std::string, int>, SenderGroup> groups_;
+  std::multimap<int, const ProfileSection*> exchange_nodes_;
+  std::vector<std::string> hosts_;
+  int most_instances_ = 0;
+  int host_count_ = 1;
+  std::vector<std::pair<std::string, std::string>> notes_, assumptions_;
+};
+
+Json Importer::exchange(const SenderGroup& g, std::size_t index) {
+  const std::string at = fmt::format("/workload/queries/0/exchanges/{}", index);
+  const ProfileSection* any = g.instances.empty() ? g.averaged : g.instances.front().second;
+  const std::string name = (g.fragment.empty() ? "" : g.fragment + " ") + any->title;
+  Json x;
+  x["id"] = fmt::format("{}x{}", g.fragment.empty() ? "" : g.fragment + "-", g.dst_id);
+
+  // Totals: the instances' sum, or the averaged fragment's value times its instances.
+  std::vector<const ProfileSection*> sections;
+  int multiplier = 1;
+  std::string basis;
+  if (!g.instances.empty()) {
+    for (const auto& inst : g.instances) sections.push_back(inst.second);
+    basis = fmt::format("summed over its {} instances", sections.size());
+  } else {
+    sections.push_back(g.averaged);
+    const ProfileSection* fragment = enclosing(*g.averaged).instance_or_fragment;
+    multiplier = fragment ? instances_of(*fragment) : 1;
+    basis = fmt::format("the averaged fragment's value x {} instances", multiplier);
+  }
+  std::string found;  // the counter's name as the profile spells it
+  auto total = [&](std::initializer_list<std::string_view> names, bool bytes) -> std::optional<double> {
+    double sum = 0;
+    for (const ProfileSection* s : sections) {
+      const ProfileEntry* e = first_counter(*s, names);
+      if (!e) return std::nullopt;
+      found = e->name;
+      sum += bytes ? profile_.bytes(*e) : profile_.count(*e);
+    }
+    return sum * multiplier;
+  };
+  const auto rows = total({"RowsSent", "RowsReturned"}, false);
+  const std::string rows_counter = found;
+  if (!rows || *rows < 1) {
+    throw InputError({fmt::format("{}:{}: {}: expected a RowsSent or RowsReturned counter with at least one row",
+                                    profile_.file(), sections.front()->line, name)});
+  }
+  const auto sent = total({"TotalBytesSent", "BytesSent"}, true);
+  const auto uncompressed = total({"UncompressedRowBatchSize"}, true);
+
+  // Partitioning and receivers.
+  const auto kind = plan_kind(profile_, g.dst_id);
+  const auto given = options_.kinds.find(g.dst_id);
+  x["kind"] = kind ? kind->kind : given != options_.kinds.end() ? given->second : "hash";
+  if (kind) {
+    note(at + "/kind", "measured: the plan, " + kind->source, false);
+  } else if (given != options_.kinds.end()) {
+    note(at + "/kind", "given on the command line (--kind): exchange " + std::to_string(g.dst_id) + " is not in the profile's plan", false);
+  } else {
+    note(at + "/kind", fmt::format("assumed: exchange {} is not in the profile's plan (pass --kind {}=KIND)", g.dst_id, g.dst_id), true);
+  }
+  x["rows"] = static_cast<std::int64_t>(std::llround(*rows));
+  note(at + "/rows", fmt::format("measured: {} {}, {}", name, rows_counter, basis), false);
+
+  std::vector<std::string> sender_hosts;
+  for (const auto& inst : g.instances) sender_hosts.push_back(inst.first);
+  x["senders"] = placement(sender_hosts);
+  if (sender_hosts.empty()) {
+    x["senders"] = Json{{"hosts", Json::array({hosts_.empty() ? "h0" : hosts_.front()})}, {"per_host", multiplier}};
+    note(at + "/senders", fmt::format("assumed: the profile lists no instances of the sending fragment; its {} "
+                                      "instance(s) placed on the first host",
+                                      multiplier),
+         true);
+  } else {
+    note(at + "/senders", "measured: the hosts of the sending fragment's instances", false);
+  }
+  std::vector<std::string> receiver_hosts;
+  for (auto [it, end] = exchange_nodes_.equal_range(g.dst_id); it != end; ++it) {
+    const Enclosing e = enclosing(*it->second);
+    if (!e.host.empty()) receiver_hosts.push_back(e.host);
+  }
+  const bool one_receiver = x["kind"] == "merge";
+  if (!receiver_hosts.empty()) {
+    x["receivers"] = placement(receiver_hosts);
+    note(at + "/receivers", fmt::format("measured: the instances holding EXCHANGE_NODE (id={})", g.dst_id), false);
+  } else {
+    x["receivers"] = one_receiver ? Json{{"hosts", Json::array({hosts_.empty() ? "h0" : hosts_.front()})}, {"per_host", 1}}
+                                  : Json{{"hosts", "all"}, {"per_host", 1}};
+    note(at + "/receivers",
+         fmt::format("assumed: the profile has no instance of EXCHANGE_NODE (id={}); {}", g.dst_id,
+                     one_receiver ? "one receiver on the first host" : "one receiver instance on every host"),
+         true);
+  }
+  const int channels = one_receiver ? 1
+                       : receiver_hosts.empty() ? host_count_
+                                                : static_cast<int>(receiver_hosts.size());
+
+  // Row size and compression. A broadcast's counters count every channel's copy.
+  const int copies = x["kind"] == "broadcast" ? channels : 1;
+  const double data = uncompressed ? *uncompressed : sent.value_or(0);
+  double row_bytes = data / copies / *rows - 4;  // less the 4 B offset per row (row-batch.cc)
+  if (data <= 0) row_bytes = 64;
+  x["row"] = Json{{"fixed_bytes", std::max<std::int64_t>(1, std::llround(row_bytes))}};
+  if (uncompressed) {
+    note(at + "/row/fixed_bytes",
+         fmt::format("measured: UncompressedRowBatchSize / rows{} less 4 B of offset per row ({:.0f} / {:.0f}); the "
+                     "profile does not split fixed from var-len bytes, so all are fixed",
+                     copies > 1 ? fmt::format(" / {} channels", copies) : "", *uncompressed, *rows),
+         false);
+  } else {
+    note(at + "/row/fixed_bytes",
+         sent ? "assumed: no UncompressedRowBatchSize counter; the row size is taken from the bytes sent"
+              : "assumed: neither UncompressedRowBatchSize nor BytesSent is in the profile; 64 B rows",
+         true);
+  }
+  if (sent && uncompressed && *uncompressed > 0) {
+    // Above 1, LZ4's output would not be kept (outbound-row-batch.cc:76-82);
+    // 0.01 is as far as LZ4 compresses. A value moved into that range is said to be.
+    const double measured = *sent / *uncompressed, ratio = std::clamp(measured, 0.01, 1.0);
+    x["lz4_ratio"] = ratio;
+    const std::string quotient =
+        fmt::format("BytesSent / UncompressedRowBatchSize = {:.0f} / {:.0f}", *sent, *uncompressed);
+    if (ratio == measured) {
+      note(at + "/lz4_ratio", "measured: " + quotient, false);
+    } else {
+      note(at + "/lz4_ratio", fmt::format("assumed: {} = {:.3g}, taken as {:g}, the nearest ratio LZ4 gives", quotient,
+                                          measured, ratio),
+           true);
+    }
+  } else {
+    x["lz4_ratio"] = 1.0;
+    note(at + "/lz4_ratio", "assumed: BytesSent or UncompressedRowBatchSize is missing, so no compression is assumed",
+         true);
+  }
+
+  // The producer's speed: rows per instance over the fragment's time outside the sender.
+  const ProfileSection* first = sections.front();
+  const ProfileSection* fragment = enclosing(*first).instance_or_fragment;
+  std::optional<double> fragment_ns;
+  if (fragment) fragment_ns = fragment->total_ns(profile_.file());
+  const auto sender_ns = first->total_ns(profile_.file());
+  const double per_instance = *rows / static_cast<double>(std::max<std::size_t>(1, sections.size()) * multiplier);
+  const double outside_ns = fragment_ns.value_or(0) - sender_ns.value_or(0);
+  if (fragment_ns && sender_ns && outside_ns > 0) {
+    x["produce_rows_per_s"] = per_instance / (outside_ns * 1e-9);
+    note(at + "/produce_rows_per_s",
+         fmt::format("derived: rows per instance over the fragment's time outside the sender ({:.0f} rows in {:.3f} s "
+                     "- {:.3f} s)",
+                     per_instance, fragment_ns.value_or(0) * 1e-9, sender_ns.value_or(0) * 1e-9),
+         false);
+  } else {
+    note(at, "assumed: no produce_rows_per_s (an unlimited producer): the fragment's and the sender's total times are "
+             "missing or leave no time outside the sender",
+         true);
+  }
+  note(at, "assumed: no consume_rows_per_s (an unlimited consumer): a profile does not separate the consumer's speed "
+           "from its waiting",
+       true);
+  return x;
+}
+
+}  // namespace
+
+ImportedScenario import_impala_profile(const ImpalaProfile& profile, const ProfileImportOptions& options) {
+  return Importer(profile, options).run();
+}
+
+}  // namespace exsim

@@ -1,0 +1,39 @@
+// A scenario from an Impala query profile: one exchange per
+// KrpcDataStreamSender / DataStreamSender, its rows, bytes and compression
+// ratio from the sender's counters, its partitioning from the plan, its hosts
+// and instances from the fragment headers. Whatever the profile does not say is
+// assumed, and every value, measured or assumed, gets a note in the scenario's
+// "notes" saying which.
+#ifndef EXSIM_MODELS_IMPALA_PROFILE_IMPORT_H_
+#define EXSIM_MODELS_IMPALA_PROFILE_IMPORT_H_
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/impala/impala_profile.h"
+
+namespace exsim {
+
+struct ProfileImportOptions {
+  std::string name;  // the scenario's name; from the query id when empty
+  int hosts = 0;     // cluster size when the profile names no hosts; 0: the most instances of any fragment
+  // Partitioning of exchanges (by dst_id) whose plan line is not in the profile:
+  // hash, broadcast, random or merge.
+  std::map<int, std::string> kinds;
+};
+
+struct ImportedScenario {
+  std::string json;  // the scenario file's text
+  std::vector<std::pair<std::string, std::string>> assumptions;  // (JSON pointer, note) of assumed values
+  int exchanges = 0;
+};
+
+// InputError when the profile has no data stream sender, or a counter the
+// scenario needs is malformed.
+ImportedScenario import_impala_profile(const ImpalaProfile& profile, const ProfileImportOptions& options);
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_IMPALA_PROFILE_IMPORT_H_

@@ -1,0 +1,109 @@
+#include "models/impala/profile_titles.h"
+
+#include <charconv>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "models/base/error.h"
+
+namespace exsim {
+namespace {
+
+const std::regex kSenderTitle(R"(^(Krpc)?DataStreamSender \(dst_id=(\d+)\)$)");
+// A sender-like title that kSenderTitle does not take.
+const std::regex kAnySenderTitle(R"(^(Krpc)?DataStreamSender\b)");
+const std::regex kFragmentTitle(R"(^(Averaged |Coordinator )?Fragment (F\d+)$)");
+const std::regex kInstanceTitle(R"(^Instance .*\(host=([^:)]+)(:\d+)?\)$)");
+const std::regex kExchangeNodeTitle(R"(^EXCHANGE_NODE \(id=(\d+)\)$)");
+const std::regex kQueryTitle(R"(^Query \(id=([0-9a-f:]+)\)$)");
+const std::regex kPlanExchange(R"((\d+):(MERGING-)?EXCHANGE\s*\[([A-Z]+))");
+
+// A plan node id from the digits a title or plan line holds.
+int plan_node_id(const std::string& digits, const std::string& file, std::size_t line, const char* what) {
+  int id = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+  if (ec != std::errc() || end != digits.data() + digits.size()) {
+    throw InputError({fmt::format("{}:{}: {}={}: expected a plan node id below 2^31", file, line, what, digits)});
+  }
+  return id;
+}
+
+}  // namespace
+
+Enclosing enclosing(const ProfileSection& section) {
+  Enclosing e;
+  std::smatch m;
+  for (const ProfileSection* s = section.parent; s != nullptr; s = s->parent) {
+    if (e.host.empty() && std::regex_match(s->title, m, kInstanceTitle)) {
+      e.host = m[1];
+      e.instance_or_fragment = s;
+    } else if (std::regex_match(s->title, m, kFragmentTitle)) {
+      e.fragment = m[2];
+      e.averaged = m[1] == "Averaged ";
+      if (!e.instance_or_fragment) e.instance_or_fragment = s;
+      break;
+    }
+  }
+  return e;
+}
+
+std::optional<int> sender_dst_id(const ImpalaProfile& profile, const ProfileSection& section) {
+  std::smatch m;
+  if (std::regex_match(section.title, m, kSenderTitle)) return plan_node_id(m[2], profile.file(), section.line, "dst_id");
+  if (std::regex_search(section.title, kAnySenderTitle)) {
+    throw InputError({fmt::format("{}:{}: {}: expected a sender section titled 'KrpcDataStreamSender (dst_id=N)'",
+                                     profile.file(), section.line, section.title)});
+  }
+  return std::nullopt;
+}
+
+std::optional<int> exchange_node_id(const ImpalaProfile& profile, const ProfileSection& section) {
+  std::smatch m;
+  if (!std::regex_match(section.title, m, kExchangeNodeTitle)) return std::nullopt;
+  return plan_node_id(m[1], profile.file(), section.line, "id");
+}
+
+std::optional<std::string> instance_host(const ProfileSection& section) {
+  std::smatch m;
+  if (!std::regex_match(section.title, m, kInstanceTitle)) return std::nullopt;
+  return m[1].str();
+}
+
+bool is_averaged_fragment(const ProfileSection& section) {
+  std::smatch m;
+  return std::regex_match(section.title, m, kFragmentTitle) && m[1] == "Averaged ";
+}
+
+std::optional<std::string> query_id(const ProfileSection& section) {
+  std::smatch m;
+  if (!std::regex_match(section.title, m, kQueryTitle)) return std::nullopt;
+  return m[1].str();
+}
+
+std::optional<PlanKind> plan_kind(const ImpalaProfile& profile, int id) {
+  std::smatch m;
+  for (std::size_t i = 0; i < profile.lines().size(); ++i) {
+    const std::string& line = profile.lines()[i];
+    if (!std::regex_search(line, m, kPlanExchange) || plan_node_id(m[1], profile.file(), i + 1, "exchange") != id) {
+      continue;
+    }
+    const std::string partition = m[3];
+    const std::string where = fmt::format("line {}: {}", i + 1, m.str(0) + "]");
+    if (partition == "BROADCAST") return PlanKind{"broadcast", where};
+    if (partition == "HASH") return PlanKind{"hash", where};
+    if (partition == "RANDOM") return PlanKind{"random", where};
+    if (partition == "UNPARTITIONED") return PlanKind{m[2].matched ? "merge" : "random", where};
+    return PlanKind{"hash", where + " (modelled as hash)"};
+  }
+  return std::nullopt;
+}
+
+const ProfileEntry* first_counter(const ProfileSection& section, std::initializer_list<std::string_view> names) {
+  for (auto name : names) {
+    if (const ProfileEntry* e = section.counter(name)) return e;
+  }
+  return nullptr;
+}
+
+}  // namespace exsim

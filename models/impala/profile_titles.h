@@ -1,0 +1,56 @@
+// What the titles and plan lines of an Impala query profile say about its
+// exchanges: which section is a data stream sender and to which exchange, which
+// fragment instance (and host) encloses a section, and each exchange's
+// partitioning as the plan prints it. The profile's text form is parsed by
+// models/impala/impala_profile.h; the scenario is built from these by
+// models/impala/profile_import.cpp. Kept apart so that the title patterns (and
+// <regex>) stay in one file.
+#ifndef EXSIM_MODELS_IMPALA_PROFILE_TITLES_H_
+#define EXSIM_MODELS_IMPALA_PROFILE_TITLES_H_
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "models/impala/impala_profile.h"
+
+namespace exsim {
+
+// The fragment, instance and host around a section.
+struct Enclosing {
+  std::string fragment;  // "F01", or "" when no fragment header encloses it
+  std::string host;      // of the instance, "" when not inside an instance
+  bool averaged = false;  // inside an "Averaged Fragment"
+  const ProfileSection* instance_or_fragment = nullptr;  // whose "(Total: ...)" is the fragment's time
+};
+Enclosing enclosing(const ProfileSection& section);
+
+// "KrpcDataStreamSender (dst_id=7)" or "DataStreamSender (dst_id=7)": 7.
+// nullopt for a section of another kind; InputError (file and line) for a
+// sender-like title that does not parse ("dst_id=-4"), since skipping it would
+// silently drop that sender's traffic.
+std::optional<int> sender_dst_id(const ImpalaProfile& profile, const ProfileSection& section);
+// "EXCHANGE_NODE (id=7)": 7.
+std::optional<int> exchange_node_id(const ImpalaProfile& profile, const ProfileSection& section);
+// "Instance ... (host=h1:22000)": "h1".
+std::optional<std::string> instance_host(const ProfileSection& section);
+// "Averaged Fragment F01".
+bool is_averaged_fragment(const ProfileSection& section);
+// "Query (id=ab:cd)": "ab:cd".
+std::optional<std::string> query_id(const ProfileSection& section);
+
+// The partitioning of exchange `id` from the plan text ("07:EXCHANGE
+// [BROADCAST]"), as a scenario kind, and where it was read.
+struct PlanKind {
+  std::string kind;
+  std::string source;
+};
+std::optional<PlanKind> plan_kind(const ImpalaProfile& profile, int id);
+
+// The first of `names` that the section has as a counter.
+const ProfileEntry* first_counter(const ProfileSection& section, std::initializer_list<std::string_view> names);
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_IMPALA_PROFILE_TITLES_H_

@@ -1,0 +1,162 @@
+// The results format (spec "Results"): what `simulate` predicts and `run`
+// measures, one RunResult per (scenario, policy), so `validate` compares like
+// with like.
+#ifndef EXSIM_MODELS_RESULTS_RESULTS_H_
+#define EXSIM_MODELS_RESULTS_RESULTS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/scenario/policy.h"
+#include "models/base/size.h"
+
+namespace exsim {
+
+class LogHistogram;
+
+// Times of TransmitData calls, in microseconds: mean and quantiles.
+struct CallTimes {
+  double mean_us = 0, p50_us = 0, p99_us = 0;
+};
+// The same of a histogram of nanoseconds.
+CallTimes call_times_of(const LogHistogram& ns);
+
+// CPU seconds by stage, summed over every host.
+struct CpuByStage {
+  double produce = 0;      // the operator feeding each sender (produce_rows_per_s)
+  double serialize = 0;
+  double compress = 0;
+  double rpc = 0;          // rpc_cpu_us on both sides
+  double decompress = 0;
+  double deserialize = 0;
+  double consume = 0;      // the operator fed by each receiver (consume_rows_per_s)
+};
+
+struct QueryResult {
+  std::string name;
+  int repeat = 1;
+  double wall_s = 0;  // all repetitions
+};
+
+struct ExchangeResult {
+  std::string query;
+  std::string id;
+  std::string kind;
+  int repetition = 0;
+  double wall_s = 0;
+  std::int64_t rows = 0;             // rows delivered to consumers
+  std::int64_t rpcs = 0;             // TransmitData RPCs
+  std::int64_t eos_rpcs = 0;         // EndDataStream RPCs
+  double bytes_wire = 0;             // payload plus framing, every RPC
+  double bytes_uncompressed = 0;     // tuple data plus offsets, before compression
+  double batch_bytes_mean = 0;       // uncompressed bytes per TransmitData RPC
+  double sender_blocked_s = 0;       // summed over sender instances
+  std::int64_t deferred_rpcs = 0;
+  double lz4_ratio = -1;             // measured runs: LZ4 ratio achieved; -1: none
+};
+
+struct HostResult {
+  std::string name;
+  Bytes sender_peak_bytes = 0;
+  Bytes sender_expected_bytes = 0;
+  Bytes sender_worst_bytes = 0;
+  Bytes receiver_peak_bytes = 0;  // -1: not measured (written as null)
+  Bytes rss_peak_bytes = -1;      // measured runs: the agent process's peak RSS; -1: none
+  // Simulated runs: the largest, over queries, sum of the peaks of the host's
+  // sender instances (each at its own peak), as Impala's profiles add them up; -1: none.
+  Bytes sender_peak_sum_bytes = -1;
+  // Measured runs: the agent process's CPU over its life (start-up included, so
+  // over every policy it ran); -1: none.
+  double process_cpu_s = -1;
+};
+
+// Sender instances against the planner's estimate (reference section 6.1).
+struct PlannerTally {
+  std::int64_t senders = 0;
+  std::int64_t over_estimate = 0;
+  Bytes max_over_bytes = 0;
+  void add(Bytes peak, Bytes estimate) {
+    ++senders;
+    if (peak > estimate) {
+      ++over_estimate;
+      if (peak - estimate > max_over_bytes) max_over_bytes = peak - estimate;
+    }
+  }
+};
+
+struct PlannerResult : PlannerTally {
+  // Simulated runs: the same per partitioning kind ("hash", ...); empty when not counted.
+  std::map<std::string, PlannerTally> by_kind;
+};
+
+struct RunResult {
+  std::string scenario;
+  std::string policy;
+  std::string source = "simulated";
+  // The run's configuration, so that results describe themselves (reports plot
+  // against it): the scenario's mt_dop and the policy; -1: not recorded.
+  int mt_dop = -1;
+  Policy config;
+  double wall_s = 0;
+  std::int64_t rpcs = 0;
+  double bytes_wire = 0;
+  double bytes_uncompressed = 0;
+  CpuByStage cpu_s;
+  // As Impala's sender profile splits a call (RpcNetworkTime, RpcRecvrTime):
+  // the receiver's time, from the call's arrival to its response (queueing,
+  // deserializing), and the rest of the call's time (network time).
+  CallTimes rpc_network;
+  CallTimes rpc_receiver;
+  // A blocked sender thread's wake-up: from the response that frees its
+  // channel (or the last of its channels, at the end) to the thread running.
+  CallTimes sender_wake;
+  std::vector<QueryResult> queries;
+  std::vector<ExchangeResult> exchanges;
+  std::vector<HostResult> hosts;
+  PlannerResult planner;
+  // Measured runs: RTT between hosts as imposed (nominal) and as achieved
+  // (median one-way delays of calls, both directions); empty for simulated runs.
+  std::vector<std::vector<double>> rtt_nominal_ms, rtt_achieved_ms;
+
+  // Measured runs: the agent processes' CPU over their lives, start-up
+  // included (0 for simulated runs).
+  double agents_process_cpu_s() const;
+
+  // Appends one exchange's figures and adds its RPCs and bytes to the totals.
+  // Sets its batch_bytes_mean from its bytes and RPCs.
+  void add_exchange(ExchangeResult exchange);
+};
+
+struct Scenario;
+// Names the run and records its configuration and the nominal RTT matrix.
+void describe_run(RunResult& result, const Scenario& scenario, const Policy& policy, const std::string& source);
+
+// CPU by stage, summed.
+CpuByStage& operator+=(CpuByStage& a, const CpuByStage& b);
+
+// Pretty JSON, keys in a fixed order, numbers printed the same way every time:
+// the same results give byte-identical text.
+std::string results_to_json(const std::vector<RunResult>& results);
+
+// One result as a single line of JSON (JSON Lines), led by a "sweep" object:
+// {"sweep": {"point": I, "points": N, "set": {KEY: VALUE...}, "vary": {KEY: [V...]...}},
+// "scenario": ...}; "vary" (every variation's values) tells one sweep's lines
+// from another's. The same result and point give byte-identical text.
+std::string sweep_result_line(const RunResult& result, std::size_t point, std::size_t points,
+                              const std::vector<std::pair<std::string, std::string>>& settings,
+                              const std::vector<std::pair<std::string, std::vector<std::string>>>& vary);
+
+// Writes through a temporary file and a rename, so a reader never sees half a file.
+// A link's file is replaced, the link kept; a pipe or device is written as it is.
+// Throws std::runtime_error naming the path on failure.
+void write_file_atomically(const std::string& path, const std::string& content);
+// The same for several files (path, content) that belong together: no regular
+// file takes its place unless every one could be written.
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_RESULTS_RESULTS_H_

@@ -1,0 +1,151 @@
+#include "models/results/results_reader.h"
+
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "models/scenario/loader_parts.h"
+#include "models/scenario/scenario_loader.h"
+
+namespace exsim {
+namespace {
+
+constexpr std::int64_t kMaxCount = std::numeric_limits<std::int64_t>::max();
+
+double seconds(const JsonNode& node) { return node.required("wall_s").number(0, 0); }
+
+CpuByStage read_cpu(const JsonNode& node) {
+  CpuByStage c;
+  if (!node.expect_object()) return c;
+  c.serialize = node.required("serialize").number(0, 0);
+  c.compress = node.required("compress").number(0, 0);
+  c.decompress = node.required("decompress").number(0, 0);
+  c.deserialize = node.required("deserialize").number(0, 0);
+  c.rpc = node.required("rpc").number(0, 0);
+  c.produce = node.required("produce").number(0, 0);
+  c.consume = node.required("consume").number(0, 0);
+  return c;
+}
+
+ExchangeResult read_exchange(const JsonNode& node) {
+  ExchangeResult x;
+  if (!node.expect_object()) return x;
+  x.query = node.required("query").string();
+  x.id = node.required("id").string();
+  x.kind = node.required("kind").string();
+  x.repetition = static_cast<int>(node.required("repetition").integer(0, 0, 1 << 30));
+  x.wall_s = seconds(node);
+  x.rows = node.required("rows").integer(0, 0, kMaxCount);
+  x.rpcs = node.required("rpcs").integer(0, 0, kMaxCount);
+  x.eos_rpcs = node.required("eos_rpcs").integer(0, 0, kMaxCount);
+  x.bytes_wire = node.required("bytes_wire").number(0, 0);
+  x.bytes_uncompressed = node.required("bytes_uncompressed").number(0, 0);
+  x.batch_bytes_mean = node.required("batch_bytes_mean").number(0, 0);
+  x.sender_blocked_s = node.required("sender_blocked_s").number(0, 0);
+  x.deferred_rpcs = node.required("deferred_rpcs").integer(0, 0, kMaxCount);
+  if (node.member("lz4_ratio").present()) x.lz4_ratio = node.member("lz4_ratio").number(-1, 0);
+  return x;
+}
+
+HostResult read_host(const JsonNode& node) {
+  HostResult h;
+  if (!node.expect_object()) return h;
+  h.name = node.required("name").string();
+  h.sender_peak_bytes = node.required("sender_peak_bytes").integer(0, 0, kMaxCount);
+  h.sender_expected_bytes = node.required("sender_expected_bytes").integer(0, 0, kMaxCount);
+  h.sender_worst_bytes = node.required("sender_worst_bytes").integer(0, 0, kMaxCount);
+  const JsonNode receiver = node.required("receiver_peak_bytes");
+  h.receiver_peak_bytes = receiver.present() && receiver.json().is_null() ? -1 : receiver.integer(0, 0, kMaxCount);
+  if (node.member("rss_peak_bytes").present()) h.rss_peak_bytes = node.member("rss_peak_bytes").integer(-1, 0, kMaxCount);
+  if (node.member("process_cpu_s").present()) h.process_cpu_s = node.member("process_cpu_s").number(-1, 0);
+  if (node.member("sender_peak_sum_bytes").present()) {
+    h.sender_peak_sum_bytes = node.member("sender_peak_sum_bytes").integer(-1, 0, kMaxCount);
+  }
+  return h;
+}
+
+PlannerTally read_tally(const JsonNode& node) {
+  PlannerTally t;
+  if (!node.expect_object()) return t;
+  t.senders = node.required("senders").integer(0, 0, kMaxCount);
+  t.over_estimate = node.required("over_estimate").integer(0, 0, kMaxCount);
+  t.max_over_bytes = node.required("max_over_bytes").integer(0, 0, kMaxCount);
+  return t;
+}
+
+std::vector<std::vector<double>> read_matrix(const JsonNode& node) {
+  std::vector<std::vector<double>> m;
+  if (!node.expect_array()) return m;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const JsonNode row = node.element(i);
+    m.emplace_back();
+    if (!row.expect_array()) continue;
+    for (std::size_t j = 0; j < row.size(); ++j) m.back().push_back(row.element(j).number(0));
+  }
+  return m;
+}
+
+}  // namespace
+
+RunResult read_run_result(const JsonNode& node) {
+  RunResult r;
+  if (!node.expect_object()) return r;
+  r.scenario = node.required("scenario").string();
+  r.policy = node.required("policy").string();
+  r.source = node.required("source").string();
+  if (const JsonNode config = node.member("config"); config.present() && config.expect_object()) {
+    r.mt_dop = static_cast<int>(config.required("mt_dop").integer(0, 0, 1024));
+    // The policy as the scenario format writes it, beside the mt_dop it ran at.
+    nlohmann::ordered_json policy = config.json();
+    policy.erase("mt_dop");
+    r.config = read_policy(JsonNode(&policy, config.pointer(), &config.diagnostics()), r.policy);
+  }
+  r.wall_s = seconds(node);
+  r.rpcs = node.required("rpcs").integer(0, 0, kMaxCount);
+  r.bytes_wire = node.required("bytes_wire").number(0, 0);
+  r.bytes_uncompressed = node.required("bytes_uncompressed").number(0, 0);
+  r.cpu_s = read_cpu(node.required("cpu_s"));
+  const auto times = [](const JsonNode& t, CallTimes& out) {
+    if (!t.expect_object()) return;
+    out = {t.required("mean").number(0, 0), t.required("p50").number(0, 0), t.required("p99").number(0, 0)};
+  };
+  times(node.required("rpc_network_us"), r.rpc_network);
+  // Results written before receiver times were reported have none.
+  if (const JsonNode receiver = node.member("rpc_receiver_us"); receiver.present()) times(receiver, r.rpc_receiver);
+  if (const JsonNode wake = node.member("sender_wake_us"); wake.present()) times(wake, r.sender_wake);
+  if (const JsonNode queries = node.required("queries"); queries.expect_array()) {
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+      const JsonNode q = queries.element(i);
+      if (!q.expect_object()) continue;
+      r.queries.push_back({q.required("name").string(), static_cast<int>(q.required("repeat").integer(1, 1, 1 << 30)),
+                           seconds(q)});
+    }
+  }
+  if (const JsonNode exchanges = node.required("exchanges"); exchanges.expect_array()) {
+    for (std::size_t i = 0; i < exchanges.size(); ++i) r.exchanges.push_back(read_exchange(exchanges.element(i)));
+  }
+  if (const JsonNode hosts = node.required("hosts"); hosts.expect_array()) {
+    for (std::size_t i = 0; i < hosts.size(); ++i) r.hosts.push_back(read_host(hosts.element(i)));
+  }
+  if (const JsonNode planner = node.required("planner"); planner.present()) {
+    static_cast<PlannerTally&>(r.planner) = read_tally(planner);
+    if (const JsonNode by_kind = planner.member("by_kind"); by_kind.present() && by_kind.expect_object()) {
+      for (const auto& kind : by_kind.keys()) r.planner.by_kind[kind] = read_tally(by_kind.member(kind));
+    }
+  }
+  if (const JsonNode rtt = node.member("rtt_ms"); rtt.present() && rtt.expect_object()) {
+    if (rtt.member("nominal").present()) r.rtt_nominal_ms = read_matrix(rtt.member("nominal"));
+    if (rtt.member("achieved").present()) r.rtt_achieved_ms = read_matrix(rtt.member("achieved"));
+  }
+  return r;
+}
+
+CostProfile read_cost_profile(const JsonNode& node) {
+  CostProfile costs = read_costs(node, reference_cost_profile());
+  if (node.present() && node.is_object() && node.member("description").present()) {
+    costs.source = node.member("description").string();
+  }
+  return costs;
+}
+
+}  // namespace exsim

@@ -1,0 +1,82 @@
+// What each unit of work costs on the machines being modelled. A scenario
+// names a profile (or inlines one); without one, profiles/reference.json.
+#ifndef EXSIM_MODELS_SCENARIO_COSTS_H_
+#define EXSIM_MODELS_SCENARIO_COSTS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/base/size.h"
+
+namespace exsim {
+
+// The fan-out at which partition_rows_per_s holds (and is measured): a
+// sender's channels are the receivers of its exchange.
+inline constexpr int kPartitionChannels = 3;
+
+struct CostProfile {
+  double serialize_bytes_per_s = 0;       // copy rows into an outbound batch
+  double deserialize_bytes_per_s = 0;     // RowBatch::Deserialize, per uncompressed byte
+  // The same per row, beyond its bytes: Serialize walks the batch tuple by
+  // tuple and Deserialize turns every tuple's offset back into a pointer
+  // (row-batch.cc). Per byte alone, a rate measured on narrow rows makes wide
+  // ones too slow (IMPALA-6041's 534 B rows, 60%) and the reverse. 0: none.
+  double serialize_row_ns = 0;
+  double deserialize_row_ns = 0;
+  // And per received batch, beyond its rows and bytes: RowBatch::FromProtobuf
+  // allocates the batch's buffers from the buffer pool, rounded up to a power
+  // of two (row-batch.cc:176-249), per call, whatever its size. 0: none.
+  double deserialize_batch_us = 0;
+  double lz4_compress_bytes_per_s = 0;    // per uncompressed byte
+  double lz4_decompress_bytes_per_s = 0;  // per uncompressed byte
+  double rpc_cpu_us = 0;                  // CPU per RPC on each side, beyond the byte costs
+  // The same with many calls in flight on the connection, which share system
+  // calls and wake-ups: a call among k in flight costs busy + (rpc_cpu_us - busy) / k.
+  // < 0: rpc_cpu_us whatever k (no sharing).
+  double rpc_cpu_busy_us = -1;
+  double rpc_latency_us = 0;              // software latency per RPC, beyond the RTT
+  // A sender thread blocked on its channel runs again this long after the
+  // response arrives: the reactor thread's callback frees the channel and
+  // notifies a condition variable, and the kernel wakes the thread
+  // (krpc-data-stream-sender.cc:437-469, :513-555). Neither RpcNetworkTime nor
+  // RpcRecvrTime contains it, yet every round of a latency-bound channel does. 0: none.
+  double sender_wake_us = 0;
+  double transfer_bytes_per_s = 0;        // CPU per byte on the wire, each side (socket copies); 0: free
+  // Hash senders: rows routed to their channel per CPU second, by a sender of
+  // kPartitionChannels channels; 0: free.
+  double partition_rows_per_s = 0;
+  // Hash senders: more CPU per routed row for each channel beyond
+  // kPartitionChannels (less for each fewer): routing among more channels'
+  // buffers misses more caches (measured: about 20 ns a row among 3 channels,
+  // 48 among 12); 0: the same whatever the fan-out.
+  double partition_channel_ns = 0;
+  Bytes wire_overhead_bytes = 0;          // framing and headers per RPC
+  // Threads that take a host's arriving calls, each a call at a time from the
+  // admission check to the response (Impala: datastream_service_num_svc_threads,
+  // 0 = one per core, data-stream-service.cc:52-54). 0: one per core of the host
+  // (Cluster::cores_per_host).
+  int service_threads = 0;
+  int cores = 0;  // > 0: every emulated host shares this many cores (one machine)
+  std::string source;  // the file it came from, or "inline"
+};
+
+// How one measured figure varied over its repetitions.
+struct FigureSpread {
+  double median = 0, min = 0, max = 0;
+};
+
+// The median (of the middle two for an even count), least and largest of
+// `values`. REQUIRES: values not empty.
+FigureSpread spread_of(std::vector<double> values);
+
+// A costs profile in the spec's format, with each figure's source and spread.
+// `warnings`: what the measurement found doubtful (calibrate), kept with it.
+std::string cost_profile_json(const CostProfile& profile, const std::string& description,
+                              const std::map<std::string, std::string>& sources,
+                              const std::map<std::string, FigureSpread>& spread,
+                              const std::vector<std::string>& warnings = {});
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_SCENARIO_COSTS_H_

@@ -1,0 +1,361 @@
+// The top of a scenario: name, seed, costs, policies and the workload.
+#include "models/scenario/scenario_loader.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <regex>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/base/error.h"
+#include "models/scenario/loader_parts.h"
+#include "models/scenario/overrides.h"
+
+namespace exsim {
+
+// Generated at configure time from profiles/reference.json (models/CMakeLists.txt).
+extern const char* const kReferenceProfileJson;
+
+const char* to_string(PartitionKind kind) {
+  switch (kind) {
+    case PartitionKind::kHash:
+      return "hash";
+    case PartitionKind::kBroadcast:
+      return "broadcast";
+    case PartitionKind::kRandom:
+      return "random";
+    case PartitionKind::kMerge:
+      return "merge";
+  }
+  return "?";
+}
+
+namespace {
+
+Placement read_placement(const JsonNode& node, const Cluster& cluster, int mt_dop, Placement fallback) {
+  Placement placement = fallback;
+  if (!node.present() || !node.expect_object()) return placement;
+  node.reject_unknown_keys({"hosts", "per_host"});
+  JsonNode hosts = node.member("hosts");
+  if (hosts.is_array()) {
+    placement.hosts.clear();
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      JsonNode h = hosts.element(i);
+      std::string name = h.string();
+      auto it = std::find_if(cluster.hosts.begin(), cluster.hosts.end(), [&](const Host& x) { return x.name == name; });
+      if (it == cluster.hosts.end()) {
+        std::vector<std::string> names;
+        for (const auto& x : cluster.hosts) names.push_back(x.name);
+        std::string hint = closest_name(name, names);
+        h.error(fmt::format("unknown host '{}'{}", name, hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+        continue;
+      }
+      int index = static_cast<int>(it - cluster.hosts.begin());
+      if (std::find(placement.hosts.begin(), placement.hosts.end(), index) != placement.hosts.end()) {
+        h.error(fmt::format("host '{}' listed twice", name));
+      }
+      placement.hosts.push_back(index);
+    }
+    std::sort(placement.hosts.begin(), placement.hosts.end());
+    if (placement.hosts.empty() && hosts.diagnostics().ok()) hosts.error("expected at least one host");
+  } else if (hosts.present()) {
+    if (hosts.string() != "all") hosts.error(fmt::format("expected \"all\" or a list of host names, {}", hosts.describe_value()));
+    placement.hosts.clear();
+    for (int i = 0; i < static_cast<int>(cluster.hosts.size()); ++i) placement.hosts.push_back(i);
+  }
+  JsonNode per_host = node.member("per_host");
+  if (per_host.is_string()) {
+    if (per_host.string() != "mt_dop") per_host.error(fmt::format("expected \"mt_dop\" or a number, {}", per_host.describe_value()));
+    placement.per_host = std::max(1, mt_dop);
+  } else if (per_host.present()) {
+    placement.per_host = static_cast<int>(per_host.integer(1, 1, 1024));
+  }
+  return placement;
+}
+
+// Var-len bytes per row: a number (a mean may be fractional) or, as every size
+// in a scenario, a string with a binary suffix ("1K").
+double row_bytes(const JsonNode& node, double fallback) {
+  if (node.present() && !node.is_number()) return static_cast<double>(node.size(0, 0, kGiB));
+  return node.number(fallback, 0, false, static_cast<double>(kGiB));
+}
+
+RowShape read_row(const JsonNode& node) {
+  RowShape row;
+  if (!node.expect_object()) return row;
+  node.reject_unknown_keys({"fixed_bytes", "varlen_bytes"});
+  row.fixed_bytes = node.required("fixed_bytes").size(8, 1, kGiB);
+  JsonNode varlen = node.member("varlen_bytes");
+  if (!varlen.present() || varlen.is_number() || varlen.is_string()) {
+    row.varlen = VarLenDistribution::fixed(row_bytes(varlen, 0));
+    return row;
+  }
+  if (!varlen.is_object()) {
+    varlen.error(fmt::format("expected bytes per row (a number, or a size such as \"1K\") or an object "
+                             "{{dist, mean, max}}, {}", varlen.describe_value()));
+    return row;
+  }
+  varlen.reject_unknown_keys({"dist", "mean", "max"});
+  int dist = varlen.required("dist").choice({"fixed", "uniform", "exponential"}, 0);
+  double mean = row_bytes(varlen.required("mean"), 0);
+  double max = row_bytes(varlen.member("max"), dist == 0 ? mean : 0);
+  if (!varlen.member("max").present() && dist != 0) varlen.required("max");
+  if (dist == 0 && varlen.member("max").present() && max != mean) {
+    varlen.member("max").error("a fixed size has no max other than its mean; use \"uniform\" or \"exponential\"");
+  } else if (max < mean) {
+    varlen.member("max").error(fmt::format("max {} is below mean {}", max, mean));
+  } else if (dist == 2 && !(mean > 0 && mean < max / 2)) {
+    varlen.member("mean").error(fmt::format(
+        "an exponential needs 0 < mean < max / 2 (mean {}, max {}); use \"uniform\" for this mean", mean, max));
+  } else if (dist == 0) {
+    row.varlen = VarLenDistribution::fixed(mean);
+  } else if (dist == 1) {
+    row.varlen = VarLenDistribution::uniform(mean, max);
+  } else {
+    row.varlen = VarLenDistribution::exponential(mean, max);
+  }
+  return row;
+}
+
+Exchange read_exchange(const JsonNode& node, const Scenario& scenario) {
+  Exchange x;
+  if (!node.expect_object()) return x;
+  node.reject_unknown_keys({"id", "kind", "rows", "row", "lz4_ratio", "senders", "receivers", "skew",
+                            "produce_rows_per_s", "consume_rows_per_s", "after"});
+  x.id = node.required("id").string();
+  x.kind = static_cast<PartitionKind>(node.required("kind").choice({"hash", "broadcast", "random", "merge"}, 0));
+  x.rows = node.required("rows").integer(1, 1, 1'000'000'000'000'000);
+  x.row = read_row(node.required("row"));
+  x.lz4_ratio = node.required("lz4_ratio").number(1, 0, /*min_exclusive=*/true, 2.0);
+  Placement all;
+  for (int i = 0; i < static_cast<int>(scenario.cluster.hosts.size()); ++i) all.hosts.push_back(i);
+  all.per_host = std::max(1, scenario.mt_dop);
+  x.senders = read_placement(node.member("senders"), scenario.cluster, scenario.mt_dop, all);
+  Placement one_receiver{{0}, 1};
+  x.receivers = read_placement(node.member("receivers"), scenario.cluster, scenario.mt_dop,
+                               x.kind == PartitionKind::kMerge ? one_receiver : all);
+  if (x.kind == PartitionKind::kMerge && x.receivers.instances() != 1 && node.diagnostics().ok()) {
+    node.member("receivers").error(fmt::format("a merge exchange has exactly one receiver instance, this placement "
+                                               "gives {}",
+                                               x.receivers.instances()));
+  }
+  // The simulator keeps state for every (sender instance, channel) pair, about
+  // 400 bytes each (measured: 31 MiB peak for 256 x 256): a placement of
+  // thousands of instances on each side would fill the machine's memory
+  // before its first event, so it is refused here, with its size.
+  constexpr double kMostStreams = 1e7;
+  const double streams = static_cast<double>(x.senders.instances()) * x.receivers.instances();
+  if (streams > kMostStreams && node.diagnostics().ok()) {
+    node.error(fmt::format("{} sender instances x {} receiver instances = {:.3g} streams; expected at most {:g} "
+                           "(the simulator keeps about 400 bytes per stream)",
+                           x.senders.instances(), x.receivers.instances(), streams, kMostStreams));
+  }
+  JsonNode skew = node.member("skew");
+  x.skew = skew.number(0, 0);
+  if (x.skew > 0 && x.kind != PartitionKind::kHash) skew.error("skew applies to hash exchanges only");
+  x.produce_rows_per_s = node.member("produce_rows_per_s").number(0, 0, /*min_exclusive=*/true);
+  x.consume_rows_per_s = node.member("consume_rows_per_s").number(0, 0, /*min_exclusive=*/true);
+  // Simulated time is integer nanoseconds: a rate so slow that the rows would
+  // take decades is refused here, with its path, not midway through a run.
+  constexpr double kLongest = 1e9;  // seconds, about 32 years
+  auto check_rate = [&](const char* key, double rate, int instances) {
+    const double seconds = static_cast<double>(x.rows) / std::max(1, instances) / rate;
+    if (rate > 0 && seconds > kLongest) {
+      node.member(key).error(fmt::format("at {:g} rows/s an instance's share of the rows takes {:.3g} s; expected a rate "
+                                         "at which it takes at most {:g} s",
+                                         rate, seconds, kLongest));
+    }
+  };
+  check_rate("produce_rows_per_s", x.produce_rows_per_s, x.senders.instances());
+  check_rate("consume_rows_per_s", x.consume_rows_per_s, x.receivers.instances());
+  return x;
+}
+
+// Resolves "after" ids to indices and rejects unknown ids and cycles.
+void read_after(const JsonNode& exchanges, Query& query) {
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < query.exchanges.size(); ++i) {
+    if (!index.emplace(query.exchanges[i].id, static_cast<int>(i)).second) {
+      exchanges.element(i).member("id").error(fmt::format("duplicate exchange id '{}' in this query", query.exchanges[i].id));
+    }
+  }
+  for (size_t i = 0; i < query.exchanges.size(); ++i) {
+    JsonNode after = exchanges.element(i).member("after");
+    if (!after.present() || !after.expect_array()) continue;
+    for (size_t k = 0; k < after.size(); ++k) {
+      std::string id = after.element(k).string();
+      auto it = index.find(id);
+      if (it == index.end()) {
+        after.element(k).error(fmt::format("unknown exchange id '{}' in this query", id));
+      } else {
+        query.exchanges[i].after.push_back(it->second);
+      }
+    }
+  }
+  // Depth-first search for a cycle; report it as a path of ids.
+  std::vector<int> state(query.exchanges.size(), 0), stack;
+  std::function<bool(int)> visit = [&](int v) {
+    state[v] = 1;
+    stack.push_back(v);
+    for (int w : query.exchanges[v].after) {
+      if (state[w] == 1) {
+        std::string cycle;
+        auto start = std::find(stack.begin(), stack.end(), w);
+        for (auto s = start; s != stack.end(); ++s) cycle += query.exchanges[*s].id + " -> ";
+        exchanges.element(v).member("after").error(fmt::format("'after' forms a cycle: {}{}", cycle, query.exchanges[w].id));
+        return true;
+      }
+      if (state[w] == 0 && visit(w)) return true;
+    }
+    stack.pop_back();
+    state[v] = 2;
+    return false;
+  };
+  for (size_t v = 0; v < query.exchanges.size(); ++v) {
+    if (state[v] == 0 && visit(static_cast<int>(v))) break;
+  }
+}
+
+CostProfile read_costs_reference(const JsonNode& node, const std::string& base_dir, Diagnostics& diagnostics) {
+  if (!node.present()) return reference_cost_profile();
+  if (node.is_string()) {
+    std::filesystem::path path = node.string();
+    if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
+    try {
+      return load_cost_profile(path.lexically_normal().string());
+    } catch (const InputError& e) {
+      node.error(fmt::format("costs profile: {}", e.what()));
+      return reference_cost_profile();
+    }
+  }
+  (void)diagnostics;
+  CostProfile costs = read_costs(node, reference_cost_profile());
+  costs.source = "inline";
+  return costs;
+}
+
+Scenario read_scenario(const nlohmann::ordered_json& document, const std::string& file, Overridden overridden) {
+  Diagnostics diagnostics(file, std::move(overridden));
+  JsonNode root(&document, "", &diagnostics);
+  Scenario scenario;
+  scenario.file = file;
+  if (!root.expect_object()) diagnostics.throw_if_errors();
+  root.reject_unknown_keys(
+      {"name", "description", "notes", "seed", "cluster", "mt_dop", "costs", "policies", "workload"});
+  JsonNode name = root.required("name");
+  scenario.name = name.string("unnamed");
+  if (name.is_string() && !std::regex_match(scenario.name, std::regex("[a-z0-9._-]+"))) {
+    name.error(fmt::format("expected a name of [a-z0-9._-]+, got \"{}\"", scenario.name));
+  }
+  scenario.description = root.member("description").string();
+  // Notes on the file's values, by JSON pointer: where each came from or what was assumed.
+  if (JsonNode notes = root.member("notes"); notes.present() && notes.expect_object()) {
+    for (const auto& key : notes.keys()) {
+      JsonNode note = notes.member(key);
+      bool names_a_value = false;
+      try {
+        names_a_value = document.contains(nlohmann::ordered_json::json_pointer(key));
+      } catch (const nlohmann::json::exception&) {
+        // not a JSON pointer: reported below
+      }
+      if (!names_a_value) {
+        note.error(fmt::format("the key \"{}\" names no value in this file: expected the JSON pointer of one, such "
+                               "as \"/workload/queries/0/exchanges/0/rows\"", key));
+      }
+      scenario.notes.emplace_back(key, note.string());
+    }
+  }
+  scenario.seed = static_cast<std::uint64_t>(root.member("seed").integer(0, 0));
+  scenario.mt_dop = static_cast<int>(root.member("mt_dop").integer(0, 0, 1024));
+  scenario.cluster = read_cluster(root.required("cluster"), scenario.seed);
+  std::string base_dir = std::filesystem::path(file).parent_path().string();
+  scenario.costs = read_costs_reference(root.member("costs"), base_dir.empty() ? "." : base_dir, diagnostics);
+
+  JsonNode policies = root.required("policies");
+  if (policies.present() && policies.expect_object()) {
+    if (policies.size() == 0) policies.error("expected at least one policy");
+    for (const auto& key : policies.keys()) {
+      // --set and --vary reach a policy by its name in a dotted path, '*' standing for all.
+      if (key.empty() || key.find_first_of(".*") != std::string::npos) {
+        policies.member(key).error(fmt::format("a policy name must be non-empty, without '.' or '*' (--set paths "
+                                               "name policies by it), got \"{}\"", key));
+      }
+      scenario.policies.push_back(read_policy(policies.member(key), key));
+    }
+  }
+  JsonNode workload = root.required("workload");
+  if (workload.present() && workload.expect_object()) {
+    workload.reject_unknown_keys({"queries"});
+    JsonNode queries = workload.required("queries");
+    if (queries.present() && queries.expect_array()) {
+      if (queries.size() == 0) queries.error("expected at least one query");
+      for (size_t q = 0; q < queries.size(); ++q) {
+        JsonNode qn = queries.element(q);
+        if (!qn.expect_object()) continue;
+        qn.reject_unknown_keys({"name", "repeat", "exchanges"});
+        Query query;
+        query.name = qn.required("name").string(fmt::format("q{}", q));
+        query.repeat = static_cast<int>(qn.member("repeat").integer(1, 1, 1000000));
+        JsonNode exchanges = qn.required("exchanges");
+        if (exchanges.present() && exchanges.expect_array()) {
+          if (exchanges.size() == 0) exchanges.error("expected at least one exchange");
+          for (size_t e = 0; e < exchanges.size(); ++e) {
+            query.exchanges.push_back(read_exchange(exchanges.element(e), scenario));
+          }
+          read_after(exchanges, query);
+        }
+        scenario.queries.push_back(std::move(query));
+      }
+    }
+  }
+  diagnostics.throw_if_errors();
+  return scenario;
+}
+
+}  // namespace
+
+Scenario parse_scenario(std::string_view text, const std::string& file, const std::vector<std::string>& overrides) {
+  nlohmann::ordered_json document = parse_json_text(text, file);
+  Overridden overridden;
+  // A file that is no scenario at all is said so, not blamed on a --set that finds no key in it.
+  if (!document.is_object()) return read_scenario(document, file, std::move(overridden));
+  for (const auto& assignment : overrides) {
+    for (auto& pointer : apply_override(document, assignment)) overridden.emplace_back(std::move(pointer), assignment);
+  }
+  return read_scenario(document, file, std::move(overridden));
+}
+
+std::string read_scenario_file(const std::string& path) { return read_text_file(path, "the scenario file"); }
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  return parse_scenario(read_scenario_file(path), path, overrides);
+}
+
+CostProfile load_cost_profile(const std::string& path) {
+  nlohmann::ordered_json document = parse_json_text(read_text_file(path, "the costs profile"), path);
+  Diagnostics diagnostics(path);
+  // Over the reference profile, as an inline object is: the same profile means
+  // the same costs wherever it is written.
+  CostProfile costs = read_costs(JsonNode(&document, "", &diagnostics), reference_cost_profile());
+  diagnostics.throw_if_errors();
+  costs.source = path;
+  return costs;
+}
+
+CostProfile reference_cost_profile() {
+  static const CostProfile profile = [] {
+    const std::string file = "profiles/reference.json (built in)";
+    nlohmann::ordered_json document = parse_json_text(kReferenceProfileJson, file);
+    Diagnostics diagnostics(file);
+    CostProfile costs = read_costs(JsonNode(&document, "", &diagnostics), CostProfile{});
+    diagnostics.throw_if_errors();
+    costs.source = "profiles/reference.json";
+    return costs;
+  }();
+  return profile;
+}
+
+}  // namespace exsim

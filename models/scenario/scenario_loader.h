@@ -1,0 +1,34 @@
+// Scenario files in, validated Scenario out (spec: shared scenario-format.md).
+// Every problem found is reported at once in a InputError naming the file
+// and the JSON pointer; nothing is read half-way.
+#ifndef EXSIM_MODELS_SCENARIO_SCENARIO_LOADER_H_
+#define EXSIM_MODELS_SCENARIO_SCENARIO_LOADER_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/scenario/scenario.h"
+
+namespace exsim {
+
+// Reads, applies `overrides` ("KEY=VALUE", see overrides.h), validates.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The text of a scenario file; InputError naming the file when it cannot be read.
+std::string read_scenario_file(const std::string& path);
+
+// The same from text; `file` names it in messages and relative paths (costs)
+// resolve against its directory.
+Scenario parse_scenario(std::string_view text, const std::string& file,
+                        const std::vector<std::string>& overrides = {});
+
+// A costs profile file (spec "Costs profile").
+CostProfile load_cost_profile(const std::string& path);
+
+// The reference profile shipped with exsim (profiles/reference.json, built in).
+CostProfile reference_cost_profile();
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_SCENARIO_SCENARIO_LOADER_H_

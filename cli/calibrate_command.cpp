@@ -5,51 +5,17 @@
 #include <fmt/format.h>
 
 #include "cli/calibration_report.h"
+#include "cli/workflows/calibration.h"
 #include "cli/command_line.h"
 #include "cli/cpu_options.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
-#include "cli/table.h"
 #include "models/base/error.h"
 #include "models/results/results.h"
 #include "transport/calibration/calibrate.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
-
-std::string render_calibration(const transport::Calibration& calibration) {
-  Table table({"figure", "median", "min", "max", "spread"});
-  for (const auto& [key, s] : calibration.spread) {
-    const double spread = s.median != 0 ? (s.max - s.min) / s.median : 0;
-    table.add_row({key, fmt::format("{:.4g}", s.median), fmt::format("{:.4g}", s.min), fmt::format("{:.4g}", s.max),
-                   fmt::format("{:.1f}%{}", 100 * spread, spread > transport::kUnsteadyFigure ? " !" : "")});
-  }
-  table.add_row({"cores", fmt::format("{}", calibration.profile.cores), "", "", ""});
-  std::string out = table.render();
-  out += fmt::format("machine speed: a {:.0f} us probe, {:.1f}% apart over the repetitions kept\n", calibration.speed_us,
-                     100 * calibration.speed_spread);
-  for (const auto& w : calibration.warnings) out += fmt::format("warning: {}\n", w);
-  return out;
-}
-
-transport::CalibrationSamples measure_with_progress(int repetitions, double scale) {
-  transport::CalibrationOptions options;
-  options.repetitions = repetitions;
-  options.scale = scale;
-  options.progress = [](const std::string& line) { fmt::print(stderr, "calibrate: {}\n", line); };
-  return transport::measure_costs(options);
-}
-
-transport::Calibration calibrate_with_progress(int repetitions, double scale) {
-  return transport::summarize_costs(measure_with_progress(repetitions, scale));
-}
-
-std::string calibration_profile_json(const transport::Calibration& calibration) {
-  return cost_profile_json(calibration.profile,
-                           "This machine's costs, measured by `exsim calibrate` through the real exchange: medians of "
-                           "the repetitions, their range in 'spread'.",
-                           calibration.sources, calibration.spread, calibration.warnings);
-}
 
 int calibrate_command(const std::vector<std::string>& args) {
   po::options_description visible(
@@ -82,7 +48,7 @@ int calibrate_command(const std::vector<std::string>& args) {
   outputs.check();
   pin_to(chosen_cpus(vm), "calibrate");
 
-  const transport::Calibration calibration = calibrate_with_progress(repetitions, scale);
+  const transport::Calibration calibration = workflows::calibrate_with_progress(repetitions, scale);
   const std::string table = render_calibration(calibration);
   if (calibration.too_noisy) {
     fmt::print(stderr, "{}calibrate: no profile written: the machine was too busy or too noisy (speed probes {:.0f}% "
@@ -90,7 +56,7 @@ int calibrate_command(const std::vector<std::string>& args) {
                table, 100 * calibration.speed_spread);
     return kExitNoVerdict;
   }
-  const std::string json = calibration_profile_json(calibration);
+  const std::string json = workflows::calibration_profile_json(calibration);
   if (vm.count("output")) {
     fmt::print("{}", table);
     outputs.put("--output", json);

@@ -1,5 +1,5 @@
-// Calibration as `calibrate` and `validate` show it: progress lines on stderr,
-// a table of each figure's median and spread, and the profile's JSON.
+// Calibration as `calibrate` and `validate` show it: a table of each figure's
+// median and spread, the machine's speed and the warnings.
 #ifndef EXSIM_CLI_CALIBRATION_REPORT_H_
 #define EXSIM_CLI_CALIBRATION_REPORT_H_
 
@@ -9,11 +9,7 @@
 
 namespace exsim::cli {
 
-// Runs the benchmarks, a progress line per step on stderr.
-transport::CalibrationSamples measure_with_progress(int repetitions, double scale);
-transport::Calibration calibrate_with_progress(int repetitions, double scale);
 std::string render_calibration(const transport::Calibration& calibration);
-std::string calibration_profile_json(const transport::Calibration& calibration);
 
 }  // namespace exsim::cli
 

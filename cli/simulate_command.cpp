@@ -10,7 +10,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
-#include "cli/progress.h"
+#include "cli/workflows/progress.h"
 #include "cli/results_table.h"
 #include "cli/trace_options.h"
 #include "models/base/error.h"
@@ -66,7 +66,7 @@ int simulate_command(const std::vector<std::string>& args) {
     throw UsageError(fmt::format("--scheduler {}: expected {}", options.scheduler, sim::kSchedulerNames));
   }
   // A bar on a terminal when the policies take more than a second; nothing otherwise.
-  Progress progress("policies", policies.size());
+  workflows::Progress progress("policies", policies.size());
   options.progress = [&](double fraction) { progress.partial(fraction); };
   std::vector<RunResult> results;
   for (const auto& policy : policies) {

@@ -1,12 +1,7 @@
 // exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT] [--repeat N] [--cpus LIST]
 //                [--model-error KIND]; exsim validate --measured VALIDATION.json [SUITE_DIR]
-#include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <optional>
-#include <thread>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -17,11 +12,11 @@
 #include "cli/cpu_options.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
-#include "cli/validate_measure.h"
 #include "cli/validate_report.h"
+#include "cli/workflows/suite_measurement.h"
+#include "cli/workflows/validation.h"
 #include "models/base/error.h"
 #include "models/scenario/scenario_loader.h"
-#include "sim/simulate.h"
 #include "validate/comparison.h"
 #include "validate/measurements.h"
 #include "validate/model_errors.h"
@@ -29,72 +24,6 @@
 
 namespace exsim::cli {
 namespace po = boost::program_options;
-
-namespace {
-
-// What else the machine was doing, for a verdict withheld: its load average.
-std::string machine_load() {
-  std::ifstream in("/proc/loadavg");
-  double one = -1, five = -1;
-  in >> one >> five;
-  if (one < 0) return "the machine's load is unknown (no /proc/loadavg)";
-  return fmt::format("the machine's load average: {:.2f} over the last minute, {:.2f} over five, on {} CPUs", one,
-                     five, std::thread::hardware_concurrency());
-}
-
-// The simulator's prediction of one policy, through the model error asked for (if any).
-RunResult predict(Scenario scenario, std::size_t policy, std::optional<validate::ModelError> error) {
-  if (error) validate::apply(*error, scenario);
-  return simulate(scenario, scenario.policies.at(policy));
-}
-
-// A row's scenario file: the suite's file of the same name when a suite is
-// given (a recorded measurement judged against the suite as it is now, from
-// any directory), else the path the row names.
-std::string scenario_file_of(const validate::Measurement& row, const validate::Suite& suite) {
-  const std::string name = std::filesystem::path(row.scenario_file).filename().string();
-  for (const auto& file : suite.scenarios) {
-    if (std::filesystem::path(file).filename().string() == name) return file;
-  }
-  return row.scenario_file;
-}
-
-// `validate --measured FILE`: the model judged again against a validation's
-// measurements, each row simulated anew from its scenario file with the costs
-// it had; nothing runs on the real exchange.
-std::vector<validate::Comparison> compare_again(const validate::Measurements& measurements, const validate::Suite& suite,
-                                                std::optional<validate::ModelError> error) {
-  std::vector<validate::Comparison> comparisons;
-  std::vector<std::string> problems;
-  std::map<std::string, Scenario> scenarios;
-  for (const auto& row : measurements.rows) {
-    const std::string file = scenario_file_of(row, suite);
-    if (scenarios.count(file)) continue;
-    try {
-      scenarios.emplace(file, parse_scenario(read_scenario_file(file), file));
-    } catch (const InputError& e) {
-      problems.insert(problems.end(), e.messages().begin(), e.messages().end());
-    }
-  }
-  if (!problems.empty()) throw InputError(problems);
-  for (const auto& row : measurements.rows) {
-    Scenario scenario = scenarios.at(scenario_file_of(row, suite));
-    scenario.costs = row.costs;
-    const auto& policies = scenario.policies;
-    const auto it = std::find_if(policies.begin(), policies.end(),
-                                 [&](const Policy& p) { return p.name == row.measured.policy; });
-    if (it == policies.end()) {
-      throw InputError({fmt::format("{}: no policy '{}', which the measurements name", row.scenario_file,
-                                       row.measured.policy)});
-    }
-    RunResult predicted = predict(scenario, static_cast<std::size_t>(it - policies.begin()), error);
-    comparisons.push_back(validate::compare(row.scenario_file, std::move(predicted), row.measured, row.costs));
-    comparisons.back().steady = row.steady;
-  }
-  return comparisons;
-}
-
-}  // namespace
 
 int validate_command(const std::vector<std::string>& args) {
   po::options_description visible(
@@ -188,28 +117,15 @@ int validate_command(const std::vector<std::string>& args) {
       judged_by.thresholds = measurements.thresholds;
       judged_by.thresholds_source = vm["measured"].as<std::string>();
     }
-    comparisons = compare_again(measurements, suite, model_error);
+    comparisons = workflows::compare_again(measurements, suite, model_error);
     profile_source = fmt::format("the costs recorded in {}", vm["measured"].as<std::string>());
   } else {
-    // Every scenario is read and checked before anything runs, and every bad
-    // file's problems are listed, not only the first one's.
-    std::vector<LoadedScenario> scenarios;
-    std::vector<std::string> problems;
-    for (const auto& file : suite.scenarios) {
-      try {
-        std::string text = read_scenario_file(file);
-        Scenario scenario = parse_scenario(text, file);
-        scenarios.push_back({file, std::move(text), std::move(scenario)});
-      } catch (const InputError& e) {
-        problems.insert(problems.end(), e.messages().begin(), e.messages().end());
-      }
-    }
-    if (!problems.empty()) throw InputError(problems);
+    std::vector<workflows::LoadedScenario> scenarios = workflows::load_suite_scenarios(suite);
     // Without a profile, this machine's costs are measured before the runs and
     // after each round of them, and each run is simulated with those around its
     // round: the machine's speed drifts over minutes. Never from the runs
     // themselves.
-    MeasureOptions measure;
+    workflows::MeasureOptions measure;
     measure.calibrate = !vm.count("profile");
     measure.repeat = repeat;
     measure.repetitions = repetitions;
@@ -223,34 +139,16 @@ int validate_command(const std::vector<std::string>& args) {
       profile_source = vm["profile"].as<std::string>();
     }
     pin_to(chosen_cpus(vm), "validate");
-    MeasuredSuite measured = measure_suite(scenarios, measure);
-    for (std::size_t s = 0; s < scenarios.size(); ++s) {
-      Scenario& scenario = scenarios[s].scenario;
-      MeasuredScenario& m = measured.scenarios[s];
-      if (!m.unsteady.empty()) no_verdict.push_back(fmt::format("{}: {}", scenarios[s].file, m.unsteady));
-      for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
-        // Each steady run against the model with its round's costs; the run of
-        // median error counts (a slowdown the probes missed touches one round).
-        // Without a steady run, the runs set aside are shown, flagged.
-        const bool steady = !m.runs.at(i).empty();
-        std::vector<validate::Comparison> rounds;
-        for (validate::RoundRun& run : steady ? m.runs.at(i) : m.set_aside.at(i)) {
-          scenario.costs = measured.round_costs.empty() ? fixed_profile
-                                                        : measured.round_costs.at(static_cast<std::size_t>(run.round));
-          rounds.push_back(validate::compare(scenarios[s].file, predict(scenario, i, model_error),
-                                             std::move(run.result), scenario.costs));
-          rounds.back().steady = steady;
-        }
-        if (rounds.empty()) continue;  // never run: every try failed
-        std::sort(rounds.begin(), rounds.end(), [](const auto& a, const auto& b) { return a.wall_error < b.wall_error; });
-        comparisons.push_back(std::move(rounds[rounds.size() / 2]));
-      }
-    }
+    workflows::MeasuredSuite measured = workflows::measure_suite(scenarios, measure);
     if (measure.calibrate) {
       fmt::print("calibrated this machine ({} repetitions before the runs and after each round):\n{}\n", repetitions,
                  render_calibration(transport::summarize_costs(measured.calibration)));
     }
-    if (!no_verdict.empty()) no_verdict.push_back(machine_load());
+    workflows::Judged judged =
+        workflows::compare_measured(std::move(scenarios), std::move(measured), fixed_profile, model_error);
+    comparisons = std::move(judged.comparisons);
+    no_verdict = std::move(judged.no_verdict);
+    if (!no_verdict.empty()) no_verdict.push_back(workflows::machine_load());
   }
   if (model_error) {
     profile_source += fmt::format("; the model with a deliberate error: {}", validate::to_string(*model_error));

@@ -21,6 +21,7 @@ declare -A allowed=(
   [transport]="models"
   [validate]="models"
   [plots]="models/base"
+  [cli/workflows]="models sim transport validate"
 )
 
 broken=0

@@ -12,8 +12,8 @@
 // unsteady too. A scenario left without enough steady runs when its tries or the time limit run out
 // gets no verdict: the machine was too busy or too noisy, which is said, never reported as a model
 // error.
-#ifndef EXSIM_CLI_VALIDATE_MEASURE_H_
-#define EXSIM_CLI_VALIDATE_MEASURE_H_
+#ifndef EXSIM_CLI_WORKFLOWS_SUITE_MEASUREMENT_H_
+#define EXSIM_CLI_WORKFLOWS_SUITE_MEASUREMENT_H_
 
 #include <chrono>
 #include <optional>
@@ -25,7 +25,7 @@
 #include "transport/calibration/calibrate.h"
 #include "validate/run_schedule.h"
 
-namespace exsim::cli {
+namespace exsim::workflows {
 
 struct LoadedScenario {
   std::string file;
@@ -63,6 +63,6 @@ struct MeasuredSuite {
 // Measures the suite in rounds; progress on stderr.
 MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options);
 
-}  // namespace exsim::cli
+}  // namespace exsim::workflows
 
-#endif  // EXSIM_CLI_VALIDATE_MEASURE_H_
+#endif  // EXSIM_CLI_WORKFLOWS_SUITE_MEASUREMENT_H_

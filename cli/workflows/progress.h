@@ -1,14 +1,14 @@
 // Progress of a long command on standard error: a bar with an ETA redrawn in
 // place on a terminal, one plain line per finished item otherwise (logs, CI).
-#ifndef EXSIM_CLI_PROGRESS_H_
-#define EXSIM_CLI_PROGRESS_H_
+#ifndef EXSIM_CLI_WORKFLOWS_PROGRESS_H_
+#define EXSIM_CLI_WORKFLOWS_PROGRESS_H_
 
 #include <chrono>
 #include <cstddef>
 #include <mutex>
 #include <string>
 
-namespace exsim::cli {
+namespace exsim::workflows {
 
 class Progress {
  public:
@@ -39,6 +39,6 @@ class Progress {
   mutable std::mutex mutex_;
 };
 
-}  // namespace exsim::cli
+}  // namespace exsim::workflows
 
-#endif  // EXSIM_CLI_PROGRESS_H_
+#endif  // EXSIM_CLI_WORKFLOWS_PROGRESS_H_

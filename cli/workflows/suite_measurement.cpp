@@ -1,18 +1,18 @@
-#include "cli/validate_measure.h"
+#include "cli/workflows/suite_measurement.h"
 
 #include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "cli/calibration_report.h"
+#include "cli/workflows/calibration.h"
 #include "transport/agent/coordinator.h"
 #include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"
 #include "transport/testbed/speed_probe.h"
 #include "validate/run_schedule.h"
 
-namespace exsim::cli {
+namespace exsim::workflows {
 namespace {
 
 double median_of(std::vector<double> values) { return spread_of(std::move(values)).median; }
@@ -151,4 +151,4 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
   return suite;
 }
 
-}  // namespace exsim::cli
+}  // namespace exsim::workflows

@@ -1,4 +1,4 @@
-#include "cli/progress.h"
+#include "cli/workflows/progress.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-namespace exsim::cli {
+namespace exsim::workflows {
 
 Progress::Progress(std::string what, std::size_t total)
     : what_(std::move(what)), total_(total), terminal_(isatty(STDERR_FILENO) == 1),
@@ -68,4 +68,4 @@ std::size_t Progress::completed() const {
   return done_;
 }
 
-}  // namespace exsim::cli
+}  // namespace exsim::workflows

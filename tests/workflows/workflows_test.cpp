@@ -1,0 +1,163 @@
+// The workflows behind the commands, on their own: the validation pipeline's
+// choices (which run of a policy counts, what gets no verdict), an earlier
+// validation judged again, every bad suite file reported at once, and a sweep
+// run on one thread and on two giving the same lines, written whole.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/workflows/sweep_runner.h"
+#include "cli/workflows/validation.h"
+#include "models/base/error.h"
+#include "models/scenario/scenario_loader.h"
+#include "sim/simulate.h"
+
+namespace exsim {
+namespace {
+
+const std::string kSource = EXSIM_SOURCE_DIR;
+
+// A small scenario: two policies, one hash exchange among 3 hosts.
+const char* kScenario = R"({"name": "small", "seed": 7, "cluster": {"hosts": 3, "rtt_ms": {"same_group": 0.2}},
+  "policies": {"16K": {"buffer": {"flat": "16K"}}, "64K": {"buffer": {"flat": "64K"}}},
+  "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 200000,
+    "row": {"fixed_bytes": 24, "varlen_bytes": 0}, "lz4_ratio": 0.5}]}]}})";
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::multiset<std::string> lines_of(const std::string& text) {
+  std::multiset<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.insert(line);
+  return lines;
+}
+
+// A measured run of `policy`: the simulation's own result with its wall-clock scaled.
+RunResult measured_at(const Scenario& scenario, std::size_t policy, double wall_scale) {
+  RunResult run = simulate(scenario, scenario.policies.at(policy));
+  run.source = "measured";
+  run.wall_s *= wall_scale;
+  return run;
+}
+
+TEST_CASE("a policy's run of median wall-clock error counts; without a steady run, those set aside show, unjudged") {
+  const std::string file = temp_file("exsim_workflows_small.json", kScenario);
+  const Scenario scenario = parse_scenario(kScenario, file);
+  workflows::MeasuredSuite measured;
+  workflows::MeasuredScenario m;
+  // 16K: three steady runs, 20% slow, 2% slow and 30% fast: the 2% one counts.
+  m.runs.push_back({{0, measured_at(scenario, 0, 1.2)}, {1, measured_at(scenario, 0, 1.02)},
+                    {2, measured_at(scenario, 0, 0.7)}});
+  m.set_aside.push_back({});
+  // 64K: no steady run, one set aside.
+  m.runs.push_back({});
+  m.set_aside.push_back({{0, measured_at(scenario, 1, 1.5)}});
+  m.unsteady = "the machine was busy";
+  measured.scenarios.push_back(m);
+  const workflows::Judged judged =
+      workflows::compare_measured({{file, kScenario, scenario}}, measured, scenario.costs, std::nullopt);
+  REQUIRE(judged.comparisons.size() == 2);
+  CHECK(judged.comparisons[0].steady);
+  // (predicted - measured) / measured of the run kept: the model predicts the unscaled wall-clock.
+  CHECK(judged.comparisons[0].wall_error == doctest::Approx(-0.02 / 1.02).epsilon(1e-6));
+  CHECK_FALSE(judged.comparisons[1].steady);
+  REQUIRE(judged.no_verdict.size() == 1);
+  CHECK(judged.no_verdict[0].find("the machine was busy") != std::string::npos);
+  std::filesystem::remove(file);
+}
+
+TEST_CASE("the recorded suite judged again passes with the model, and fails with a deliberate error in it") {
+  const validate::Suite suite = validate::load_suite({kSource + "/scenarios/validation"});
+  const validate::Measurements recorded =
+      validate::load_measurements(kSource + "/tests/data/validate/suite-measured.json");
+  const auto comparisons = workflows::compare_again(recorded, suite, std::nullopt);
+  CHECK(comparisons.size() == recorded.rows.size());
+  CHECK(validate::judge(comparisons, suite.thresholds).passed());
+  const auto wrong = workflows::compare_again(recorded, suite, validate::parse_model_error("no-latency"));
+  CHECK_FALSE(validate::judge(wrong, suite.thresholds).passed());
+}
+
+TEST_CASE("every bad scenario of a suite is reported at once, each by its file") {
+  validate::Suite suite;
+  suite.scenarios = {kSource + "/tests/data/bad/zero-rows.json", kSource + "/tests/data/bad/unknown-kind.json"};
+  try {
+    workflows::load_suite_scenarios(suite);
+    FAIL("bad scenarios loaded");
+  } catch (const InputError& e) {
+    const std::string all = e.what();
+    CHECK(all.find("zero-rows.json") != std::string::npos);
+    CHECK(all.find("unknown-kind.json") != std::string::npos);
+  }
+}
+
+TEST_CASE("a sweep on two threads writes the same lines as on one, whole, and only then its file") {
+  const std::string file = temp_file("exsim_workflows_sweep.json", kScenario);
+  const std::string text = read_all(file);
+  const SweepPlan plan({{"mt_dop", {"1", "2", "3"}}});
+  std::vector<std::string> labels;
+  auto run = [&](int jobs, const std::string& out) {
+    workflows::SweepRunner runner(file, text, {}, plan, Shard{});
+    CHECK(runner.points() == 3);
+    return runner.run(jobs, out, [&](const std::string& label) { labels.push_back(label); });
+  };
+  const std::string one = (std::filesystem::temp_directory_path() / "exsim_sweep_one.jsonl").string();
+  const std::string two = (std::filesystem::temp_directory_path() / "exsim_sweep_two.jsonl").string();
+  const workflows::SweepOutcome a = run(1, one);
+  const workflows::SweepOutcome b = run(2, two);
+  CHECK(a.failure.empty());
+  CHECK(b.failure.empty());
+  CHECK(a.completed == 3);
+  CHECK(a.where == one);
+  CHECK_FALSE(std::filesystem::exists(one + ".partial"));
+  CHECK(labels.size() == 6);
+  const auto lines = lines_of(read_all(one));
+  CHECK(lines.size() == 6);  // 3 points x 2 policies
+  CHECK(lines == lines_of(read_all(two)));
+  for (const auto& line : lines) CHECK(line.find("\"sweep\"") != std::string::npos);
+  std::filesystem::remove(one);
+  std::filesystem::remove(two);
+  std::filesystem::remove(file);
+}
+
+TEST_CASE("a sweep with a bad value fails before it runs, naming the point") {
+  const std::string file = temp_file("exsim_workflows_bad_sweep.json", kScenario);
+  const SweepPlan plan({{"mt_dop", {"1", "-4"}}});
+  try {
+    workflows::SweepRunner runner(file, read_all(file), {}, plan, Shard{});
+    FAIL("a bad point loaded");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("sweep point 1 (mt_dop=-4)") != std::string::npos);
+  }
+  CHECK_THROWS_AS(workflows::SweepRunner(file, read_all(file), {"mt_dop=2"}, plan, Shard{}), UsageError);
+  std::filesystem::remove(file);
+}
+
+TEST_CASE("a sweep keeps only the policies asked for, and refuses one the file lacks") {
+  const std::string file = temp_file("exsim_workflows_policies.json", kScenario);
+  const Scenario kept = parse_scenario(workflows::scenario_text_with_policies(file, {"64K"}), file);
+  REQUIRE(kept.policies.size() == 1);
+  CHECK(kept.policies[0].name == "64K");
+  CHECK_THROWS_AS(workflows::scenario_text_with_policies(file, {"32K"}), UsageError);
+  CHECK_THROWS_AS(workflows::scenario_text_with_policies(file, {"64K", "64K"}), UsageError);
+  std::filesystem::remove(file);
+}
+
+}  // namespace
+}  // namespace exsim

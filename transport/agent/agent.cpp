@@ -5,11 +5,13 @@
 #include <poll.h>
 #include <sys/resource.h>
 
+#include <array>
 #include <cstdio>
 #include <map>
 #include <tuple>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -165,112 +167,142 @@ class Agent {
   }
 
  private:
+  // The coordinator's requests but "shutdown" (the loop's own), by op; each
+  // returns the reply, or null when there is none now.
   json handle(const std::string& op, const json& request) {
-    if (op == "setup") {
-      scenario_ = std::make_unique<Scenario>(parse_scenario(request.at("scenario").get<std::string>(),
-                                                            request.at("file").get<std::string>(),
-                                                            request.at("overrides").get<std::vector<std::string>>()));
-      Host::Options options;
-      options.index = request.at("host").get<int>();
-      options.hosts = static_cast<int>(scenario_->cluster.hosts.size());
-      options.listen_address = options_.listen_address;
-      options.token = options_.token;
-      if (request.value("nic_cap", false)) options.nic_bytes_per_s = scenario_->cluster.nic_gbps * 1e9 / 8;
-      if (request.at("delay_line").get<bool>()) {
-        const int n = static_cast<int>(scenario_->cluster.hosts.size());
-        for (int from = 0; from < n; ++from) {
-          options.one_way_delay.push_back(std::chrono::nanoseconds(scenario_->cluster.rtt.rtt(from, options.index) / 2));
-        }
-      }
-      host_ = std::make_unique<Host>(options);
-      host_->set_failure_handler([this](const std::string& reason) {
-        std::lock_guard lock(runs_mutex_);
-        for (auto& [id, run] : runs_) run.stats->fail(reason);
-      });
-      return {{"op", "ready"}, {"data_port", host_->endpoint().port()}};
+    using Handler = json (Agent::*)(const json&);
+    static constexpr std::array<std::pair<std::string_view, Handler>, 8> kHandlers{{
+        {"setup", &Agent::on_setup},
+        {"connect", &Agent::on_connect},
+        {"prepare", &Agent::on_prepare},
+        {"start", &Agent::on_start},
+        {"release", &Agent::on_release},
+        {"reset_memory", &Agent::on_reset_memory},
+        {"cpu", &Agent::on_cpu},
+        {"fail", &Agent::on_fail},
+    }};
+    for (const auto& [name, handler] : kHandlers) {
+      if (name == op) return (this->*handler)(request);
     }
-    if (op == "connect") {
-      std::vector<asio::ip::tcp::endpoint> peers;
-      for (const auto& p : request.at("peers")) {
-        peers.emplace_back(asio::ip::make_address(p.at("address").get<std::string>()), p.at("port").get<unsigned short>());
+    std::string known;
+    for (const auto& [name, handler] : kHandlers) known += (known.empty() ? "" : ", ") + std::string(name);
+    throw std::runtime_error("unknown op " + op + " (known: shutdown, " + known + ")");
+  }
+
+  json on_setup(const json& request) {
+    scenario_ = std::make_unique<Scenario>(parse_scenario(request.at("scenario").get<std::string>(),
+                                                          request.at("file").get<std::string>(),
+                                                          request.at("overrides").get<std::vector<std::string>>()));
+    Host::Options options;
+    options.index = request.at("host").get<int>();
+    options.hosts = static_cast<int>(scenario_->cluster.hosts.size());
+    options.listen_address = options_.listen_address;
+    options.token = options_.token;
+    if (request.value("nic_cap", false)) options.nic_bytes_per_s = scenario_->cluster.nic_gbps * 1e9 / 8;
+    if (request.at("delay_line").get<bool>()) {
+      const int n = static_cast<int>(scenario_->cluster.hosts.size());
+      for (int from = 0; from < n; ++from) {
+        options.one_way_delay.push_back(std::chrono::nanoseconds(scenario_->cluster.rtt.rtt(from, options.index) / 2));
       }
-      host_->connect(peers);
-      return {{"op", "connected"}};
     }
-    if (op == "prepare") {
-      const std::string name = request.at("policy").get<std::string>();
-      const Policy* policy = nullptr;
-      for (const auto& p : scenario_->policies) {
-        if (p.name == name) policy = &p;
-      }
-      if (!policy) throw std::runtime_error("no policy " + name);
-      const auto id = request.at("run").get<std::uint32_t>();
-      PartSpec spec{request.at("query").get<std::size_t>(), request.at("repetition").get<int>(),
-                    request.at("exchange").get<std::size_t>(), id,
-                    std::chrono::steady_clock::now() + std::chrono::seconds(request.at("timeout_s").get<int>()),
-                    random_share(*policy, request.at("query").get<std::size_t>(), request.at("exchange").get<std::size_t>())};
-      ActiveRun run;
-      run.stats = std::make_unique<RunStats>(static_cast<int>(scenario_->cluster.hosts.size()));
-      run.stats->host_ledger = &ledger_;
-      run.stats->receiver_ledger = &receiver_ledger_;
-      run.stats->trace = trace_.get();
-      run.stats->trace_label = scenario_->queries.at(spec.query).name + " " +
-                               scenario_->queries.at(spec.query).exchanges.at(spec.exchange).id;
-      run.part = std::make_unique<ExchangePart>(*host_, *scenario_, *policy, spec, *run.stats);
-      run.part->prepare();
+    host_ = std::make_unique<Host>(options);
+    host_->set_failure_handler([this](const std::string& reason) {
       std::lock_guard lock(runs_mutex_);
-      runs_[id] = std::move(run);
-      return {{"op", "prepared"}, {"run", id}};
+      for (auto& [id, run] : runs_) run.stats->fail(reason);
+    });
+    return {{"op", "ready"}, {"data_port", host_->endpoint().port()}};
+  }
+
+  json on_connect(const json& request) {
+    std::vector<asio::ip::tcp::endpoint> peers;
+    for (const auto& p : request.at("peers")) {
+      peers.emplace_back(asio::ip::make_address(p.at("address").get<std::string>()), p.at("port").get<unsigned short>());
     }
-    if (op == "start") {
-      const auto id = request.at("run").get<std::uint32_t>();
+    host_->connect(peers);
+    return {{"op", "connected"}};
+  }
+
+  json on_prepare(const json& request) {
+    const std::string name = request.at("policy").get<std::string>();
+    const Policy* policy = nullptr;
+    for (const auto& p : scenario_->policies) {
+      if (p.name == name) policy = &p;
+    }
+    if (!policy) throw std::runtime_error("no policy " + name);
+    const auto id = request.at("run").get<std::uint32_t>();
+    PartSpec spec{request.at("query").get<std::size_t>(), request.at("repetition").get<int>(),
+                  request.at("exchange").get<std::size_t>(), id,
+                  std::chrono::steady_clock::now() + std::chrono::seconds(request.at("timeout_s").get<int>()),
+                  random_share(*policy, request.at("query").get<std::size_t>(), request.at("exchange").get<std::size_t>())};
+    ActiveRun run;
+    run.stats = std::make_unique<RunStats>(static_cast<int>(scenario_->cluster.hosts.size()));
+    run.stats->host_ledger = &ledger_;
+    run.stats->receiver_ledger = &receiver_ledger_;
+    run.stats->trace = trace_.get();
+    run.stats->trace_label = scenario_->queries.at(spec.query).name + " " +
+                             scenario_->queries.at(spec.query).exchanges.at(spec.exchange).id;
+    run.part = std::make_unique<ExchangePart>(*host_, *scenario_, *policy, spec, *run.stats);
+    run.part->prepare();
+    std::lock_guard lock(runs_mutex_);
+    runs_[id] = std::move(run);
+    return {{"op", "prepared"}, {"run", id}};
+  }
+
+  json on_start(const json& request) {
+    const auto id = request.at("run").get<std::uint32_t>();
+    std::lock_guard lock(runs_mutex_);
+    ActiveRun& run = runs_.at(id);
+    run.part->start();
+    run.waiter = std::thread([this, id, part = run.part.get(), stats = run.stats.get()] {
+      const bool ok = part->wait();
+      reactor_decode_ns_ += stats->cpu_decode_on_reactor.load();
+      json done = {{"op", "done"}, {"run", id}, {"ok", ok}, {"error", stats->failure()},
+                   {"stats", stats_to_json(*stats, host_->index())}, {"sender_peak_bytes", peak(ledger_)},
+                   {"receiver_peak_bytes", peak(receiver_ledger_)}};
+      channel_->send(done.dump());
+    });
+    return nullptr;  // "done" follows when the run ends
+  }
+
+  // The coordinator has every agent's "done": tear the run down.
+  json on_release(const json& request) {
+    const auto id = request.at("run").get<std::uint32_t>();
+    ActiveRun run;
+    {
       std::lock_guard lock(runs_mutex_);
-      ActiveRun& run = runs_.at(id);
-      run.part->start();
-      run.waiter = std::thread([this, id, part = run.part.get(), stats = run.stats.get()] {
-        const bool ok = part->wait();
-        reactor_decode_ns_ += stats->cpu_decode_on_reactor.load();
-        json done = {{"op", "done"}, {"run", id}, {"ok", ok}, {"error", stats->failure()},
-                     {"stats", stats_to_json(*stats, host_->index())}, {"sender_peak_bytes", peak(ledger_)},
-                     {"receiver_peak_bytes", peak(receiver_ledger_)}};
-        channel_->send(done.dump());
-      });
-      return nullptr;  // "done" follows when the run ends
+      run = std::move(runs_.at(id));
+      runs_.erase(id);
     }
-    if (op == "release") {  // the coordinator has every agent's "done": tear the run down
-      const auto id = request.at("run").get<std::uint32_t>();
-      ActiveRun run;
-      {
-        std::lock_guard lock(runs_mutex_);
-        run = std::move(runs_.at(id));
-        runs_.erase(id);
-      }
-      if (run.waiter.joinable()) run.waiter.join();
-      return nullptr;
+    if (run.waiter.joinable()) run.waiter.join();
+    return nullptr;
+  }
+
+  // A new policy: peaks and the reactor's CPU start again.
+  json on_reset_memory(const json& request) {
+    for (auto* ledger : {&ledger_, &receiver_ledger_}) {
+      std::lock_guard lock(ledger->mutex);
+      ledger->peak = ledger->now;
     }
-    if (op == "reset_memory") {  // a new policy: peaks and the reactor's CPU start again
-      for (auto* ledger : {&ledger_, &receiver_ledger_}) {
-        std::lock_guard lock(ledger->mutex);
-        ledger->peak = ledger->now;
-      }
-      reactor_cpu_start_ = host_->reactor_cpu_ns();
-      reactor_decode_ns_ = 0;
-      // Tracing, for this policy's runs: spans from now on.
-      trace_.reset();
-      if (request.contains("trace")) trace_ = std::make_unique<TraceRecorder>(request.at("trace").get<std::size_t>());
-      return {{"op", "reset"}};
-    }
-    if (op == "cpu") {  // end of a policy: the reactor's CPU less the batches it decoded is RPC work
-      json reply{{"op", "cpu"}, {"rpc_ns", host_->reactor_cpu_ns() - reactor_cpu_start_ - reactor_decode_ns_.load()}};
-      if (trace_) reply["trace"] = trace_->json("measured");
-      return reply;
-    }
-    if (op == "fail") {  // another agent failed: stop at once
-      std::lock_guard lock(runs_mutex_);
-      for (auto& [id, run] : runs_) run.part->cancel(request.at("error").get<std::string>());
-      return nullptr;
-    }
-    throw std::runtime_error("unknown op " + op);
+    reactor_cpu_start_ = host_->reactor_cpu_ns();
+    reactor_decode_ns_ = 0;
+    // Tracing, for this policy's runs: spans from now on.
+    trace_.reset();
+    if (request.contains("trace")) trace_ = std::make_unique<TraceRecorder>(request.at("trace").get<std::size_t>());
+    return {{"op", "reset"}};
+  }
+
+  // The end of a policy: the reactor's CPU less the batches it decoded is RPC work.
+  json on_cpu(const json& /*request*/) {
+    json reply{{"op", "cpu"}, {"rpc_ns", host_->reactor_cpu_ns() - reactor_cpu_start_ - reactor_decode_ns_.load()}};
+    if (trace_) reply["trace"] = trace_->json("measured");
+    return reply;
+  }
+
+  // Another agent failed: stop at once.
+  json on_fail(const json& request) {
+    std::lock_guard lock(runs_mutex_);
+    for (auto& [id, run] : runs_) run.part->cancel(request.at("error").get<std::string>());
+    return nullptr;
   }
 
   // An exchange is held from "prepare" until the coordinator's "release",

@@ -5,11 +5,10 @@
 // A transfer is delivered a fixed delay after its last byte has left (the
 // pair's delivery delay: the wire, half the RTT and whatever the caller adds).
 //
-// Connections with queued bytes share the NICs max-min fairly: each active
-// connection crosses its source's outbound NIC and its destination's inbound
-// NIC, and gets the largest rate such that no NIC is over capacity and no
-// connection could go faster without slowing one that is slower (progressive
-// filling). Rates change only when a connection becomes busy or idle.
+// Connections with queued bytes share the NICs max-min fairly (the solver is
+// max_min_shares.h): each busy connection crosses its source's outbound NIC and
+// its destination's inbound NIC. Rates change only when a connection becomes
+// busy or idle.
 //
 // Completions are settled lazily. Between two sends the NICs evolve on their
 // own, and nobody sees a transfer's last byte leave until it is delivered,
@@ -35,6 +34,7 @@
 #include "models/base/ring_queue.h"
 #include "sim/engine/delay_line.h"
 #include "sim/engine/simulator.h"
+#include "sim/resources/max_min_shares.h"
 #include "sim/resources/min_tree.h"
 
 namespace exsim::sim {
@@ -46,7 +46,7 @@ class Network final : public EventHandler {
   // `scan_limit`: up to this many busy connections, the earliest completion
   // is found again by a scan and the busy NICs are listed by a pass over the
   // busy connections; beyond it, from what is kept as connections come and go
-  // (see earliest() and fill_rates()). Tests check that the two ways agree.
+  // (see earliest() and max_min_shares.h). Tests check that the two ways agree.
   static constexpr std::size_t kScanLimit = 64;
   Network(Simulator& simulator, int hosts, double nic_bytes_per_ns, std::size_t scan_limit = kScanLimit);
   Network(const Network&) = delete;
@@ -74,21 +74,10 @@ class Network final : public EventHandler {
     EventHandler* done;
     std::uint64_t tag;
   };
-  // What working out the rates reads and writes of a connection, kept apart
-  // from the rest: a large cluster's filling visits tens of thousands of
-  // connections in no order, and at 32 bytes each the 65,280 of 256 hosts
-  // take 2 MiB, which the last-level cache holds, against 8 MiB as one record.
-  struct Share {
-    int out_nic = 0, in_nic = 0;  // its NICs: the source's outbound (h), the destination's inbound (hosts + h)
-    std::uint64_t fixed_in_pass = 0;  // fill_rates: the pass (working-out) that fixed its rate
-    double rate = 0;
-    double next_rate = 0;  // recompute_rates scratch
-  };
   struct Connection {
     double remaining = 0;  // bytes of the front transfer not yet sent, as of `updated`
     SimTime updated = 0;
     SimTime finish_at = 0;  // when the front transfer's last byte leaves, at the current rate
-    int active_slot = -1;   // position in active_, -1 when idle
     bool moved = false;     // its entry in finish_tree_ (finish_at, kNever when idle) is out of date
     RingQueue<Transfer> queue;
     DelayLine* delivery = nullptr;
@@ -105,14 +94,8 @@ class Network final : public EventHandler {
   void flush();
   void activate(int c, SimTime at);
   void deactivate(int c, SimTime at);
-  // Works out every busy connection's max-min rate (next_rate) and applies it at `at`.
+  // Works out every busy connection's max-min rate and applies it at `at`.
   void recompute_rates(SimTime at);
-  // The rates when the busy NICs form stars; false otherwise, after writing
-  // next_rate and changed_ for some connections (fill_rates starts afresh).
-  bool star_rates();
-  void fill_rates();  // progressive filling, for any set
-  void list_busy_nic(int nic);  // fill_rates: a busy NIC takes part, at its full capacity
-  void note_rate(int c);
   void schedule_front(int c);
   // The earliest completion and its connection (the lowest-numbered among
   // equals; kNever and -1 if none), kept as finish times move rather than
@@ -127,11 +110,9 @@ class Network final : public EventHandler {
 
   Simulator& simulator_;
   const int hosts_;
-  const double capacity_;
   const std::size_t scan_limit_;
   std::vector<Connection> connections_;
-  std::vector<Share> shares_;  // by connection
-  std::vector<int> active_;
+  MaxMinShares shares_;  // by connection
   static constexpr int kUnknown = -2;
   int earliest_ = -1;  // see earliest(); kUnknown: to be found again
   SimTime earliest_at_ = std::numeric_limits<SimTime>::max();
@@ -144,19 +125,6 @@ class Network final : public EventHandler {
   bool stale_ = false;     // rates not worked out since connections came or went at stale_since_
   SimTime stale_since_ = 0;
   SimTime settled_until_ = -1;  // completions up to here are settled and no finish time has moved since
-  // Scratch for recompute_rates.
-  std::vector<double> nic_remaining_;
-  std::vector<int> nic_unfixed_;  // zero outside recompute_rates
-  std::vector<double> nic_share_;  // nic_remaining_ / nic_unfixed_; infinite without unfixed connections
-  std::vector<int> busy_nics_;
-  int busy_nic_count_ = 0;  // NICs that carry a busy connection
-  std::uint64_t fill_pass_ = 0;
-  std::vector<std::vector<int>> nic_active_;  // active connections through each NIC (out: h, in: hosts + h)
-  std::vector<int> nic_first_;  // a busy NIC's first position in active_ among its connections ...
-  bool nic_first_kept_ = false;  // ... when kept (see fill_rates)
-  std::vector<std::uint64_t> busy_order_;  // fill_rates scratch
-  std::vector<int> changed_;  // connections whose rate the working-out changed: the first changed_count_
-  std::size_t changed_count_ = 0;
 };
 
 }  // namespace exsim::sim

@@ -24,7 +24,7 @@
 #include "models/scenario/scenario_loader.h"
 #include "transport/data/row_generator.h"
 #include "transport/exchange/local_cluster.h"
-#include "transport/exchange/thread_cpu.h"
+#include "transport/net/thread_cpu.h"
 #include "transport/wire/lz4_codec.h"
 
 namespace {

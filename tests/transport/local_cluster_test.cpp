@@ -12,7 +12,7 @@
 
 #include <asio/write.hpp>
 
-#include "transport/exchange/host.h"
+#include "transport/rpc/host.h"
 #include "transport/exchange/local_cluster.h"
 #include "transport/wire/frame.h"
 #include "tests/test_util.h"

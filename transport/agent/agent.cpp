@@ -26,7 +26,7 @@
 #include "transport/agent/control_channel.h"
 #include "transport/agent/protocol.h"
 #include "transport/exchange/exchange_part.h"
-#include "transport/exchange/host.h"
+#include "transport/rpc/host.h"
 
 namespace exsim::transport {
 namespace {

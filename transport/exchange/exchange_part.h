@@ -12,7 +12,7 @@
 
 #include "models/scenario/scenario.h"
 #include "transport/exchange/countdown.h"
-#include "transport/exchange/host.h"
+#include "transport/rpc/host.h"
 #include "transport/exchange/run_stats.h"
 
 namespace exsim::transport {

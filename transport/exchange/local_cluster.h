@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "models/scenario/scenario.h"
-#include "transport/exchange/host.h"
+#include "transport/rpc/host.h"
 #include "transport/exchange/run_stats.h"
 
 namespace exsim::transport {

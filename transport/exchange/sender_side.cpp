@@ -4,13 +4,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "models/rules/partitioning.h"
 #include "models/base/random.h"
 #include "models/rules/sender_memory.h"
-#include "transport/exchange/thread_cpu.h"
+#include "transport/net/thread_cpu.h"
 
 namespace exsim::transport {
 namespace {
@@ -20,8 +21,36 @@ inline std::uint64_t hash_key(std::uint64_t key) {
   return splitmix64(state);
 }
 
-constexpr std::uint64_t kSharedSlot = std::uint64_t{1} << 63;
-constexpr std::uint64_t kEos = std::uint64_t{1} << 62;
+// What a call's response must tell its sender: the channel, and where the
+// batch it carried is (one of the channel's slots, one of the slots every
+// channel shares, or none: an end-of-stream). It travels as the RPC layer's
+// opaque 64-bit cookie: the kind in the top two bits, the channel in bits
+// 16-39, the slot in bits 0-15.
+struct CallTag {
+  enum class Kind : std::uint8_t { kChannelSlot, kSharedSlot, kEndOfStream };
+  Kind kind = Kind::kChannelSlot;
+  int channel = 0;
+  std::size_t slot = 0;
+
+  static constexpr std::uint64_t kShared = std::uint64_t{1} << 63, kEos = std::uint64_t{1} << 62;
+  static constexpr std::size_t kMaxSlots = 1 << 16;
+  static constexpr int kMaxChannels = 1 << 24;
+
+  std::uint64_t cookie() const {
+    if (slot >= kMaxSlots || channel < 0 || channel >= kMaxChannels) {
+      throw std::logic_error("internal error: a call's slot or channel does not fit its cookie");
+    }
+    const std::uint64_t kind_bits = kind == Kind::kSharedSlot ? kShared : kind == Kind::kEndOfStream ? kEos : 0;
+    return kind_bits | static_cast<std::uint64_t>(channel) << 16 | slot;
+  }
+  static CallTag of(std::uint64_t cookie) {
+    const Kind kind = (cookie & kEos)      ? Kind::kEndOfStream
+                      : (cookie & kShared) ? Kind::kSharedSlot
+                                           : Kind::kChannelSlot;
+    return {kind, static_cast<int>((cookie >> 16) & (kMaxChannels - 1)),
+            static_cast<std::size_t>(cookie & (kMaxSlots - 1))};
+  }
+};
 
 }  // namespace
 
@@ -326,7 +355,7 @@ void SenderInstance::send(int c, Slot& slot, bool shared) {
   address.encode(prefix);
   std::memcpy(prefix + CallAddress::kSize, slot.encoded.header, RowBatchHeader::kSize);
   ++slot.users;
-  const std::uint64_t cookie = (shared ? kSharedSlot : 0) | (static_cast<std::uint64_t>(c) << 16) | index;
+  const CallTag tag{shared ? CallTag::Kind::kSharedSlot : CallTag::Kind::kChannelSlot, c, index};
   const std::size_t offsets = 4ULL * slot.encoded.fields.rows;
   const auto sent = Clock::now();
   (shared ? ch.shared_sent_at : ch.sent_at)[index] = sent;
@@ -336,7 +365,7 @@ void SenderInstance::send(int c, Slot& slot, bool shared) {
   host_.call(ch.host, FrameType::kTransmitData,
              {asio::buffer(prefix, sizeof slot.prefix), asio::buffer(slot.encoded.offsets, offsets),
               asio::buffer(slot.encoded.payload, slot.encoded.fields.payload_bytes)},
-             3, this, cookie);
+             3, this, tag.cookie());
   trace_span("send", sent, Clock::now());
   account_memory();
 }
@@ -362,23 +391,25 @@ bool SenderInstance::finish() {
     channels_[c].eos_sent_at = Clock::now();
     stats_.bytes_wire += static_cast<std::int64_t>(FrameHeader::kSize + CallAddress::kSize);
     host_.call(channels_[c].host, FrameType::kEndOfStream, {asio::buffer(eos[c]), {}, {}}, 1, this,
-               kEos | (static_cast<std::uint64_t>(c) << 16));
+               CallTag{CallTag::Kind::kEndOfStream, static_cast<int>(c), 0}.cookie());
   }
   return wait_idle();
 }
 
 void SenderInstance::on_call_done(std::uint64_t cookie, const CallResult& result, std::int64_t network_ns) {
-  const int c = static_cast<int>((cookie >> 16) & 0xffffff);
+  const CallTag tag = CallTag::of(cookie);
+  const int c = tag.channel;
   if (stats_.trace && !detached_) {
     const Channel& ch = channels_[static_cast<std::size_t>(c)];
-    const auto sent = (cookie & kEos)         ? ch.eos_sent_at
-                      : (cookie & kSharedSlot) ? ch.shared_sent_at[cookie & 0xffff]
-                                               : ch.sent_at[cookie & 0xffff];
+    const auto sent = tag.kind == CallTag::Kind::kEndOfStream ? ch.eos_sent_at
+                      : tag.kind == CallTag::Kind::kSharedSlot ? ch.shared_sent_at[tag.slot]
+                                                                : ch.sent_at[tag.slot];
     stats_.trace->span(channel_track(c), "rpc in flight", sent, Clock::now());
   }
-  if (!(cookie & kEos)) {
-    auto& slots = (cookie & kSharedSlot) ? shared_slots_ : channels_[static_cast<std::size_t>(c)].slots;
-    --slots[cookie & 0xffff]->users;
+  if (tag.kind != CallTag::Kind::kEndOfStream) {
+    auto& slots =
+        tag.kind == CallTag::Kind::kSharedSlot ? shared_slots_ : channels_[static_cast<std::size_t>(c)].slots;
+    --slots[tag.slot]->users;
     if (!detached_) stats_.add_call_times(network_ns, result.receiver_ns);
   }
   if (result.status != 0 && !detached_) stats_.fail(fmt::format("sender {}: receiver {} refused a call", setup_.index, c));

@@ -23,7 +23,7 @@
 #include "models/rules/sizing_policy.h"
 #include "transport/data/row_generator.h"
 #include "transport/exchange/channel_window.h"
-#include "transport/exchange/host.h"
+#include "transport/rpc/host.h"
 #include "transport/exchange/run_stats.h"
 #include "transport/wire/lz4_codec.h"
 

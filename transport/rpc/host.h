@@ -8,8 +8,8 @@
 //
 // Thread rule: call() and respond() may be used from any thread; they post to
 // the reactor. Sinks and receivers are called on the reactor thread.
-#ifndef EXSIM_TRANSPORT_EXCHANGE_HOST_H_
-#define EXSIM_TRANSPORT_EXCHANGE_HOST_H_
+#ifndef EXSIM_TRANSPORT_RPC_HOST_H_
+#define EXSIM_TRANSPORT_RPC_HOST_H_
 
 #include <array>
 #include <atomic>
@@ -23,7 +23,7 @@
 
 #include <asio/ip/tcp.hpp>
 
-#include "transport/exchange/messages.h"
+#include "transport/rpc/messages.h"
 #include "transport/net/connection.h"
 #include "transport/net/handler_pool.h"
 #include "transport/net/reactor.h"
@@ -155,4 +155,4 @@ class Host {
 
 }  // namespace exsim::transport
 
-#endif  // EXSIM_TRANSPORT_EXCHANGE_HOST_H_
+#endif  // EXSIM_TRANSPORT_RPC_HOST_H_

@@ -1,7 +1,7 @@
 // Bodies of the exchange's frames (docs/wire-format.md): which exchange run,
 // sender and receiver instance a call belongs to, and the response.
-#ifndef EXSIM_TRANSPORT_EXCHANGE_MESSAGES_H_
-#define EXSIM_TRANSPORT_EXCHANGE_MESSAGES_H_
+#ifndef EXSIM_TRANSPORT_RPC_MESSAGES_H_
+#define EXSIM_TRANSPORT_RPC_MESSAGES_H_
 
 #include <cstdint>
 #include <cstring>
@@ -43,4 +43,4 @@ static_assert(sizeof(CallResult) == CallResult::kSize);
 
 }  // namespace exsim::transport
 
-#endif  // EXSIM_TRANSPORT_EXCHANGE_MESSAGES_H_
+#endif  // EXSIM_TRANSPORT_RPC_MESSAGES_H_

@@ -1,4 +1,4 @@
-#include "transport/exchange/host.h"
+#include "transport/rpc/host.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include <asio/post.hpp>
 #include <fmt/format.h>
 
-#include "transport/exchange/thread_cpu.h"
+#include "transport/net/thread_cpu.h"
 
 namespace exsim::transport {
 

@@ -1,6 +1,6 @@
 // CPU time of the calling thread, for the measured CPU by stage.
-#ifndef EXSIM_TRANSPORT_EXCHANGE_THREAD_CPU_H_
-#define EXSIM_TRANSPORT_EXCHANGE_THREAD_CPU_H_
+#ifndef EXSIM_TRANSPORT_NET_THREAD_CPU_H_
+#define EXSIM_TRANSPORT_NET_THREAD_CPU_H_
 
 #include <atomic>
 #include <cstdint>
@@ -66,4 +66,4 @@ class CpuScope {
 
 }  // namespace exsim::transport
 
-#endif  // EXSIM_TRANSPORT_EXCHANGE_THREAD_CPU_H_
+#endif  // EXSIM_TRANSPORT_NET_THREAD_CPU_H_

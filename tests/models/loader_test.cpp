@@ -198,14 +198,11 @@ TEST_CASE("a topology gives RTTs by shortest path") {
 
 TEST_CASE("an RTT matrix overrides the rtt_ms rules, which must still be well formed") {
   const std::string with = R"({"name": "m",
-    "cluster": {"hosts": 2, "rtt_ms": RULES, "rtt_matrix_ms": [[0.01, 0.3], [0.3, 0.01]]},
+    "cluster": {"hosts": 2, "rtt_matrix_ms": [[0.01, 0.3], [0.3, 0.01]]},
     "policies": {"p": {}},
     "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 1,
       "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})";
-  auto with_rules = [&](const std::string& rules) {
-    std::string json = with;
-    return json.replace(json.find("RULES"), 5, rules);
-  };
+  auto with_rules = [&](const std::string& rules) { return test::with_value(with, "/cluster/rtt_ms", rules); };
   const Scenario s = test::scenario_from(with_rules(R"({"same_group": 0.1})"));
   CHECK(s.cluster.rtt.rtt_ms(0, 1) == doctest::Approx(0.3));
   CHECK(s.cluster.rtt.rtt_ms(0, 0) == doctest::Approx(0.01));
@@ -216,13 +213,10 @@ TEST_CASE("an RTT matrix overrides the rtt_ms rules, which must still be well fo
 }
 
 TEST_CASE("rules that give the RTTs must cover every pair, and a misspelt rule is named with a hint") {
-  const std::string cluster = R"({"name": "r", "cluster": {"hosts": 3, "groups": {"a": 2, "b": 1}, "rtt_ms": RULES},
+  const std::string cluster = R"({"name": "r", "cluster": {"hosts": 3, "groups": {"a": 2, "b": 1}},
     "policies": {"p": {}}, "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash",
     "rows": 1, "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})";
-  auto with_rules = [&](const std::string& rules) {
-    std::string json = cluster;
-    return json.replace(json.find("RULES"), 5, rules);
-  };
+  auto with_rules = [&](const std::string& rules) { return test::with_value(cluster, "/cluster/rtt_ms", rules); };
   CHECK(test::load_error(with_rules(R"({"same_group": 0.1})")).find("no RTT between groups 'a' and 'b'") !=
         std::string::npos);
   const std::string typo = test::load_error(with_rules(R"({"same_group": 0.1, "cross_grop": 0.5})"));
@@ -233,13 +227,12 @@ TEST_CASE("rules that give the RTTs must cover every pair, and a misspelt rule i
 }
 
 TEST_CASE("costs: a path relative to the scenario, or inline values over the reference profile") {
-  const Scenario s = test::scenario_from(std::string(kGood).replace(std::string(kGood).find("\"mt_dop\""), 0,
-                                                                    R"("costs": {"rpc_latency_us": 55, "cores": 2}, )"));
+  const Scenario s =
+      test::scenario_from(test::with_value(kGood, "/costs", R"({"rpc_latency_us": 55, "cores": 2})"));
   CHECK(s.costs.rpc_latency_us == 55);
   CHECK(s.costs.cores == 2);
   CHECK(s.costs.serialize_bytes_per_s == reference_cost_profile().serialize_bytes_per_s);
-  const std::string missing = test::load_error(std::string(kGood).replace(std::string(kGood).find("\"mt_dop\""), 0,
-                                                                          R"("costs": "no/such/profile.json", )"));
+  const std::string missing = test::load_error(test::with_value(kGood, "/costs", R"("no/such/profile.json")"));
   CHECK(missing.find("test.json:/costs: costs profile: no/such/profile.json: cannot open") != std::string::npos);
 }
 
@@ -249,10 +242,7 @@ TEST_CASE("a costs profile means the same inline and as a file: keys it leaves o
   const auto dir = std::filesystem::temp_directory_path() / "exsim_costs_test";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "c.json") << profile;
-  auto with_costs = [&](const std::string& costs) {
-    std::string json = kGood;
-    return json.replace(json.find("\"mt_dop\""), 0, "\"costs\": " + costs + ", ");
-  };
+  auto with_costs = [&](const std::string& costs) { return test::with_value(kGood, "/costs", costs); };
   const CostProfile inline_costs = test::scenario_from(with_costs(profile)).costs;
   const CostProfile file_costs = load_cost_profile((dir / "c.json").string());
   std::filesystem::remove_all(dir);
@@ -324,10 +314,9 @@ TEST_CASE("every cost figure is written and read back as its own field") {
 TEST_CASE("var-len bytes take sizes as every size in a scenario does") {
   const std::string base = R"({"name": "v", "cluster": {"hosts": 1}, "policies": {"p": {}},
     "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 1,
-    "row": {"fixed_bytes": 8, "varlen_bytes": VARLEN}, "lz4_ratio": 1}]}]}})";
+    "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})";
   auto with_varlen = [&](const std::string& varlen) {
-    std::string json = base;
-    return json.replace(json.find("VARLEN"), 6, varlen);
+    return test::with_value(base, "/workload/queries/0/exchanges/0/row/varlen_bytes", varlen);
   };
   CHECK(test::scenario_from(with_varlen(R"("1K")")).queries[0].exchanges[0].row.varlen.mean() == 1024);
   CHECK(test::scenario_from(with_varlen("12.5")).queries[0].exchanges[0].row.varlen.mean() == 12.5);
@@ -340,8 +329,7 @@ TEST_CASE("var-len bytes take sizes as every size in a scenario does") {
 }
 
 TEST_CASE("a seed beyond 64-bit signed range is refused with the range it must be in") {
-  const std::string error = test::load_error(std::string(kGood).replace(std::string(kGood).find("\"seed\": 5"), 9,
-                                                                        "\"seed\": 9223372036854775808"));
+  const std::string error = test::load_error(test::with_value(kGood, "/seed", "9223372036854775808"));
   CHECK(error.find("/seed: expected an integer in [0, 9223372036854775807], got 9223372036854775808") !=
         std::string::npos);
 }

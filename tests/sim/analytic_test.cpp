@@ -76,10 +76,7 @@ TEST_CASE("per-row serialization and deserialization: rows x per row + bytes x p
 
 // Two channels: one sender on s, two receiver instances on r.
 std::string two_channels(const std::string& policy, std::int64_t rows) {
-  std::string json = one_channel(policy, rows);
-  const std::string one = R"("receivers": {"hosts": ["r"], "per_host": 1})";
-  json.replace(json.find(one), one.size(), R"("receivers": {"hosts": ["r"], "per_host": 2})");
-  return json;
+  return test::with_value(one_channel(policy, rows), "/workload/queries/0/exchanges/0/receivers/per_host", "2");
 }
 
 // Each channel's TransmitData calls, read from a trace of the run ("rpc in
@@ -166,9 +163,8 @@ TEST_CASE("a budget's batches are never smaller than today's (IMPALA-15512)") {
   // would reach it, but the batch goes on to today's 327. A flat 16K flushed by
   // bytes has no such floor: 164 rows.
   auto batches = [](const std::string& policy) {
-    std::string json = two_channels(policy, 100000);
-    const std::string row = R"("row": {"fixed_bytes": 100})";
-    json.replace(json.find(row), row.size(), R"("row": {"fixed_bytes": 50, "varlen_bytes": 50})");
+    const std::string json =
+        test::with_value(two_channels(policy, 100000), "/workload/queries/0/exchanges/0/row", R"({"fixed_bytes": 50, "varlen_bytes": 50})");
     std::vector<std::int64_t> rows;
     for (const auto& [track, channel] : calls_by_channel(json)) {
       rows.insert(rows.end(), channel.rows.begin(), channel.rows.end() - 1);  // all but the partial last
@@ -197,7 +193,8 @@ TEST_CASE("hash routing gives each receiver its Zipf share of the rows") {
   for (double share : zipf_shares(5, 0.0, 7)) CHECK(share == doctest::Approx(0.2));
 
   std::string json = one_channel(R"({"buffer": {"flat": "16K"}})", 400000);
-  json.replace(json.find(R"("per_host": 1}}]}]}})"), 20, R"("per_host": 4}, "skew": 1}]}]}})");
+  json = test::with_value(json, "/workload/queries/0/exchanges/0/receivers/per_host", "4");
+  json = test::with_value(json, "/workload/queries/0/exchanges/0/skew", "1");
   const Scenario scenario = test::scenario_from(json);
   const std::vector<double> expected = receiver_shares(scenario.queries[0].exchanges[0],
                                                        exchange_seed(scenario, 0, 0, 0));
@@ -249,17 +246,12 @@ TEST_CASE("calls of several senders in flight together share the per-call CPU do
   // at its host (from or to it) that share its system calls and wake-ups costs
   // 2 + 8 / k us a side. A thread's own calls go out one by one and share
   // nothing: one sender costs 10 us a side per call whatever its RPCs in flight.
-  auto with_busy = [](std::string json) {
-    json.replace(json.find(R"("rpc_cpu_us": 10)"), 16, R"("rpc_cpu_us": 10, "rpc_cpu_busy_us": 2)");
-    return json;
-  };
+  auto with_busy = [](const std::string& json) { return test::with_value(json, "/costs/rpc_cpu_busy_us", "2"); };
   const std::string one = one_channel(R"({"in_flight": 4, "compression": "none"})");
   CHECK(run(with_busy(one)).cpu_s.rpc == doctest::Approx(run(one).cpu_s.rpc));
   // Four sender instances on host s, each with one channel to r: their calls
   // share the connection s -> r. Less RPC CPU, but never below the floor of 2 us.
-  std::string four = one;
-  four.replace(four.find(R"("senders": {"hosts": ["s"], "per_host": 1})"), 42,
-               R"("senders": {"hosts": ["s"], "per_host": 4})");
+  const std::string four = test::with_value(one, "/workload/queries/0/exchanges/0/senders/per_host", "4");
   const RunResult alone = run(four);
   const RunResult shared = run(with_busy(four));
   CHECK(shared.rpcs == alone.rpcs);
@@ -344,8 +336,8 @@ TEST_CASE("a shared core: two sender threads on one core take twice as long") {
 
 TEST_CASE("a rate beyond the simulator's clock is refused before the run, by its path") {
   // 1e-12 rows per second: one batch would take millions of years.
-  std::string json = one_channel(R"({"buffer": {"flat": "16K"}})", 1000);
-  json.replace(json.find(R"("lz4_ratio": 1)"), 14, R"("lz4_ratio": 1, "consume_rows_per_s": 1e-12)");
+  const std::string json =
+      test::with_value(one_channel(R"({"buffer": {"flat": "16K"}})", 1000), "/workload/queries/0/exchanges/0/consume_rows_per_s", "1e-12");
   CHECK_THROWS_WITH_AS(run(json), doctest::Contains("/exchanges/0/consume_rows_per_s: at 1e-12 rows/s"), InputError);
 }
 

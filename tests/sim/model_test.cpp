@@ -231,10 +231,8 @@ TEST_CASE("var-len rows: the worst case takes every row at its largest, and boun
   // Expected, at the mean row (125 B): B = 20375, LZ4 bound 20470 -> 32768 B.
   // Worst, at the largest (300 B): B = 48900, bound 49107 -> 65536 B.
   // Offsets for 163 rows: 4 x 256 B. Four channels of two buffers, plus the scratch.
-  std::string json = memory_case("16K");
-  const std::string fixed = R"("fixed_bytes": 100})";
-  json.replace(json.find(fixed), fixed.size(),
-               R"("fixed_bytes": 100, "varlen_bytes": {"dist": "uniform", "mean": 25, "max": 200}})");
+  const std::string json = test::with_value(memory_case("16K"), "/workload/queries/0/exchanges/0/row/varlen_bytes",
+                                            R"({"dist": "uniform", "mean": 25, "max": 200})");
   const RunResult r = run(json);
   CHECK(r.hosts[0].sender_expected_bytes == 4 * 2 * (32768 + 1024) + 32768);
   CHECK(r.hosts[0].sender_worst_bytes == 4 * 2 * (65536 + 1024) + 65536);
@@ -259,14 +257,13 @@ TEST_CASE("incompressible rows: LZ4's output is not kept, and only its scratch g
   // output is no smaller and is dropped (outbound-row-batch.cc:76-82): the
   // batch buffers keep their 16 KiB and only the shared scratch has 32 KiB.
   // Four channels of two buffers, 128 offsets of 4 B each.
-  std::string json = memory_case("16K");
-  const std::string row = R"("row": {"fixed_bytes": 100}, "lz4_ratio": 0.5)";
-  json.replace(json.find(row), row.size(), R"("row": {"fixed_bytes": 128}, "lz4_ratio": 1)");
+  std::string json = test::with_value(memory_case("16K"), "/workload/queries/0/exchanges/0/row/fixed_bytes", "128");
+  json = test::with_value(json, "/workload/queries/0/exchanges/0/lz4_ratio", "1");
   const RunResult r = run(json);
   CHECK(r.hosts[0].sender_peak_bytes == 4 * 2 * (16384 + 512) + 32768);
   CHECK(r.hosts[0].sender_expected_bytes == 4 * 2 * (16384 + 512) + 32768);
   // Compressible, the same batches take the scratch's room in every buffer.
-  json.replace(json.find(R"("lz4_ratio": 1)"), 14, R"("lz4_ratio": 0.5)");
+  json = test::with_value(json, "/workload/queries/0/exchanges/0/lz4_ratio", "0.5");
   const RunResult kept = run(json);
   CHECK(kept.hosts[0].sender_peak_bytes == 4 * 2 * (32768 + 512) + 32768);
   CHECK(kept.hosts[0].sender_expected_bytes == kept.hosts[0].sender_peak_bytes);

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/table.h"
+#include "models/base/text_table.h"
 
 namespace exsim::cli {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/table.h"
+#include "models/base/text_table.h"
 #include "models/base/error.h"
 #include "models/base/json_reader.h"
 #include "models/base/size.h"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/table.h"
+#include "models/base/text_table.h"
 #include "models/base/size.h"
 #include "models/base/text_units.h"
 

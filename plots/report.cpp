@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "models/base/size.h"
+#include "models/base/text_table.h"
 #include "models/base/text_units.h"
 
 namespace exsim::report {
@@ -26,16 +27,6 @@ std::string escape(const std::string& text) {
   return out;
 }
 
-// Markdown: characters that would end a table cell or start markup are
-// escaped (CommonMark allows a backslash before any ASCII punctuation).
-std::string escape_markdown(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (std::string_view("\\`*_[]<>|").find(c) != std::string_view::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
 
 
 // The results table's columns, shared by the HTML and the Markdown.
@@ -179,28 +170,21 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
 
 std::string render_markdown(const ReportInput& in, const ReportOptions& options) {
   std::string md = fmt::format("## {}\n\n{}\n\n", escape_markdown(options.title), escape_markdown(summary_text(in)));
-  md += "|";
-  for (const auto& c : kColumns) md += fmt::format(" {} |", c);
-  md += "\n|";
-  for (std::size_t i = 0; i < kColumns.size(); ++i) md += "---|";
-  md += "\n";
+  Table results(kColumns);
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
-    md += "|";
-    for (const auto& cell : row_of(i, in.entries[i], in.baseline_of(in.entries[i]))) {
-      md += fmt::format(" {} |", escape_markdown(cell));
-    }
-    md += "\n";
+    results.add_row(row_of(i, in.entries[i], in.baseline_of(in.entries[i])));
   }
+  md += results.render_markdown();
   if (!in.validations.empty()) {
-    md +=
-        "\n| policy | predicted | measured | wall error | RPCs error | bytes error | sender peak error |\n"
-        "|---|---|---|---|---|---|---|\n";
+    Table validations(
+        {"policy", "predicted", "measured", "wall error", "RPCs error", "bytes error", "sender peak error"});
     for (const auto& v : in.validations) {
-      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", escape_markdown(v.label),
-                        format_seconds(v.predicted_s), format_seconds(v.measured_s),
-                        format_signed_percent(v.wall_error), format_signed_percent(v.rpcs_error),
-                        format_signed_percent(v.bytes_error), format_signed_percent(v.peak_error));
+      validations.add_row({v.label, format_seconds(v.predicted_s), format_seconds(v.measured_s),
+                           format_signed_percent(v.wall_error), format_signed_percent(v.rpcs_error),
+                           format_signed_percent(v.bytes_error), format_signed_percent(v.peak_error)});
     }
+    md += '\n';
+    md += validations.render_markdown();
   }
   md += fmt::format("\n**{}**\n", escape_markdown(recommendation_text(recommend(in, options.memory_budget))));
   return md;

@@ -1,10 +1,11 @@
-#include "cli/table.h"
+#include "models/base/text_table.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include <fmt/format.h>
 
-namespace exsim::cli {
+namespace exsim {
 
 std::string Table::render() const {
   std::vector<size_t> width(header_.size(), 0);
@@ -34,7 +35,11 @@ std::string Table::render() const {
 std::string Table::render_markdown() const {
   auto line = [](const std::vector<std::string>& row) {
     std::string out = "|";
-    for (const auto& cell : row) out += " " + cell + " |";
+    for (const auto& cell : row) {
+      out += ' ';
+      out += escape_markdown(cell);
+      out += " |";
+    }
     return out + "\n";
   };
   std::string text = line(header_) + "|";
@@ -44,4 +49,13 @@ std::string Table::render_markdown() const {
   return text;
 }
 
-}  // namespace exsim::cli
+std::string escape_markdown(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("\\`*_[]<>|").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace exsim

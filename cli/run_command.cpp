@@ -73,13 +73,10 @@ int run_command(const std::vector<std::string>& args) {
   }
   outputs.check();
   const auto results = transport::run_on_agents(scenario, options);
-  fmt::print("{} ({} hosts, mt_dop {}, measured{})\n\n", scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop,
-             options.delay_line ? ", RTTs imposed by delay lines" : "");
-  fmt::print("{}", render_results_table(results));
-  if (vm.count("json")) outputs.put("--json", results_to_json(results));
-  const std::string traced = trace_events ? put_trace(vm, outputs, trace, "measured: " + scenario.name) : "";
-  outputs.write();
-  fmt::print("{}", traced);
+  publish_results(vm, outputs,
+                  fmt::format("{} ({} hosts, mt_dop {}, measured{})", scenario.name, scenario.cluster.hosts.size(),
+                              scenario.mt_dop, options.delay_line ? ", RTTs imposed by delay lines" : ""),
+                  results, trace_events, trace, "measured: " + scenario.name);
   return kExitOk;
 }
 

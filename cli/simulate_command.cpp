@@ -79,13 +79,10 @@ int simulate_command(const std::vector<std::string>& args) {
   }
   progress.finish();
 
-  fmt::print("{} ({} hosts, mt_dop {}, costs: {})\n\n", scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop,
-             scenario.costs.source);
-  fmt::print("{}", render_results_table(results));
-  if (vm.count("json")) outputs.put("--json", results_to_json(results));
-  const std::string traced = trace_events ? put_trace(vm, outputs, trace, "simulated: " + scenario.name) : "";
-  outputs.write();
-  fmt::print("{}", traced);
+  publish_results(vm, outputs,
+                  fmt::format("{} ({} hosts, mt_dop {}, costs: {})", scenario.name, scenario.cluster.hosts.size(),
+                              scenario.mt_dop, scenario.costs.source),
+                  results, trace_events, trace, "simulated: " + scenario.name);
   return kExitOk;
 }
 

@@ -35,4 +35,15 @@ std::string put_trace(const po::variables_map& vm, OutputFiles& outputs, const T
                      std::uint64_t{1} << trace.sampling_shift(), vm["trace"].as<std::string>());
 }
 
+void publish_results(const po::variables_map& vm, OutputFiles& outputs, const std::string& heading,
+                     const std::vector<RunResult>& results, const std::optional<std::size_t>& trace_events,
+                     const Trace& trace, const std::string& source) {
+  fmt::print("{}\n\n", heading);
+  fmt::print("{}", render_results_table(results));
+  if (vm.count("json")) outputs.put("--json", results_to_json(results));
+  const std::string traced = trace_events ? put_trace(vm, outputs, trace, source) : "";
+  outputs.write();
+  fmt::print("{}", traced);
+}
+
 }  // namespace exsim::cli

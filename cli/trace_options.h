@@ -5,10 +5,12 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
 #include "cli/output_files.h"
+#include "models/results/results.h"
 
 namespace exsim {
 class Trace;
@@ -24,6 +26,14 @@ std::optional<std::size_t> trace_budget(const boost::program_options::variables_
 // Puts the trace into --trace's output; returns the line that says how much of it was kept.
 std::string put_trace(const boost::program_options::variables_map& vm, OutputFiles& outputs, const Trace& trace,
                       const std::string& source);
+
+// The tail `simulate` and `run` share: `heading` and the results table on
+// standard output, then --json's results and --trace's trace (when
+// `trace_events`, titled `source`) written together, then how much of the
+// trace was kept.
+void publish_results(const boost::program_options::variables_map& vm, OutputFiles& outputs,
+                     const std::string& heading, const std::vector<RunResult>& results,
+                     const std::optional<std::size_t>& trace_events, const Trace& trace, const std::string& source);
 
 }  // namespace exsim::cli
 

@@ -30,7 +30,6 @@ VarLenDistribution VarLenDistribution::uniform(double mean, double max) {
   double high = 2 * mean <= max ? 2 * mean : max;
   d.low_ = 2 * mean - high;
   d.stddev_ = (high - d.low_) / std::sqrt(12.0);
-  d.max_ = max;
   return d;
 }
 

@@ -1,5 +1,6 @@
 // exsim calibrate [-o PROFILE.json] [--repetitions N] [--scale X]
 #include <cstdio>
+#include <optional>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -44,7 +45,8 @@ int calibrate_command(const std::vector<std::string>& args) {
   const double scale = vm["scale"].as<double>();
   if (!(scale > 0 && scale <= 100)) throw UsageError(fmt::format("--scale {}: expected more than 0, at most 100", scale));
   OutputFiles outputs;
-  if (vm.count("output")) outputs.writes("--output", vm["output"].as<std::string>());
+  const std::optional<std::string> output = file_option(vm, "output");
+  if (output) outputs.writes("--output", *output);
   outputs.check();
   pin_to(chosen_cpus(vm), "calibrate");
 
@@ -57,11 +59,11 @@ int calibrate_command(const std::vector<std::string>& args) {
     return kExitNoVerdict;
   }
   const std::string json = workflows::calibration_profile_json(calibration);
-  if (vm.count("output")) {
+  if (output) {
     fmt::print("{}", table);
     outputs.put("--output", json);
     outputs.write();
-    fmt::print("\nwrote {}\n", vm["output"].as<std::string>());
+    fmt::print("\nwrote {}\n", *output);
   } else {
     fmt::print(stderr, "{}", table);
     fmt::print("{}", json);

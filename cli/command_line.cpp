@@ -11,6 +11,55 @@
 namespace exsim::cli {
 namespace po = boost::program_options;
 
+namespace {
+
+// "--name" for an option's long name.
+std::vector<std::string> long_names(const po::options_description& visible) {
+  std::vector<std::string> names;
+  for (const auto& option : visible.options()) {
+    if (!option->long_name().empty()) names.push_back("--" + option->long_name());
+  }
+  return names;
+}
+
+std::string unknown_option_message(const std::string& given, const po::options_description& visible) {
+  const std::string hint = closest_name(given, long_names(visible));
+  return fmt::format("unknown option {}{}", given,
+                     hint.empty() ? " (see --help for the options)" : fmt::format(" (did you mean {}?)", hint));
+}
+
+// What an option's value must be, from the type it is read as.
+std::string expected_value(const po::option_description* option) {
+  if (option == nullptr) return "a valid value";
+  const po::value_semantic* semantic = option->semantic().get();
+  if (dynamic_cast<const po::typed_value<int>*>(semantic)) return "a whole number";
+  if (dynamic_cast<const po::typed_value<double>*>(semantic)) return "a number";
+  return "a valid value";
+}
+
+// The value given for `name` ("--timeout"), from `--timeout V` or `--timeout=V`; "" if not found.
+std::string given_value(const std::string& name, const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == name && i + 1 < args.size()) return args[i + 1];
+    if (args[i].rfind(name + "=", 0) == 0) return args[i].substr(name.size() + 1);
+  }
+  return "";
+}
+
+std::string invalid_value_message(const std::string& name, const std::vector<std::string>& args,
+                                  const po::options_description& visible) {
+  const std::string bare = name.rfind("--", 0) == 0 ? name.substr(2) : name;
+  const po::option_description* option = visible.find_nothrow(bare, false);
+  std::string value = given_value(name, args);
+  if (value.empty() && option != nullptr) {  // given by its short name, -j
+    const std::string short_name = option->canonical_display_name(po::command_line_style::allow_dash_for_short);
+    if (short_name != name) value = given_value(short_name, args);
+  }
+  return fmt::format("{}{}: expected {}", name, value.empty() ? "" : " " + value, expected_value(option));
+}
+
+}  // namespace
+
 std::optional<po::variables_map> parse_command_line(const std::vector<std::string>& args,
                                                     const po::options_description& visible, const char* positional) {
   po::options_description all;
@@ -26,6 +75,15 @@ std::optional<po::variables_map> parse_command_line(const std::vector<std::strin
   try {
     po::store(po::command_line_parser(args).options(all).positional(positions).run(), vm);
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    throw UsageError(unknown_option_message(e.get_option_name(), visible));
+  } catch (const po::invalid_option_value& e) {
+    throw UsageError(invalid_value_message(e.get_option_name(), args, visible));
+  } catch (const po::invalid_command_line_syntax& e) {
+    if (e.kind() == po::invalid_syntax::missing_parameter) {
+      throw UsageError(fmt::format("{}: expected a value after it", e.get_option_name()));
+    }
+    throw UsageError(e.what());
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
@@ -49,6 +107,11 @@ int bounded_int(const boost::program_options::variables_map& vm, const char* nam
   const int value = vm[name].as<int>();
   if (value < min || value > max) throw UsageError(fmt::format("--{} {}: expected {} to {}", name, value, min, max));
   return value;
+}
+
+std::optional<std::string> file_option(const po::variables_map& vm, const char* name) {
+  if (!vm.count(name) || vm[name].as<std::string>() == "-") return std::nullopt;
+  return vm[name].as<std::string>();
 }
 
 std::string read_token_file(const std::string& path) {

@@ -25,6 +25,10 @@ std::string single_positional(const boost::program_options::variables_map& vm, c
 // "--NAME VALUE: expected MIN to MAX" when out of range.
 int bounded_int(const boost::program_options::variables_map& vm, const char* name, int min, int max);
 
+// The file an output option names, or nullopt when it is absent or "-"
+// (standard output, as for every file a command writes).
+std::optional<std::string> file_option(const boost::program_options::variables_map& vm, const char* name);
+
 // The shared token in the file named by --token-file (its first word), or UsageError.
 std::string read_token_file(const std::string& path);
 

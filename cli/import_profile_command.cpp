@@ -70,7 +70,8 @@ int import_profile_command(const std::vector<std::string>& args) {
   }
   OutputFiles outputs;
   outputs.reads(file);
-  if (vm.count("output")) outputs.writes("--output", vm["output"].as<std::string>());
+  const std::optional<std::string> output = file_option(vm, "output");
+  if (output) outputs.writes("--output", *output);
   outputs.check();
 
   const ImpalaProfile profile = ImpalaProfile::parse(read_text_file(file, "profile"), file);
@@ -81,10 +82,10 @@ int import_profile_command(const std::vector<std::string>& args) {
   fmt::print(stderr, "import-profile: {} exchange(s) from {}; {} value(s) assumed:\n", imported.exchanges, file,
              imported.assumptions.size());
   for (const auto& [pointer, note] : imported.assumptions) fmt::print(stderr, "  {}: {}\n", pointer, note);
-  if (vm.count("output")) {
+  if (output) {
     outputs.put("--output", imported.json);
     outputs.write();
-    fmt::print(stderr, "wrote {}\n", vm["output"].as<std::string>());
+    fmt::print(stderr, "wrote {}\n", *output);
   } else {
     fmt::print("{}", imported.json);
   }

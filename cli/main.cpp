@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "models/base/error.h"
+#include "models/base/json_reader.h"
 
 namespace {
 
@@ -25,31 +26,55 @@ constexpr const char* kUsage =
     "  report     a capacity-planning report (HTML with plots, Markdown, CSV) from results files\n"
     "  import-profile  a scenario from an Impala query profile (text form), assumptions noted\n"
     "\n"
-    "Run 'exsim <command> --help' for a command's options.\n";
+    "Run 'exsim <command> --help' (or 'exsim help <command>') for a command's options,\n"
+    "and 'exsim --version' for the version.\n";
+
+// The commands, by name.
+struct Command {
+  const char* name;
+  int (*run)(const std::vector<std::string>&);
+};
+constexpr Command kCommands[] = {
+    {"simulate", exsim::cli::simulate_command},   {"run", exsim::cli::run_command},
+    {"agent", exsim::cli::agent_command},         {"calibrate", exsim::cli::calibrate_command},
+    {"validate", exsim::cli::validate_command},   {"sweep", exsim::cli::sweep_command},
+    {"report", exsim::cli::report_command},       {"import-profile", exsim::cli::import_profile_command},
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace exsim::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.size() == 2 && args[0] == "help") args = {args[1], "--help"};  // exsim help CMD: that command's help
+  // exsim help CMD [SUB]: that command's help, as CMD [SUB] --help prints it.
+  if (args.size() >= 2 && args[0] == "help") {
+    args.erase(args.begin());
+    args.push_back("--help");
+  }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
     return args.empty() ? kExitBadInput : kExitOk;
   }
+  if (args[0] == "--version" || args[0] == "version") {
+    fmt::print("exsim {}\n", EXSIM_VERSION);
+    return kExitOk;
+  }
   const std::string command = args[0];
   args.erase(args.begin());
-  try {
-    if (command == "simulate") return simulate_command(args);
-    if (command == "run") return run_command(args);
-    if (command == "agent") return agent_command(args);
-    if (command == "calibrate") return calibrate_command(args);
-    if (command == "validate") return validate_command(args);
-    if (command == "import-profile") return import_profile_command(args);
-    if (command == "sweep") return sweep_command(args);
-    if (command == "report") return report_command(args);
-    fmt::print(stderr, "exsim: unknown command '{}'\n\n{}", command, kUsage);
+  const Command* found = nullptr;
+  for (const Command& c : kCommands) {
+    if (command == c.name) found = &c;
+  }
+  if (!found) {
+    std::vector<std::string> names;
+    for (const Command& c : kCommands) names.emplace_back(c.name);
+    const std::string hint = exsim::closest_name(command, names);
+    fmt::print(stderr, "exsim: unknown command '{}'{}\n\n{}", command,
+               hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), kUsage);
     return kExitBadInput;
+  }
+  try {
+    return found->run(args);
   } catch (const exsim::InputError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return kExitBadInput;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -19,6 +20,8 @@ namespace exsim::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr const char* kStdout = "-";
 
 // Whether two paths name one file: the same file if both exist, else the same
 // path once links and dots are resolved.
@@ -52,12 +55,27 @@ void OutputFiles::reads(const std::string& path) { inputs_.push_back(path); }
 
 void OutputFiles::writes(const std::string& flag, const std::string& path) { outputs_.push_back({flag, path, {}, false}); }
 
+bool OutputFiles::to_stdout() const {
+  for (const auto& out : outputs_) {
+    if (out.path == kStdout) return true;
+  }
+  return false;
+}
+
 void OutputFiles::check() const {
   for (std::size_t i = 0; i < outputs_.size(); ++i) {
     const Output& out = outputs_[i];
+    if (out.path == kStdout) {
+      for (std::size_t j = 0; j < i; ++j) {
+        if (outputs_[j].path == kStdout) {
+          throw UsageError(fmt::format("{} -: {} goes to standard output already", out.flag, outputs_[j].flag));
+        }
+      }
+      continue;
+    }
     check_one(out.flag, out.path);
     for (std::size_t j = 0; j < i; ++j) {
-      if (same_file(out.path, outputs_[j].path)) {
+      if (outputs_[j].path != kStdout && same_file(out.path, outputs_[j].path)) {
         throw UsageError(fmt::format("{} {}: is also the file of {}", out.flag, out.path, outputs_[j].flag));
       }
     }
@@ -90,9 +108,15 @@ void reads_scenario(OutputFiles& outputs, const Scenario& scenario) {
 void OutputFiles::write() const {
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& out : outputs_) {
-    if (out.ready) files.emplace_back(out.path, out.content);
+    if (out.ready && out.path != kStdout) files.emplace_back(out.path, out.content);
   }
   write_files_atomically(files);
+  for (const auto& out : outputs_) {
+    if (out.ready && out.path == kStdout) {
+      std::fwrite(out.content.data(), 1, out.content.size(), stdout);
+      std::fflush(stdout);
+    }
+  }
 }
 
 }  // namespace exsim::cli

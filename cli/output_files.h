@@ -18,17 +18,22 @@ class OutputFiles {
  public:
   // A file the command reads: no output may be it.
   void reads(const std::string& path);
-  // A file the command writes, given by `flag` (named in errors).
+  // A file the command writes, given by `flag` (named in errors); "-" is
+  // standard output.
   void writes(const std::string& flag, const std::string& path);
+  // Whether an output goes to standard output: the command's own text then
+  // goes to standard error, so that what it writes can be piped.
+  bool to_stdout() const;
 
   // UsageError (exit 2) unless every output is a file that can be written
   // (its directory exists and takes a new file: one is made and removed), no
-  // two outputs are one file, and no output is a file the command reads.
+  // two outputs are one file (or both standard output), and no output is a
+  // file the command reads.
   void check() const;
 
   // The content of the output given by `output` (its flag, or its path when a
   // flag gives several); write() writes every output given content, together:
-  // all of them or, on a failure, none.
+  // all of them or, on a failure, none; then what goes to standard output.
   void put(const std::string& output, std::string content);
   void write() const;
 

@@ -95,7 +95,9 @@ int report_command(const std::vector<std::string>& args) {
   if (vm.count("markdown")) outputs.put("--markdown", report::render_markdown(input, options));
   for (auto& [path, csv] : csv_files) outputs.put(path, std::move(csv));
   outputs.write();
-  fmt::print("{}\nwrote {}\n", report::recommendation_text(report::recommend(input, options.memory_budget)), html_path);
+  fmt::print(outputs.to_stdout() ? stderr : stdout, "{}\nwrote {}\n",
+             report::recommendation_text(report::recommend(input, options.memory_budget)),
+             html_path == "-" ? "the report to standard output" : html_path);
   return kExitOk;
 }
 

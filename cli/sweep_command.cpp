@@ -36,7 +36,8 @@ int merge_command(const std::vector<std::string>& args) {
   const po::variables_map& vm = *parsed;
   if (!vm.count("shard")) throw UsageError("expected the shards' result files (SHARD.jsonl...)");
   OutputFiles outputs;
-  if (vm.count("output")) outputs.writes("--output", vm["output"].as<std::string>());
+  const std::optional<std::string> output = file_option(vm, "output");
+  if (output) outputs.writes("--output", *output);
   for (const auto& path : vm["shard"].as<std::vector<std::string>>()) outputs.reads(path);
   outputs.check();
   std::vector<std::pair<std::string, std::string>> files;
@@ -44,7 +45,7 @@ int merge_command(const std::vector<std::string>& args) {
     files.emplace_back(path, read_text_file(path, "sweep results"));
   }
   const std::string merged = merge_sweep_results(files);
-  if (vm.count("output")) {
+  if (output) {
     outputs.put("--output", merged);
     outputs.write();
   } else {
@@ -95,8 +96,7 @@ int sweep_command(const std::vector<std::string>& args) {
   if (vm.count("set")) base = vm["set"].as<std::vector<std::string>>();
   std::vector<std::string> names;
   if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
-  std::optional<std::string> output;
-  if (vm.count("output")) output = vm["output"].as<std::string>();
+  const std::optional<std::string> output = file_option(vm, "output");
   OutputFiles outputs;
   outputs.reads(file);
   if (output) {

@@ -38,12 +38,13 @@ std::string put_trace(const po::variables_map& vm, OutputFiles& outputs, const T
 void publish_results(const po::variables_map& vm, OutputFiles& outputs, const std::string& heading,
                      const std::vector<RunResult>& results, const std::optional<std::size_t>& trace_events,
                      const Trace& trace, const std::string& source) {
-  fmt::print("{}\n\n", heading);
-  fmt::print("{}", render_results_table(results));
+  std::FILE* text = outputs.to_stdout() ? stderr : stdout;  // standard output may carry a file
+  fmt::print(text, "{}\n\n", heading);
+  fmt::print(text, "{}", render_results_table(results));
   if (vm.count("json")) outputs.put("--json", results_to_json(results));
   const std::string traced = trace_events ? put_trace(vm, outputs, trace, source) : "";
   outputs.write();
-  fmt::print("{}", traced);
+  fmt::print(text, "{}", traced);
 }
 
 }  // namespace exsim::cli

@@ -102,6 +102,7 @@ int validate_command(const std::vector<std::string>& args) {
     }
   }
   outputs.check();  // before the real runs, which take minutes
+  std::FILE* text = outputs.to_stdout() ? stderr : stdout;  // standard output may carry a file
   const int repetitions = bounded_int(vm, "repetitions", 1, 100);
   const int repeat = bounded_int(vm, "repeat", 1, 99);
   const std::chrono::seconds timeout(bounded_int(vm, "timeout", 1, 86400));
@@ -141,7 +142,8 @@ int validate_command(const std::vector<std::string>& args) {
     pin_to(chosen_cpus(vm), "validate");
     workflows::MeasuredSuite measured = workflows::measure_suite(scenarios, measure);
     if (measure.calibrate) {
-      fmt::print("calibrated this machine ({} repetitions before the runs and after each round):\n{}\n", repetitions,
+      fmt::print(text, "calibrated this machine ({} repetitions before the runs and after each round):\n{}\n",
+                 repetitions,
                  render_calibration(transport::summarize_costs(measured.calibration)));
     }
     workflows::Judged judged =
@@ -155,7 +157,7 @@ int validate_command(const std::vector<std::string>& args) {
   }
   validate::Verdict verdict = validate::judge(comparisons, judged_by.thresholds);
   verdict.no_verdict.insert(verdict.no_verdict.begin(), no_verdict.begin(), no_verdict.end());
-  fmt::print("{}", render_validation(comparisons, judged_by, verdict, profile_source, ReportFormat::kText));
+  fmt::print(text, "{}", render_validation(comparisons, judged_by, verdict, profile_source, ReportFormat::kText));
   if (vm.count("json")) outputs.put("--json", validate::comparisons_to_json(comparisons, judged_by.thresholds, verdict));
   if (vm.count("markdown")) {
     outputs.put("--markdown", render_validation(comparisons, judged_by, verdict, profile_source, ReportFormat::kMarkdown));

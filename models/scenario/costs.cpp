@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "models/base/json_reader.h"
 #include "models/scenario/cost_figures.h"
+#include "models/scenario/loader_parts.h"
 
 namespace exsim {
 
@@ -46,6 +50,54 @@ std::string cost_profile_json(const CostProfile& profile, const std::string& des
   }
   if (!warnings.empty()) out["warnings"] = warnings;
   return out.dump(2) + "\n";
+}
+
+CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
+  CostProfile costs = base;
+  if (!node.expect_object()) return costs;
+  std::vector<std::string_view> known;
+  for (const CostFigure& figure : cost_figures()) known.push_back(figure.key);
+  known.insert(known.end(), {"description", "sources", "spread", "warnings"});
+  node.reject_unknown_keys(known);
+  constexpr double kMaxUs = 1e7;  // 10 s per RPC
+  for (const CostFigure& figure : cost_figures()) {
+    JsonNode value = node.member(figure.key);
+    const double fallback = figure.get(base);
+    using Reading = CostFigure::Reading;
+    switch (figure.reading) {
+      case Reading::kRate:
+        if (!value.present() && fallback <= 0) value = node.required(figure.key);
+        figure.set(costs, value.number(fallback, 1.0));
+        break;
+      case Reading::kOptionalRate:  // 0: free
+        figure.set(costs, value.number(fallback, 0));
+        break;
+      case Reading::kMicros:
+        figure.set(costs, value.number(fallback, 0, false, kMaxUs));
+        break;
+      case Reading::kNanos:
+        figure.set(costs, value.number(fallback, 0, false, 1e6));
+        break;
+      case Reading::kBusyMicros:
+        if (value.present()) figure.set(costs, value.number(0, 0, false, kMaxUs));
+        break;
+      case Reading::kBytes:
+        figure.set(costs, static_cast<double>(value.size(static_cast<Bytes>(fallback), 0, kMiB)));
+        break;
+      case Reading::kCount:
+        figure.set(costs, static_cast<double>(value.integer(static_cast<std::int64_t>(fallback), 0, 1 << 16)));
+        break;
+      case Reading::kCores:
+        figure.set(costs, value.present() && !value.json().is_null() ? static_cast<double>(value.integer(0, 1, 4096)) : 0);
+        break;
+    }
+  }
+  JsonNode sources = node.member("sources");
+  if (sources.present() && sources.expect_object()) {
+    for (const auto& key : sources.keys()) sources.member(key).string();
+  }
+  node.member("description").string();
+  return costs;
 }
 
 }  // namespace exsim

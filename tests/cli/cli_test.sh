@@ -27,6 +27,27 @@ check "simulate help" run 0 simulate --help
 check "simulate help names --set" has "--set" "$work/out"
 check "exsim help simulate" run 0 help simulate
 check "exsim help simulate: the command's help" has "usage: exsim simulate SCENARIO" "$work/out"
+check "exsim help sweep merge" run 0 help sweep merge
+check "exsim help sweep merge: the subcommand's help" has "usage: exsim sweep merge" "$work/out"
+check "--version" run 0 --version
+check "--version: the version" has "exsim 0." "$work/out"
+check "a mistyped command" run 2 simulte
+check "a mistyped command: a hint" has "unknown command 'simulte' (did you mean 'simulate'?)" "$work/err"
+check "a mistyped option" run 2 simulate "$src/scenarios/default.json" --polcy 16K
+check "a mistyped option: a hint" has "unknown option --polcy (did you mean --policy?)" "$work/err"
+check "a value of the wrong type" run 2 run "$src/scenarios/default.json" --timeout 0.05
+check "a value of the wrong type: what is expected" has "--timeout 0.05: expected a whole number" "$work/err"
+check "an option without its value" run 2 simulate "$src/scenarios/default.json" --json
+check "an option without its value: said" has "--json: expected a value after it" "$work/err"
+# "-" is standard output for any file a command writes; the command's own text goes to standard error.
+check "--json -" run 0 simulate "$src/scenarios/default.json" --json -
+check "--json -: standard output is the results" python3 -c 'import json, sys; assert len(json.load(open(sys.argv[1]))) == 4' "$work/out"
+check "--json -: the table on standard error" has "budget-4M" "$work/err"
+check "--json -: no file named -" test ! -e ./-
+check "two outputs to standard output" run 2 simulate "$src/scenarios/default.json" --json - --trace -
+check "two outputs to standard output: refused" has "goes to standard output already" "$work/err"
+check "sweep -o -" run 0 sweep "$src/scenarios/default.json" --vary mt_dop=0,2 --policy 16K -o -
+check "sweep -o -: two lines" test "$(wc -l <"$work/out")" -eq 2
 
 # The default scenario: a table with every policy, and a results file.
 check "simulate default" run 0 simulate "$src/scenarios/default.json" --json "$work/a.json"

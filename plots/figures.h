@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "plots/report_input.h"
+#include "models/results/report_input.h"
 
 namespace exsim::report {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "plots/figures.h"
-#include "plots/report_input.h"
+#include "models/results/report_input.h"
 
 namespace exsim::report {
 

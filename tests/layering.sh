@@ -26,7 +26,7 @@ declare -A allowed=(
   [transport/exchange]="models transport/wire transport/net transport/rpc transport/data"
   [transport/testbed]="models"
   [validate]="models"
-  [plots]="models/base"
+  [plots]="models/base models/results"
   [cli/workflows]="models sim transport validate"
 )
 

@@ -10,7 +10,7 @@
 #include "plots/figures.h"
 #include "plots/gnuplot.h"
 #include "plots/report.h"
-#include "plots/report_input.h"
+#include "models/results/report_input.h"
 #include "tests/test_util.h"
 
 namespace exsim::report {

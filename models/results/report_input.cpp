@@ -1,4 +1,4 @@
-#include "plots/report_input.h"
+#include "models/results/report_input.h"
 
 #include <algorithm>
 

@@ -1,8 +1,10 @@
 // What a capacity-planning report reads: results files as `simulate --json`,
 // `run --json` (arrays), `sweep` (JSON Lines) and `validate --json` write them,
-// reduced to the figures the report shows.
-#ifndef EXSIM_PLOTS_REPORT_INPUT_H_
-#define EXSIM_PLOTS_REPORT_INPUT_H_
+// reduced to the figures the report shows. Beside results_reader.h, which reads
+// a result whole: this reader asks only for what the report uses, so that
+// results files may grow and hand-made ones need not hold every figure.
+#ifndef EXSIM_MODELS_RESULTS_REPORT_INPUT_H_
+#define EXSIM_MODELS_RESULTS_REPORT_INPUT_H_
 
 #include <map>
 #include <string>
@@ -56,4 +58,4 @@ ReportInput read_report_input(const std::vector<std::string>& paths);
 
 }  // namespace exsim::report
 
-#endif  // EXSIM_PLOTS_REPORT_INPUT_H_
+#endif  // EXSIM_MODELS_RESULTS_REPORT_INPUT_H_

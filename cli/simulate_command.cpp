@@ -1,5 +1,10 @@
 // exsim simulate SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--trace FILE]
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -25,7 +30,7 @@ namespace po = boost::program_options;
 
 int simulate_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim simulate SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]...\n"
+      "usage: exsim simulate SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--jobs N]\n"
       "                      [--scheduler NAME] [--trace FILE [--trace-events N]]\n\n"
       "Simulates every policy of SCENARIO (or those named) and prints one row per policy:\n"
       "wall-clock, TransmitData RPCs, bytes on the wire, mean uncompressed batch, and the\n"
@@ -39,6 +44,8 @@ int simulate_command(const std::vector<std::string>& args) {
       ("set,s", po::value<std::vector<std::string>>()->composing(),
        "override a scenario value by its dotted path, e.g. mt_dop=8, policies.16K.in_flight=2,\n"
        "policies.*.buffer.flat=64K (repeatable)")
+      ("jobs,j", po::value<int>(), "policies simulated at once (default: the CPUs this process may use; one at a "
+       "time with --trace); the results are the same")
       ("scheduler", po::value<std::string>()->default_value("calendar"),
        fmt::format("event queue: {}", sim::kSchedulerNames).c_str());
   add_trace_options(visible);
@@ -65,17 +72,54 @@ int simulate_command(const std::vector<std::string>& args) {
   if (!sim::make_scheduler(options.scheduler)) {
     throw UsageError(fmt::format("--scheduler {}: expected {}", options.scheduler, sim::kSchedulerNames));
   }
-  // A bar on a terminal when the policies take more than a second; nothing otherwise.
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = std::min(vm.count("jobs") ? bounded_int(vm, "jobs", 1, 1024) : cpus,
+                            static_cast<int>(policies.size()));
+  // A bar on a terminal; elsewhere a line per policy once the run has taken a
+  // second (a quick run prints nothing).
   workflows::Progress progress("policies", policies.size());
-  options.progress = [&](double fraction) { progress.partial(fraction); };
-  std::vector<RunResult> results;
-  for (const auto& policy : policies) {
-    if (trace_events) {
-      options.trace = &trace;
-      options.trace_pid_base = static_cast<int>(results.size() * scenario.cluster.hosts.size());
+  const auto started = std::chrono::steady_clock::now();
+  auto finished = [&](const Policy& policy) {
+    if (std::chrono::steady_clock::now() - started > std::chrono::seconds(1)) {
+      progress.done(policy.name);
+    } else {
+      progress.advance();
     }
-    results.push_back(simulate(scenario, policy, options));
-    progress.advance();
+  };
+  std::vector<RunResult> results(policies.size());
+  if (jobs <= 1 || trace_events) {
+    // One at a time: one trace, each policy's hosts its own processes in it.
+    options.progress = [&](double fraction) { progress.partial(fraction); };
+    for (std::size_t i = 0; i < policies.size(); ++i) {
+      if (trace_events) {
+        options.trace = &trace;
+        options.trace_pid_base = static_cast<int>(i * scenario.cluster.hosts.size());
+      }
+      results[i] = simulate(scenario, policies[i], options);
+      finished(policies[i]);
+    }
+  } else {
+    // Policies on `jobs` threads, each result in its policy's place: the same
+    // results as one at a time (each simulation is its own, seeded alike).
+    std::atomic<std::size_t> next{0};
+    std::mutex failure_mutex;
+    std::exception_ptr failure;
+    auto work = [&] {
+      for (std::size_t i = next.fetch_add(1); i < policies.size(); i = next.fetch_add(1)) {
+        try {
+          results[i] = simulate(scenario, policies[i], options);
+          finished(policies[i]);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+          next.store(policies.size());
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < jobs; ++t) threads.emplace_back(work);
+    for (auto& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
   }
   progress.finish();
 

@@ -48,6 +48,10 @@ check "two outputs to standard output" run 2 simulate "$src/scenarios/default.js
 check "two outputs to standard output: refused" has "goes to standard output already" "$work/err"
 check "sweep -o -" run 0 sweep "$src/scenarios/default.json" --vary mt_dop=0,2 --policy 16K -o -
 check "sweep -o -: two lines" test "$(wc -l <"$work/out")" -eq 2
+# Policies in parallel give the results one at a time gives, byte for byte.
+check "simulate --jobs 1" run 0 simulate "$src/scenarios/default.json" --jobs 1 --json "$work/one.json"
+check "simulate --jobs 3" run 0 simulate "$src/scenarios/default.json" --jobs 3 --json "$work/three.json"
+check "simulate --jobs: the same results" cmp "$work/one.json" "$work/three.json"
 
 # The default scenario: a table with every policy, and a results file.
 check "simulate default" run 0 simulate "$src/scenarios/default.json" --json "$work/a.json"

@@ -17,12 +17,16 @@ int agent_command(const std::vector<std::string>& args) {
       "usage: exsim agent --token-file F [--listen ADDRESS:PORT] [--idle-timeout S]\n\n"
       "Serves one host of a real exchange run for one `exsim run` coordinator, which must\n"
       "present the token in F. Prints \"listening ADDRESS:PORT\" once bound. Listens on\n"
-      "loopback unless given an address.\n\noptions");
+      "loopback unless given an address.\n\n"
+      "example, on each real host, for a coordinator's 'exsim run S --hosts FILE --token-file F':\n"
+      "  exsim agent --token-file F --listen 0.0.0.0:7100\n\n"
+      "Exit status: 0 shut down by its coordinator, 1 the coordinator gone or silent past\n"
+      "--idle-timeout, 2 bad input.\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
-      ("listen", po::value<std::string>()->default_value("127.0.0.1:0"), "address and port to listen on (port 0: any)")
-      ("token-file", po::value<std::string>(), "file holding the shared token (required)")
-      ("idle-timeout", po::value<int>()->default_value(600), "exit after this many seconds without a coordinator message while no exchange runs");
+      ("listen", po::value<std::string>()->value_name("ADDRESS:PORT")->default_value("127.0.0.1:0"), "address and port to listen on (port 0: any)")
+      ("token-file", po::value<std::string>()->value_name("FILE"), "file holding the shared token (required)")
+      ("idle-timeout", po::value<int>()->value_name("SECONDS")->default_value(600), "exit after this many seconds without a coordinator message while no exchange runs");
   const auto parsed = parse_command_line(args, visible);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;

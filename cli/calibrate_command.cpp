@@ -31,10 +31,11 @@ int calibrate_command(const std::vector<std::string>& args) {
       "format) for `simulate --set costs=PROFILE.json` and `validate --profile`.\n"
       "Exit status: 0 written, 2 bad input, 3 a failed run or a figure outside its\n"
       "bounds every time, 4 the machine too busy or noisy (nothing written).\n\n"
-      "example:\n  exsim calibrate -o build/profile.json\n\noptions");
+      "examples:\n  exsim calibrate -o build/profile.json\n"
+      "  exsim simulate scenarios/default.json --set costs=build/profile.json\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
-      ("output,o", po::value<std::string>(), "write the profile to this file (default: standard output)")
+      ("output,o", po::value<std::string>()->value_name("FILE"), "write the profile to this file (default: standard output)")
       ("repetitions,r", po::value<int>()->default_value(5), "repetitions of each benchmark (the median is kept)")
       ("scale", po::value<double>()->default_value(1.0), "size of each benchmark relative to the default");
   add_cpus_option(visible);

@@ -58,7 +58,85 @@ std::string invalid_value_message(const std::string& name, const std::vector<std
   return fmt::format("{}{}: expected {}", name, value.empty() ? "" : " " + value, expected_value(option));
 }
 
+// What an option's value is called in the help: its own name (FILE, NAME),
+// else N for a whole number, X for a number, VALUE otherwise.
+std::string value_text(const po::option_description& option) {
+  const po::value_semantic* semantic = option.semantic().get();
+  if (semantic->max_tokens() == 0) return "";  // a switch
+  const std::string shown = semantic->name();  // "arg", "arg (=300)", or the value's own name
+  const std::string given = shown.substr(0, shown.find(" (="));
+  if (given != "arg") return " " + given;
+  std::string name = "VALUE";
+  if (dynamic_cast<const po::typed_value<int>*>(semantic)) name = "N";
+  if (dynamic_cast<const po::typed_value<double>*>(semantic)) name = "X";
+  return " " + name;
+}
+
+// The default a value takes when the option is not given, as the parser shows it ("arg (=300)"), or "".
+std::string default_text(const po::option_description& option) {
+  const std::string shown = option.semantic()->name();
+  const std::size_t at = shown.find("(=");
+  if (at == std::string::npos) return "";
+  return fmt::format(" (default {})", shown.substr(at + 2, shown.size() - at - 3));
+}
+
+// Words of `text` in lines of at most `width` characters, each after `indent`
+// spaces but the first; the text's own line breaks are kept.
+std::string wrap(const std::string& text, std::size_t indent, std::size_t width) {
+  std::string out, line;
+  std::istringstream paragraphs(text);
+  bool first_line = true;
+  for (std::string paragraph; std::getline(paragraphs, paragraph);) {
+    std::istringstream words(paragraph);
+    for (std::string word; words >> word;) {
+      if (!line.empty() && line.size() + 1 + word.size() > width) {
+        out += (first_line ? "" : std::string(indent, ' ')) + line + "\n";
+        first_line = false;
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + word;
+    }
+  }
+  if (!line.empty()) out += (first_line ? "" : std::string(indent, ' ')) + line + "\n";
+  return out.empty() ? "\n" : out;
+}
+
 }  // namespace
+
+std::string render_help(const po::options_description& visible) {
+  // "-j, --jobs N", then the description, aligned: git's and iperf3's layout,
+  // not the parser's "-j [ --jobs ] arg".
+  std::vector<std::pair<std::string, std::string>> rows;
+  std::size_t widest = 0;
+  for (const auto& option : visible.options()) {
+    const std::string formatted = option->format_name();  // "-j [ --jobs ]" or "--jobs"
+    const bool has_short = formatted.size() > 1 && formatted[0] == '-' && formatted[1] != '-';
+    const std::string long_name = "--" + option->long_name();
+    std::string names = has_short ? formatted.substr(0, 2) + ", " + long_name : "    " + long_name;
+    names += value_text(*option);
+    widest = std::max(widest, names.size());
+    rows.emplace_back(names, option->description() + default_text(*option));
+  }
+  constexpr std::size_t kWidth = 100;
+  const std::size_t column = std::min<std::size_t>(widest, 28) + 4;
+  // The caption, as the parser prints it before its first option (Boost 1.74 has no accessor).
+  std::ostringstream printed;
+  printed << visible;
+  const std::string text = printed.str();
+  const std::size_t end =
+      visible.options().empty() ? std::string::npos : text.find("\n  " + visible.options().front()->format_name());
+  std::string out = end == std::string::npos ? text.substr(0, text.find('\n') + 1) : text.substr(0, end + 1);
+  for (const auto& [names, description] : rows) {
+    std::string line = "  " + names;
+    if (line.size() + 2 > column) {
+      out += line + "\n";
+      line.clear();
+    }
+    line.resize(column, ' ');
+    out += line + wrap(description, column, kWidth - column);
+  }
+  return out;
+}
 
 std::optional<po::variables_map> parse_command_line(const std::vector<std::string>& args,
                                                     const po::options_description& visible, const char* positional) {
@@ -88,9 +166,7 @@ std::optional<po::variables_map> parse_command_line(const std::vector<std::strin
     throw UsageError(e.what());
   }
   if (vm.count("help")) {
-    std::ostringstream text;
-    text << visible;
-    fmt::print("{}", text.str());
+    fmt::print("{}", render_help(visible));
     return std::nullopt;
   }
   return vm;

@@ -17,6 +17,10 @@ std::optional<boost::program_options::variables_map> parse_command_line(
     const std::vector<std::string>& args, const boost::program_options::options_description& visible,
     const char* positional = nullptr);
 
+// The help of a command: its caption (usage, what it does, examples, exit
+// status), then each option as "-j, --jobs N  what it does (default ...)".
+std::string render_help(const boost::program_options::options_description& visible);
+
 // The single positional argument `name` (e.g. the scenario file), or UsageError.
 std::string single_positional(const boost::program_options::variables_map& vm, const char* name,
                               const char* what);

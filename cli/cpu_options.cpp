@@ -8,7 +8,7 @@ namespace exsim::cli {
 namespace po = boost::program_options;
 
 void add_cpus_option(po::options_description& options) {
-  options.add_options()("cpus", po::value<std::string>(),
+  options.add_options()("cpus", po::value<std::string>()->value_name("LIST"),
                         "CPUs the real exchange runs on, e.g. 1, 0-3 or all (default: the quietest one this process "
                         "may use; the model then gives every emulated host that one core)");
 }

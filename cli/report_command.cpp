@@ -27,14 +27,18 @@ int report_command(const std::vector<std::string>& args) {
       "RPCs in flight, per-host sender memory against the budget, RPCs, CPU by stage,\n"
       "predicted against measured), and a recommendation: the fastest result whose\n"
       "worst-case per-host sender memory fits the budget, against the first result.\n"
-      "The HTML is self-contained (inline SVG and CSS).\n\noptions");
+      "The HTML is self-contained (inline SVG and CSS).\n\n"
+      "examples:\n"
+      "  exsim simulate scenarios/default.json --json a.json && exsim report a.json --memory-budget 2G\n"
+      "  exsim report sweep.jsonl validation.json -o report.html --csv plots/ --markdown report.md\n\n"
+      "Exit status: 0 written, 2 bad input (a results file, a flag), 3 a failure writing.\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
-      ("output,o", po::value<std::string>(), "write the HTML report here (default: report.html)")
-      ("memory-budget", po::value<std::string>(), "per-host sender memory allowed, e.g. 2G")
-      ("markdown", po::value<std::string>(), "also write the report as Markdown (for a CI comment)")
-      ("csv", po::value<std::string>(), "also write each figure's data as DIR/NAME.csv, for plots/NAME.gp (DIR made if missing)")
-      ("title", po::value<std::string>(), "the report's title");
+      ("output,o", po::value<std::string>()->value_name("FILE"), "write the HTML report here (default: report.html)")
+      ("memory-budget", po::value<std::string>()->value_name("SIZE"), "per-host sender memory allowed, e.g. 2G")
+      ("markdown", po::value<std::string>()->value_name("FILE"), "also write the report as Markdown (for a CI comment)")
+      ("csv", po::value<std::string>()->value_name("DIR"), "also write each figure's data as DIR/NAME.csv, for plots/NAME.gp (DIR made if missing)")
+      ("title", po::value<std::string>()->value_name("TEXT"), "the report's title");
   const auto parsed = parse_command_line(args, visible, "results");
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;

@@ -36,17 +36,22 @@ int simulate_command(const std::vector<std::string>& args) {
       "wall-clock, TransmitData RPCs, bytes on the wire, mean uncompressed batch, and the\n"
       "largest per-host sender memory (observed peak, static expected and worst case),\n"
       "with deltas against the first policy. Sizes are per host, summed over the host's\n"
-      "sender instances.\n\noptions");
+      "sender instances.\n\n"
+      "examples:\n"
+      "  exsim simulate scenarios/default.json\n"
+      "  exsim simulate scenarios/default.json --set mt_dop=8 --policy 16K --policy budget-4M --json - | jq .\n"
+      "  exsim simulate scenario.json --trace trace.json   (open it in https://ui.perfetto.dev)\n\n"
+      "Exit status: 0 done, 2 bad input (the scenario, its costs profile, a flag), 3 a failure.\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
-      ("policy,p", po::value<std::vector<std::string>>()->composing(), "simulate only this policy (repeatable)")
-      ("json,o", po::value<std::string>(), "write the results (spec results format, an array) to this file")
-      ("set,s", po::value<std::vector<std::string>>()->composing(),
+      ("policy,p", po::value<std::vector<std::string>>()->value_name("NAME")->composing(), "simulate only this policy (repeatable)")
+      ("json,o", po::value<std::string>()->value_name("FILE"), "write the results (spec results format, an array) to this file")
+      ("set,s", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(),
        "override a scenario value by its dotted path, e.g. mt_dop=8, policies.16K.in_flight=2,\n"
        "policies.*.buffer.flat=64K (repeatable)")
       ("jobs,j", po::value<int>(), "policies simulated at once (default: the CPUs this process may use; one at a "
        "time with --trace); the results are the same")
-      ("scheduler", po::value<std::string>()->default_value("calendar"),
+      ("scheduler", po::value<std::string>()->value_name("NAME")->default_value("calendar"),
        fmt::format("event queue: {}", sim::kSchedulerNames).c_str());
   add_trace_options(visible);
   const auto parsed = parse_command_line(args, visible, "scenario");

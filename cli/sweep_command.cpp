@@ -28,7 +28,9 @@ int merge_command(const std::vector<std::string>& args) {
       "Joins the result files of a sweep's shards (--shard K/N) into the sweep's\n"
       "results, ordered by point and policy: the same lines as the unsharded sweep's,\n"
       "merged the same way. Refuses files of different sweeps, a point twice, and\n"
-      "points no file has.\n\noptions");
+      "points no file has.\n\n"
+      "example:\n  exsim sweep merge shard-1.jsonl shard-2.jsonl -o sweep.jsonl\n\n"
+      "Exit status: 0 written, 2 bad input (a shard, a flag).\n\noptions");
   visible.add_options()("help,h", "print this help")(
       "output,o", po::value<std::string>(), "write the merged results to this file (default: standard output)");
   const auto parsed = parse_command_line(args, visible, "shard");
@@ -70,16 +72,23 @@ int sweep_command(const std::vector<std::string>& args) {
       "terminal, a line per point otherwise. Ctrl-C keeps what finished (in OUT.partial).\n"
       "--shard K/N runs the points whose number is K-1 modulo N, so N independent jobs\n"
       "(GNU parallel, a Slurm array, a Kubernetes indexed Job) cover the sweep; `exsim\n"
-      "sweep merge` joins their files.\n\noptions");
+      "sweep merge` joins their files.\n\n"
+      "examples:\n"
+      "  exsim sweep scenarios/default.json --vary mt_dop=0,4,8 --vary cluster.rtt_ms.cross_group=0.2,0.6 \\\n"
+      "      -o sweep.jsonl && exsim report sweep.jsonl\n"
+      "  exsim sweep scenarios/default.json --policy 16K --vary 'policies.*.buffer.flat=16K,64K,128K' \\\n"
+      "      --shard 2/4 -o part-2.jsonl\n\n"
+      "Exit status: 0 done, 2 bad input (the scenario, a value of a point, a flag), 3 a failure,\n"
+      "130 interrupted (what finished is kept in OUT.partial).\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
-      ("vary,v", po::value<std::vector<std::string>>()->composing(), "KEY=V1,V2,...: a variation (repeatable)")
+      ("vary,v", po::value<std::vector<std::string>>()->value_name("KEY=V1,V2,...")->composing(), "KEY=V1,V2,...: a variation (repeatable)")
       ("jobs,j", po::value<int>(), "simulations at once (default: the CPUs this process may use)")
-      ("output,o", po::value<std::string>(), "write the results here (default: standard output)")
-      ("shard", po::value<std::string>(), "K/N: run only the K-th of N slices of the points")
-      ("policy,p", po::value<std::vector<std::string>>()->composing(),
+      ("output,o", po::value<std::string>()->value_name("FILE"), "write the results here (default: standard output)")
+      ("shard", po::value<std::string>()->value_name("K/N"), "K/N: run only the K-th of N slices of the points")
+      ("policy,p", po::value<std::vector<std::string>>()->value_name("NAME")->composing(),
        "keep only this policy (repeatable); variations of policies.* reach only those kept")
-      ("set,s", po::value<std::vector<std::string>>()->composing(), "a value set at every point (repeatable)");
+      ("set,s", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(), "a value set at every point (repeatable)");
   const auto parsed = parse_command_line(args, visible, "scenario");
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;

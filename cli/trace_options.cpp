@@ -13,7 +13,7 @@ namespace po = boost::program_options;
 
 void add_trace_options(po::options_description& options) {
   options.add_options()
-      ("trace", po::value<std::string>(), "write a timeline of every policy's run to this file (Chrome trace event\n"
+      ("trace", po::value<std::string>()->value_name("FILE"), "write a timeline of every policy's run to this file (Chrome trace event\n"
        "JSON, for Perfetto or chrome://tracing; the same spans simulated and measured)")
       ("trace-events", po::value<int>(), "spans the trace keeps at most (default 400000, about 40 MB);\n"
        "beyond, an even sample (docs/traces.md)");

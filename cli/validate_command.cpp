@@ -47,23 +47,27 @@ int validate_command(const std::vector<std::string>& args) {
       "file of that name, with the costs it had), without running anything; thresholds\n"
       "from SUITE_DIR if given, else those the file was judged by.\n"
       "Exit status: 0 within the thresholds, 1 beyond them, 2 bad input, 3 a failed run,\n"
-      "4 no verdict: the machine was too busy or noisy for steady runs (said why, with its load).\n\noptions");
+      "4 no verdict: the machine was too busy or noisy for steady runs (said why, with its load).\n\n"
+      "examples:\n"
+      "  exsim validate scenarios/validation --repeat 3 --json validation.json --markdown validation.md\n"
+      "  exsim validate --measured validation.json scenarios/validation --model-error no-latency\n\n"
+      "options");
   visible.add_options()
       ("help,h", "print this help")
-      ("profile", po::value<std::string>(), "costs profile for the simulator (default: calibrate this machine around the runs)")
-      ("json,o", po::value<std::string>(), "write every comparison, the thresholds and the verdict to this file")
-      ("markdown", po::value<std::string>(), "write the tables as Markdown (for CI comments) to this file")
+      ("profile", po::value<std::string>()->value_name("FILE"), "costs profile for the simulator (default: calibrate this machine around the runs)")
+      ("json,o", po::value<std::string>()->value_name("FILE"), "write every comparison, the thresholds and the verdict to this file")
+      ("markdown", po::value<std::string>()->value_name("FILE"), "write the tables as Markdown (for CI comments) to this file")
       ("repetitions", po::value<int>()->default_value(2),
        "without --profile: calibration repetitions before the first round and after each")
       ("repeat", po::value<int>()->default_value(1),
        "rounds: run every policy this many times on the real exchange, once a round, and keep the run of median "
        "wall-clock error")
-      ("time-limit", po::value<int>()->default_value(0),
+      ("time-limit", po::value<int>()->value_name("SECONDS")->default_value(0),
        "seconds after the first round past which no further round starts to make again the runs set aside "
        "(0: no limit; the first --repeat rounds always run)")
-      ("timeout", po::value<int>()->default_value(300), "seconds each real exchange may take before the run fails")
-      ("measured", po::value<std::string>(), "judge the measurements of this earlier `validate --json` file again")
-      ("model-error", po::value<std::string>(),
+      ("timeout", po::value<int>()->value_name("SECONDS")->default_value(300), "seconds each real exchange may take before the run fails")
+      ("measured", po::value<std::string>()->value_name("FILE"), "judge the measurements of this earlier `validate --json` file again")
+      ("model-error", po::value<std::string>()->value_name("KIND"),
        fmt::format("simulate with a deliberate error, to see the gate fail: {}",
                    fmt::join(validate::model_error_names(), ", ")).c_str());
   add_cpus_option(visible);

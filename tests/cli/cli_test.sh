@@ -29,6 +29,13 @@ check "exsim help simulate" run 0 help simulate
 check "exsim help simulate: the command's help" has "usage: exsim simulate SCENARIO" "$work/out"
 check "exsim help sweep merge" run 0 help sweep merge
 check "exsim help sweep merge: the subcommand's help" has "usage: exsim sweep merge" "$work/out"
+# Every command's help shows examples and its exit status, and lays options out as "-j, --jobs N".
+for command in simulate run agent calibrate validate sweep "sweep merge" report import-profile; do
+  check "help of $command" run 0 $command --help
+  check "help of $command: examples" grep -qi "^examples\?[:,]" "$work/out"
+  check "help of $command: exit status" grep -q "^Exit status:" "$work/out"
+  check "help of $command: no parser layout" bash -c '! grep -q "\[ --" "$1"' _ "$work/out"
+done
 check "--version" run 0 --version
 check "--version: the version" has "exsim 0." "$work/out"
 check "a mistyped command" run 2 simulte

@@ -190,6 +190,21 @@ std::optional<std::string> file_option(const po::variables_map& vm, const char* 
   return vm[name].as<std::string>();
 }
 
+std::optional<ResultsOption> results_option(const po::variables_map& vm) {
+  if (vm.count("output") && vm.count("json")) {
+    throw UsageError("--output and --json name the same file (--json is its earlier name): give one");
+  }
+  if (vm.count("output")) return ResultsOption{"--output", vm["output"].as<std::string>()};
+  if (vm.count("json")) return ResultsOption{"--json", vm["json"].as<std::string>()};
+  return std::nullopt;
+}
+
+void add_results_option(po::options_description& options, const std::string& what) {
+  options.add_options()
+      ("output,o", po::value<std::string>()->value_name("FILE"), fmt::format("write {} to this file", what).c_str())
+      ("json", po::value<std::string>()->value_name("FILE"), "the same as --output (its earlier name)");
+}
+
 std::string read_token_file(const std::string& path) {
   std::istringstream in(read_text_file(path, "the token file"));  // names a missing or unreadable file
   std::string token;

@@ -33,6 +33,16 @@ int bounded_int(const boost::program_options::variables_map& vm, const char* nam
 // (standard output, as for every file a command writes).
 std::optional<std::string> file_option(const boost::program_options::variables_map& vm, const char* name);
 
+// A results option: -o/--output FILE, or --json FILE, its earlier name.
+struct ResultsOption {
+  std::string flag;  // as given: "--output" or "--json"
+  std::string path;
+};
+// The results file asked for, if any; UsageError when both names are given.
+std::optional<ResultsOption> results_option(const boost::program_options::variables_map& vm);
+// Declares --output (-o) and --json, `what` saying what goes there.
+void add_results_option(boost::program_options::options_description& options, const std::string& what);
+
 // The shared token in the file named by --token-file (its first word), or UsageError.
 std::string read_token_file(const std::string& path);
 

@@ -21,15 +21,15 @@ int report_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim report RESULTS... [-o report.html] [--memory-budget SIZE] [--markdown report.md]\n"
       "                    [--csv DIR] [--title TEXT]\n\n"
-      "A capacity-planning report from results files (simulate or run --json, sweep\n"
-      "JSON Lines, validate --json): the scenario and its RTT heatmap, a table of every\n"
+      "A capacity-planning report from results files (simulate or run -o, sweep\n"
+      "JSON Lines, validate -o): the scenario and its RTT heatmap, a table of every\n"
       "result, plots drawn with gnuplot (wall-clock against buffer size per MT_DOP and\n"
       "RPCs in flight, per-host sender memory against the budget, RPCs, CPU by stage,\n"
       "predicted against measured), and a recommendation: the fastest result whose\n"
       "worst-case per-host sender memory fits the budget, against the first result.\n"
       "The HTML is self-contained (inline SVG and CSS).\n\n"
       "examples:\n"
-      "  exsim simulate scenarios/default.json --json a.json && exsim report a.json --memory-budget 2G\n"
+      "  exsim simulate scenarios/default.json -o a.json && exsim report a.json --memory-budget 2G\n"
       "  exsim report sweep.jsonl validation.json -o report.html --csv plots/ --markdown report.md\n\n"
       "Exit status: 0 written, 2 bad input (a results file, a flag), 3 a failure writing.\n\noptions");
   visible.add_options()

@@ -1,4 +1,4 @@
-// exsim run SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--hosts FILE]
+// exsim run SCENARIO [--policy NAME]... [-o OUT] [--set KEY=VALUE]... [--hosts FILE]
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -18,34 +18,35 @@ namespace po = boost::program_options;
 
 int run_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim run SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--hosts FILE --token-file F]\n"
+      "usage: exsim run SCENARIO [--policy NAME]... [-o OUT] [--set KEY=VALUE]... [--hosts FILE --token-file F]\n"
       "                 [--no-delay-line] [--nic-cap] [--timeout S] [--trace FILE [--trace-events N]]\n\n"
       "Runs every policy of SCENARIO (or those named) on the real exchange and prints the\n"
       "same table as `simulate`, measured. By default it starts one `exsim agent` process\n"
       "per scenario host on this machine, on loopback, and imposes the scenario's RTTs with\n"
       "delay lines; with --hosts it uses agents already running elsewhere.\n\n"
       "examples:\n"
-      "  exsim run scenarios/default.json --policy 16K --policy 128K --json measured.json\n"
+      "  exsim run scenarios/default.json --policy 16K --policy 128K -o measured.json\n"
       "  exsim run scenario.json --hosts hosts.txt --token-file token --no-delay-line\n\n"
       "Exit status: 0 done, 2 bad input (the scenario, a flag, the hosts file), 3 a failed run\n"
       "(an agent failed or an exchange passed --timeout).\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
       ("policy,p", po::value<std::vector<std::string>>()->value_name("NAME")->composing(), "run only this policy (repeatable)")
-      ("json,o", po::value<std::string>()->value_name("FILE"), "write the results (source \"measured\") to this file")
       ("set,s", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(), "override a scenario value by its dotted path")
       ("hosts", po::value<std::string>()->value_name("FILE"), "agents already running: one ADDRESS:PORT line per scenario host")
       ("token-file", po::value<std::string>()->value_name("FILE"), "with --hosts: file holding the agents' shared token")
       ("no-delay-line", "do not impose the scenario's RTTs (real hosts)")
       ("nic-cap", "cap each host's bandwidth at the scenario's nic_gbps, each way (token buckets)")
       ("timeout", po::value<int>()->value_name("SECONDS")->default_value(600), "seconds each exchange may take before the run fails");
+  add_results_option(visible, "the results (source \"measured\")");
   add_trace_options(visible);
   const auto parsed = parse_command_line(args, visible, "scenario");
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
   OutputFiles outputs;
-  if (vm.count("json")) outputs.writes("--json", vm["json"].as<std::string>());
+  const auto results_file = results_option(vm);
+  if (results_file) outputs.writes(results_file->flag, results_file->path);
   transport::RunOptions options;
   const auto trace_events = trace_budget(vm, outputs);
   Trace trace(trace_events.value_or(Trace::kDefaultMaxEvents));

@@ -1,4 +1,4 @@
-// exsim simulate SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--trace FILE]
+// exsim simulate SCENARIO [--policy NAME]... [-o RESULTS.json] [--set KEY=VALUE]... [--trace FILE]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -30,7 +30,7 @@ namespace po = boost::program_options;
 
 int simulate_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim simulate SCENARIO [--policy NAME]... [--json OUT] [--set KEY=VALUE]... [--jobs N]\n"
+      "usage: exsim simulate SCENARIO [--policy NAME]... [-o RESULTS.json] [--set KEY=VALUE]... [--jobs N]\n"
       "                      [--scheduler NAME] [--trace FILE [--trace-events N]]\n\n"
       "Simulates every policy of SCENARIO (or those named) and prints one row per policy:\n"
       "wall-clock, TransmitData RPCs, bytes on the wire, mean uncompressed batch, and the\n"
@@ -39,13 +39,12 @@ int simulate_command(const std::vector<std::string>& args) {
       "sender instances.\n\n"
       "examples:\n"
       "  exsim simulate scenarios/default.json\n"
-      "  exsim simulate scenarios/default.json --set mt_dop=8 --policy 16K --policy budget-4M --json - | jq .\n"
+      "  exsim simulate scenarios/default.json --set mt_dop=8 --policy 16K --policy budget-4M -o - | jq .\n"
       "  exsim simulate scenario.json --trace trace.json   (open it in https://ui.perfetto.dev)\n\n"
       "Exit status: 0 done, 2 bad input (the scenario, its costs profile, a flag), 3 a failure.\n\noptions");
   visible.add_options()
       ("help,h", "print this help")
       ("policy,p", po::value<std::vector<std::string>>()->value_name("NAME")->composing(), "simulate only this policy (repeatable)")
-      ("json,o", po::value<std::string>()->value_name("FILE"), "write the results (spec results format, an array) to this file")
       ("set,s", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(),
        "override a scenario value by its dotted path, e.g. mt_dop=8, policies.16K.in_flight=2,\n"
        "policies.*.buffer.flat=64K (repeatable)")
@@ -53,6 +52,7 @@ int simulate_command(const std::vector<std::string>& args) {
        "time with --trace); the results are the same")
       ("scheduler", po::value<std::string>()->value_name("NAME")->default_value("calendar"),
        fmt::format("event queue: {}", sim::kSchedulerNames).c_str());
+  add_results_option(visible, "the results (spec results format, an array)");
   add_trace_options(visible);
   const auto parsed = parse_command_line(args, visible, "scenario");
   if (!parsed) return kExitOk;
@@ -60,7 +60,8 @@ int simulate_command(const std::vector<std::string>& args) {
   const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
 
   OutputFiles outputs;
-  if (vm.count("json")) outputs.writes("--json", vm["json"].as<std::string>());
+  const auto results_file = results_option(vm);
+  if (results_file) outputs.writes(results_file->flag, results_file->path);
   const auto trace_events = trace_budget(vm, outputs);
   Trace trace(trace_events.value_or(Trace::kDefaultMaxEvents));
   std::vector<std::string> overrides;

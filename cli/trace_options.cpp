@@ -41,7 +41,7 @@ void publish_results(const po::variables_map& vm, OutputFiles& outputs, const st
   std::FILE* text = outputs.to_stdout() ? stderr : stdout;  // standard output may carry a file
   fmt::print(text, "{}\n\n", heading);
   fmt::print(text, "{}", render_results_table(results));
-  if (vm.count("json")) outputs.put("--json", results_to_json(results));
+  if (const auto file = results_option(vm)) outputs.put(file->flag, results_to_json(results));
   const std::string traced = trace_events ? put_trace(vm, outputs, trace, source) : "";
   outputs.write();
   fmt::print(text, "{}", traced);

@@ -1,4 +1,4 @@
-// exsim validate SUITE_DIR|SCENARIO... [--profile P] [--json OUT] [--markdown OUT] [--repeat N] [--cpus LIST]
+// exsim validate SUITE_DIR|SCENARIO... [--profile P] [-o OUT] [--markdown OUT] [--repeat N] [--cpus LIST]
 //                [--model-error KIND]; exsim validate --measured VALIDATION.json [SUITE_DIR]
 #include <cstdio>
 #include <optional>
@@ -27,9 +27,9 @@ namespace po = boost::program_options;
 
 int validate_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P | --repetitions N] [--json OUT] [--markdown OUT]\n"
+      "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P | --repetitions N] [-o OUT] [--markdown OUT]\n"
       "                      [--repeat N] [--time-limit S] [--timeout S] [--cpus LIST] [--model-error KIND]\n"
-      "       exsim validate --measured VALIDATION.json [SUITE_DIR] [--json OUT] [--markdown OUT] [--model-error KIND]\n\n"
+      "       exsim validate --measured VALIDATION.json [SUITE_DIR] [-o OUT] [--markdown OUT] [--model-error KIND]\n\n"
       "Runs every policy of every scenario both in the simulator and on the real exchange\n"
       "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
       "by token buckets), with the same seed and the same costs: the profile's, or, without\n"
@@ -42,20 +42,19 @@ int validate_command(const std::vector<std::string>& args) {
       "wall-clock, RPCs, bytes on the wire and largest per-host sender peak with the relative\n"
       "error of each, then the median and largest errors, and where a row exceeds a\n"
       "threshold, which stage differs. Thresholds come from SUITE_DIR/suite.json.\n"
-      "With --measured, the measurements of an earlier `validate --json` are judged again\n"
+      "With --measured, the measurements of an earlier `validate -o` are judged again\n"
       "against this build's model (each row simulated from its scenario file, or SUITE_DIR's\n"
       "file of that name, with the costs it had), without running anything; thresholds\n"
       "from SUITE_DIR if given, else those the file was judged by.\n"
       "Exit status: 0 within the thresholds, 1 beyond them, 2 bad input, 3 a failed run,\n"
       "4 no verdict: the machine was too busy or noisy for steady runs (said why, with its load).\n\n"
       "examples:\n"
-      "  exsim validate scenarios/validation --repeat 3 --json validation.json --markdown validation.md\n"
+      "  exsim validate scenarios/validation --repeat 3 -o validation.json --markdown validation.md\n"
       "  exsim validate --measured validation.json scenarios/validation --model-error no-latency\n\n"
       "options");
   visible.add_options()
       ("help,h", "print this help")
       ("profile", po::value<std::string>()->value_name("FILE"), "costs profile for the simulator (default: calibrate this machine around the runs)")
-      ("json,o", po::value<std::string>()->value_name("FILE"), "write every comparison, the thresholds and the verdict to this file")
       ("markdown", po::value<std::string>()->value_name("FILE"), "write the tables as Markdown (for CI comments) to this file")
       ("repetitions", po::value<int>()->default_value(2),
        "without --profile: calibration repetitions before the first round and after each")
@@ -66,10 +65,11 @@ int validate_command(const std::vector<std::string>& args) {
        "seconds after the first round past which no further round starts to make again the runs set aside "
        "(0: no limit; the first --repeat rounds always run)")
       ("timeout", po::value<int>()->value_name("SECONDS")->default_value(300), "seconds each real exchange may take before the run fails")
-      ("measured", po::value<std::string>()->value_name("FILE"), "judge the measurements of this earlier `validate --json` file again")
+      ("measured", po::value<std::string>()->value_name("FILE"), "judge the measurements of this earlier `validate -o` file again")
       ("model-error", po::value<std::string>()->value_name("KIND"),
        fmt::format("simulate with a deliberate error, to see the gate fail: {}",
                    fmt::join(validate::model_error_names(), ", ")).c_str());
+  add_results_option(visible, "every comparison, the thresholds and the verdict");
   add_cpus_option(visible);
   const auto parsed = parse_command_line(args, visible, "inputs");
   if (!parsed) return kExitOk;
@@ -94,7 +94,8 @@ int validate_command(const std::vector<std::string>& args) {
   }
   const validate::Suite suite = again && inputs.empty() ? validate::Suite{} : validate::load_suite(inputs);
   OutputFiles outputs;
-  if (vm.count("json")) outputs.writes("--json", vm["json"].as<std::string>());
+  const auto results_file = results_option(vm);
+  if (results_file) outputs.writes(results_file->flag, results_file->path);
   if (vm.count("markdown")) outputs.writes("--markdown", vm["markdown"].as<std::string>());
   for (const auto& file : suite.scenarios) outputs.reads(file);
   if (!suite.thresholds_source.empty() && suite.thresholds_source != "defaults") outputs.reads(suite.thresholds_source);
@@ -162,7 +163,9 @@ int validate_command(const std::vector<std::string>& args) {
   validate::Verdict verdict = validate::judge(comparisons, judged_by.thresholds);
   verdict.no_verdict.insert(verdict.no_verdict.begin(), no_verdict.begin(), no_verdict.end());
   fmt::print(text, "{}", render_validation(comparisons, judged_by, verdict, profile_source, ReportFormat::kText));
-  if (vm.count("json")) outputs.put("--json", validate::comparisons_to_json(comparisons, judged_by.thresholds, verdict));
+  if (results_file) {
+    outputs.put(results_file->flag, validate::comparisons_to_json(comparisons, judged_by.thresholds, verdict));
+  }
   if (vm.count("markdown")) {
     outputs.put("--markdown", render_validation(comparisons, judged_by, verdict, profile_source, ReportFormat::kMarkdown));
   }

@@ -201,8 +201,11 @@ cp "$src/scenarios/default.json" "$work/own.json"
 check "-o over the scenario" run 2 simulate "$work/own.json" -p 16K -o "$work/own.json"
 check "-o over the scenario: named" has "is a file this command reads" "$work/err"
 check "-o over the scenario: the scenario kept" cmp -s "$work/own.json" "$src/scenarios/default.json"
-check "--json and --trace on one file" run 2 simulate "$work/own.json" -p 16K -o "$work/same" --trace "$work/same"
-check "--json and --trace on one file: named" has "is also the file of --json" "$work/err"
+check "-o and --trace on one file" run 2 simulate "$work/own.json" -p 16K -o "$work/same" --trace "$work/same"
+check "-o and --trace on one file: named" has "is also the file of --output" "$work/err"
+check "--json, -o's earlier name, still works" run 0 simulate "$src/scenarios/default.json" -p 16K --json "$work/by-json.json"
+check "-o and --json together" run 2 simulate "$src/scenarios/default.json" -p 16K -o "$work/x.json" --json "$work/y.json"
+check "-o and --json together: refused" has "--output and --json name the same file" "$work/err"
 echo keep >"$work/keep.json"
 check "a trace that cannot be written: before the work" run 2 simulate "$work/own.json" -p 16K -o "$work/keep.json" \
   --trace /proc/no-such-dir/t.json

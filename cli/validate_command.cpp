@@ -16,7 +16,6 @@
 #include "cli/workflows/suite_measurement.h"
 #include "cli/workflows/validation.h"
 #include "models/base/error.h"
-#include "models/scenario/scenario_loader.h"
 #include "validate/comparison.h"
 #include "validate/measurements.h"
 #include "validate/model_errors.h"
@@ -118,44 +117,28 @@ int validate_command(const std::vector<std::string>& args) {
   std::string profile_source;
   validate::Suite judged_by = suite;
   if (again) {
-    const validate::Measurements measurements = validate::load_measurements(vm["measured"].as<std::string>());
-    if (inputs.empty()) {
-      judged_by.thresholds = measurements.thresholds;
-      judged_by.thresholds_source = vm["measured"].as<std::string>();
-    }
-    comparisons = workflows::compare_again(measurements, suite, model_error);
-    profile_source = fmt::format("the costs recorded in {}", vm["measured"].as<std::string>());
+    const std::string file = vm["measured"].as<std::string>();
+    workflows::Recorded recorded = workflows::judge_recorded(file, suite, !inputs.empty(), model_error);
+    comparisons = std::move(recorded.comparisons);
+    judged_by = std::move(recorded.judged_by);
+    profile_source = fmt::format("the costs recorded in {}", file);
   } else {
-    std::vector<workflows::LoadedScenario> scenarios = workflows::load_suite_scenarios(suite);
-    // Without a profile, this machine's costs are measured before the runs and
-    // after each round of them, and each run is simulated with those around its
-    // round: the machine's speed drifts over minutes. Never from the runs
-    // themselves.
     workflows::MeasureOptions measure;
-    measure.calibrate = !vm.count("profile");
     measure.repeat = repeat;
     measure.repetitions = repetitions;
     measure.timeout = timeout;
     measure.time_limit = time_limit;
-    CostProfile fixed_profile;
-    if (measure.calibrate) {
-      profile_source = "calibrated before the runs and after each round of them";
-    } else {
-      fixed_profile = load_cost_profile(vm["profile"].as<std::string>());  // a bad profile stops us before any run
-      profile_source = vm["profile"].as<std::string>();
-    }
     pin_to(chosen_cpus(vm), "validate");
-    workflows::MeasuredSuite measured = workflows::measure_suite(scenarios, measure);
-    if (measure.calibrate) {
+    workflows::MachineValidation done = workflows::validate_on_this_machine(
+        suite, measure, vm.count("profile") ? std::optional(vm["profile"].as<std::string>()) : std::nullopt,
+        model_error);
+    if (done.calibration) {
       fmt::print(text, "calibrated this machine ({} repetitions before the runs and after each round):\n{}\n",
-                 repetitions,
-                 render_calibration(transport::summarize_costs(measured.calibration)));
+                 repetitions, render_calibration(transport::summarize_costs(*done.calibration)));
     }
-    workflows::Judged judged =
-        workflows::compare_measured(std::move(scenarios), std::move(measured), fixed_profile, model_error);
-    comparisons = std::move(judged.comparisons);
-    no_verdict = std::move(judged.no_verdict);
-    if (!no_verdict.empty()) no_verdict.push_back(workflows::machine_load());
+    comparisons = std::move(done.judged.comparisons);
+    no_verdict = std::move(done.judged.no_verdict);
+    profile_source = std::move(done.profile_source);
   }
   if (model_error) {
     profile_source += fmt::format("; the model with a deliberate error: {}", validate::to_string(*model_error));

@@ -14,12 +14,15 @@ namespace {
 // comment in gnuplot's data files.
 std::string tick(std::size_t index) { return std::to_string(index + 1); }
 
-// Wall-clock against flat buffer size: one block per series, where a series is
+// Wall-clock against flat buffer size: one column per series, where a series is
 // everything about a result but its buffer: the scenario (when there are
 // several), MT_DOP, RPCs in flight, the policy settings that differ among the
 // results (compression, broadcast serialization...), other sweep settings,
 // simulated or measured. Results that still meet at one buffer size are told
-// apart by their policy; the rest (the same result read twice) all stay.
+// apart by their policy, and the rest (the same result read twice) by a number.
+// One table, a row per buffer size, a cell left empty where a series has no
+// result: a CSV that pandas and spreadsheets read, and gnuplot draws a line
+// across.
 std::string wall_vs_buffer(const ReportInput& in) {
   std::vector<const Entry*> flat;
   for (const auto& e : in.entries) {
@@ -57,22 +60,36 @@ std::string wall_vs_buffer(const ReportInput& in) {
     names.push_back(series_of(*e));
     ++at_buffer[{names.back(), e->buffer_flat}];
   }
-  std::map<std::string, std::vector<std::pair<long long, double>>> series;
+  std::map<std::string, std::map<long long, double>> series;  // by name: wall-clock by buffer
   std::vector<std::string> order;
   for (std::size_t i = 0; i < flat.size(); ++i) {
     const Entry* e = flat[i];
     std::string name = names[i];
     if (at_buffer[{name, e->buffer_flat}] > 1) name += fmt::format("; policy {}", e->policy);
-    if (!series.count(name)) order.push_back(name);
-    series[name].emplace_back(e->buffer_flat, e->wall_s);
+    const std::string base = name;
+    for (int copy = 2; series[name].count(e->buffer_flat); ++copy) name = fmt::format("{} #{}", base, copy);
+    if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+    series[name][e->buffer_flat] = e->wall_s;
   }
-  std::string csv;
+  if (order.empty()) return "";
+  std::set<long long> buffers;
+  for (const auto& [name, points] : series) {
+    for (const auto& [bytes, wall] : points) buffers.insert(bytes);
+  }
+  std::string csv = "buffer_bytes";
   for (const auto& name : order) {
-    auto points = series[name];
-    std::stable_sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (!csv.empty()) csv += "\n\n";
-    csv += fmt::format("buffer_bytes,{}\n", csv_field(name));
-    for (const auto& [bytes, wall] : points) csv += fmt::format("{},{:.6g}\n", bytes, wall);
+    csv += ',';
+    csv += csv_field(name);
+  }
+  csv += "\n";
+  for (const long long bytes : buffers) {
+    csv += std::to_string(bytes);
+    for (const auto& name : order) {
+      const auto& points = series[name];
+      const auto at = points.find(bytes);
+      csv += at == points.end() ? "," : fmt::format(",{:.6g}", at->second);
+    }
+    csv += "\n";
   }
   return csv;
 }

@@ -1,6 +1,7 @@
 # Wall-clock against the per-channel buffer of flat policies, one line per MT_DOP
 # and RPCs-in-flight setting. Data: wall_vs_buffer.csv from `exsim report --csv`,
-# blocks separated by two blank lines, each headed "buffer_bytes,<series>".
+# one table: "buffer_bytes,<series>,<series>...", a row per buffer size, a cell
+# empty where a series has no result (the line is drawn across it).
 # By hand: gnuplot -e "data='wall_vs_buffer.csv'; out='wall.svg'" plots/wall_vs_buffer.gp
 set terminal svg size 820,420 dynamic noenhanced font 'sans,11' background '#ffffff'
 set output out
@@ -14,4 +15,4 @@ set yrange [0:*]
 set key outside right top autotitle columnhead
 set grid
 stats data using 1 nooutput
-plot for [i=0:STATS_blocks-1] data index i using 1:2 with linespoints lw 2 pt 7
+plot for [i=2:STATS_columns] data using 1:i with linespoints lw 2 pt 7

@@ -109,6 +109,40 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
   return comparisons;
 }
 
+MachineValidation validate_on_this_machine(const validate::Suite& suite, MeasureOptions options,
+                                           const std::optional<std::string>& profile,
+                                           std::optional<validate::ModelError> error) {
+  std::vector<LoadedScenario> scenarios = load_suite_scenarios(suite);
+  // Without a profile, this machine's costs are measured before the runs and
+  // after each round of them, and each run is simulated with those around its
+  // round: the machine's speed drifts over minutes. Never from the runs themselves.
+  MachineValidation out;
+  options.calibrate = !profile;
+  CostProfile fixed;
+  if (profile) {
+    fixed = load_cost_profile(*profile);  // a bad profile stops us before any run
+    out.profile_source = *profile;
+  } else {
+    out.profile_source = "calibrated before the runs and after each round of them";
+  }
+  MeasuredSuite measured = measure_suite(scenarios, options);
+  if (options.calibrate) out.calibration = measured.calibration;
+  out.judged = compare_measured(std::move(scenarios), std::move(measured), fixed, error);
+  if (!out.judged.no_verdict.empty()) out.judged.no_verdict.push_back(machine_load());
+  return out;
+}
+
+Recorded judge_recorded(const std::string& file, const validate::Suite& suite, bool suite_given,
+                        std::optional<validate::ModelError> error) {
+  const validate::Measurements measurements = validate::load_measurements(file);
+  Recorded out{compare_again(measurements, suite, error), suite};
+  if (!suite_given) {
+    out.judged_by.thresholds = measurements.thresholds;
+    out.judged_by.thresholds_source = file;
+  }
+  return out;
+}
+
 std::string machine_load() {
   std::ifstream in("/proc/loadavg");
   double one = -1, five = -1;

@@ -45,6 +45,28 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
 // What else the machine was doing, for a verdict withheld: its load average.
 std::string machine_load();
 
+// The whole of `validate` on this machine: the suite read, measured in rounds
+// (suite_measurement.h) with this machine's costs calibrated around them, or
+// with `profile`'s when given, and each run judged (compare_measured); a
+// verdict withheld says the machine's load.
+struct MachineValidation {
+  Judged judged;
+  std::string profile_source;                         // where the model's costs came from, in words
+  std::optional<transport::CalibrationSamples> calibration;  // when calibrated: every bracket's repetitions
+};
+MachineValidation validate_on_this_machine(const validate::Suite& suite, MeasureOptions options,
+                                           const std::optional<std::string>& profile,
+                                           std::optional<validate::ModelError> error);
+
+// `validate --measured FILE`: its measurements judged again (compare_again),
+// by `suite`'s thresholds when one is given, else by those the file was judged by.
+struct Recorded {
+  std::vector<validate::Comparison> comparisons;
+  validate::Suite judged_by;
+};
+Recorded judge_recorded(const std::string& file, const validate::Suite& suite, bool suite_given,
+                        std::optional<validate::ModelError> error);
+
 }  // namespace exsim::workflows
 
 #endif  // EXSIM_CLI_WORKFLOWS_VALIDATION_H_

@@ -9,6 +9,7 @@
 #include "models/base/json_reader.h"
 #include "models/base/size.h"
 #include "models/base/text_units.h"
+#include "models/rules/policy_notes.h"
 
 namespace exsim::cli {
 namespace {
@@ -48,21 +49,42 @@ std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<
   return chosen;
 }
 
-std::string render_results_table(const std::vector<RunResult>& results) {
-  Table table({"policy", "wall", "vs base", "RPCs", "vs base", "wire", "batch mean", "sender peak", "expected",
-               "worst", "planner over"});
+std::string render_results_table(const std::vector<RunResult>& results, const std::vector<std::string>& buffers) {
+  std::vector<std::string> header = {"policy", "wall", "vs base", "RPCs", "vs base", "wire", "batch mean",
+                                     "sender peak", "expected", "worst", "planner over"};
+  if (!buffers.empty()) header.push_back("channel buffer");
+  Table table(header);
   const RunResult& base = results.front();
-  for (const auto& r : results) {
-    table.add_row({r.policy, fmt::format("{:.3f} s", r.wall_s), percent_delta(r.wall_s, base.wall_s),
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const RunResult& r = results[i];
+    std::vector<std::string> row = {r.policy, fmt::format("{:.3f} s", r.wall_s), percent_delta(r.wall_s, base.wall_s),
                    fmt::format("{}", r.rpcs), percent_delta(static_cast<double>(r.rpcs), static_cast<double>(base.rpcs)),
                    human_bytes(r.bytes_wire),
                    human_bytes(r.rpcs > 0 ? r.bytes_uncompressed / static_cast<double>(r.rpcs) : 0),
                    human_bytes(static_cast<double>(largest(r, &HostResult::sender_peak_bytes))),
                    human_bytes(static_cast<double>(largest(r, &HostResult::sender_expected_bytes))),
                    human_bytes(static_cast<double>(largest(r, &HostResult::sender_worst_bytes))),
-                   fmt::format("{}/{}", r.planner.over_estimate, r.planner.senders)});
+                   fmt::format("{}/{}", r.planner.over_estimate, r.planner.senders)};
+    if (!buffers.empty()) row.push_back(buffers.at(i));
+    table.add_row(std::move(row));
   }
   return table.render();
+}
+
+std::vector<std::string> results_notes(const Scenario& scenario, const std::vector<Policy>& policies,
+                                       const std::vector<RunResult>& results) {
+  std::vector<std::string> notes = policy_notes(scenario, policies);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      const RunResult &a = results[j], &b = results[i];
+      if (a.wall_s == b.wall_s && a.rpcs == b.rpcs && a.bytes_wire == b.bytes_wire) {
+        notes.push_back(fmt::format("policies {} and {} gave the same wall-clock, RPCs and bytes", a.policy,
+                                    b.policy));
+        break;
+      }
+    }
+  }
+  return notes;
 }
 
 }  // namespace exsim::cli

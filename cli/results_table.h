@@ -14,8 +14,14 @@ namespace exsim::cli {
 // with a "did you mean" for an unknown name.
 std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<std::string>& names);
 
-// One row per result, deltas against the first.
-std::string render_results_table(const std::vector<RunResult>& results);
+// One row per result, deltas against the first; `buffers`, when given, a last
+// column of each policy's per-channel buffer (policy_notes.h).
+std::string render_results_table(const std::vector<RunResult>& results, const std::vector<std::string>& buffers = {});
+
+// Notes on standard error before the table: policy_notes(), and policies whose
+// results came out the same (wall-clock, RPCs and bytes).
+std::vector<std::string> results_notes(const Scenario& scenario, const std::vector<Policy>& policies,
+                                       const std::vector<RunResult>& results);
 
 }  // namespace exsim::cli
 

@@ -61,7 +61,8 @@ int run_command(const std::vector<std::string>& args) {
   const Scenario scenario = parse_scenario(options.scenario_text, options.scenario_file, options.overrides);
   std::vector<std::string> names;
   if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
-  for (const auto& p : select_policies(scenario, names)) options.policies.push_back(p.name);
+  const std::vector<Policy> policies = select_policies(scenario, names);
+  for (const auto& p : policies) options.policies.push_back(p.name);
   options.delay_line = !vm.count("no-delay-line");
   options.nic_cap = vm.count("nic-cap") > 0;
   options.timeout = std::chrono::seconds(bounded_int(vm, "timeout", 1, 86400));
@@ -82,7 +83,7 @@ int run_command(const std::vector<std::string>& args) {
   publish_results(vm, outputs,
                   fmt::format("{} ({} hosts, mt_dop {}, measured{})", scenario.name, scenario.cluster.hosts.size(),
                               scenario.mt_dop, options.delay_line ? ", RTTs imposed by delay lines" : ""),
-                  results, trace_events, trace, "measured: " + scenario.name);
+                  scenario, policies, results, trace_events, trace, "measured: " + scenario.name);
   return kExitOk;
 }
 

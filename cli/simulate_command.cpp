@@ -132,7 +132,7 @@ int simulate_command(const std::vector<std::string>& args) {
   publish_results(vm, outputs,
                   fmt::format("{} ({} hosts, mt_dop {}, costs: {})", scenario.name, scenario.cluster.hosts.size(),
                               scenario.mt_dop, scenario.costs.source),
-                  results, trace_events, trace, "simulated: " + scenario.name);
+                  scenario, policies, results, trace_events, trace, "simulated: " + scenario.name);
   return kExitOk;
 }
 

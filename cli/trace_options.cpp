@@ -7,6 +7,7 @@
 #include "models/base/error.h"
 #include "models/results/results.h"
 #include "models/results/trace.h"
+#include "models/rules/policy_notes.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
@@ -36,11 +37,15 @@ std::string put_trace(const po::variables_map& vm, OutputFiles& outputs, const T
 }
 
 void publish_results(const po::variables_map& vm, OutputFiles& outputs, const std::string& heading,
+                     const Scenario& scenario, const std::vector<Policy>& policies,
                      const std::vector<RunResult>& results, const std::optional<std::size_t>& trace_events,
                      const Trace& trace, const std::string& source) {
+  for (const auto& note : results_notes(scenario, policies, results)) fmt::print(stderr, "note: {}\n", note);
+  std::vector<std::string> buffers;
+  for (const auto& policy : policies) buffers.push_back(channel_buffers_text(channel_buffers(scenario, policy)));
   std::FILE* text = outputs.to_stdout() ? stderr : stdout;  // standard output may carry a file
   fmt::print(text, "{}\n\n", heading);
-  fmt::print(text, "{}", render_results_table(results));
+  fmt::print(text, "{}", render_results_table(results, buffers));
   if (const auto file = results_option(vm)) outputs.put(file->flag, results_to_json(results));
   const std::string traced = trace_events ? put_trace(vm, outputs, trace, source) : "";
   outputs.write();

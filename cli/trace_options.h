@@ -11,6 +11,7 @@
 
 #include "cli/output_files.h"
 #include "models/results/results.h"
+#include "models/scenario/scenario.h"
 
 namespace exsim {
 class Trace;
@@ -27,12 +28,14 @@ std::optional<std::size_t> trace_budget(const boost::program_options::variables_
 std::string put_trace(const boost::program_options::variables_map& vm, OutputFiles& outputs, const Trace& trace,
                       const std::string& source);
 
-// The tail `simulate` and `run` share: `heading` and the results table on
+// The tail `simulate` and `run` share: notes on standard error (results_notes),
+// `heading` and the results table (each policy's channel buffer last) on
 // standard output, then --json's results and --trace's trace (when
 // `trace_events`, titled `source`) written together, then how much of the
 // trace was kept.
 void publish_results(const boost::program_options::variables_map& vm, OutputFiles& outputs,
-                     const std::string& heading, const std::vector<RunResult>& results,
+                     const std::string& heading, const Scenario& scenario, const std::vector<Policy>& policies,
+                     const std::vector<RunResult>& results,
                      const std::optional<std::size_t>& trace_events, const Trace& trace, const std::string& source);
 
 }  // namespace exsim::cli

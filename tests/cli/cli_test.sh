@@ -55,6 +55,13 @@ check "two outputs to standard output" run 2 simulate "$src/scenarios/default.js
 check "two outputs to standard output: refused" has "goes to standard output already" "$work/err"
 check "sweep -o -" run 0 sweep "$src/scenarios/default.json" --vary mt_dop=0,2 --policy 16K -o -
 check "sweep -o -: two lines" test "$(wc -l <"$work/out")" -eq 2
+# Why policies look alike: a budget clamped to its min everywhere is said to send as the flat
+# min does, and two policies with the same results are named; each row shows its channel buffer.
+check "a budget clamped to its min" run 0 simulate "$src/scenarios/default.json" --set 'policies.budget-4M.buffer.budget=64K' --policy 16K --policy budget-4M
+check "a budget clamped to its min: said" has "note: policy budget-4M: its budget of 64K is below its min of 16K" "$work/err"
+check "a budget clamped to its min: the same results, said" has "note: policies 16K and budget-4M gave the same" "$work/err"
+check "the channel buffer column" grep -qE "^budget-4M .* 16K$" "$work/out"
+check "unbounded producers: said" has "give no produce_rows_per_s" "$work/err"
 # Policies in parallel give the results one at a time gives, byte for byte.
 check "simulate --jobs 1" run 0 simulate "$src/scenarios/default.json" --jobs 1 --json "$work/one.json"
 check "simulate --jobs 3" run 0 simulate "$src/scenarios/default.json" --jobs 3 --json "$work/three.json"

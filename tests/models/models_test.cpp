@@ -13,6 +13,7 @@
 #include "models/base/json_reader.h"
 #include "models/scenario/overrides.h"
 #include "models/rules/partitioning.h"
+#include "models/rules/policy_notes.h"
 #include "models/base/random.h"
 #include "models/base/rounding.h"
 #include "models/rules/sender_memory.h"
@@ -374,6 +375,46 @@ TEST_CASE("receiver queue rules: soft limit, FIFO deferral, at least one undefer
   admitted.clear();
   q.undefer(limit, [&](int call, Bytes) { admitted.push_back(call); });
   CHECK(admitted == std::vector<int>{5});
+}
+
+// policy_notes.h: what a policy gives each channel after a budget's clamp, and
+// the notes that say why results look alike.
+TEST_CASE("a budget below its min on every hash exchange is said to send as a flat min would") {
+  // 10 hosts x 8 receiver instances: 80 channels. 2M / (2 x 80) = 13.1K, below
+  // the 16K min; 8M / 160 = 52.4K. A second exchange with 2 instances per host
+  // (20 channels) gives 8M / 40 = 209.7K.
+  const Scenario s = test::scenario_from(R"({"name": "n", "cluster": {"hosts": 10, "rtt_ms": {"same_group": 0.1}},
+    "policies": {"16K": {}, "budget-2M": {"buffer": {"budget": "2M", "min": "16K", "max": "256K"}},
+                 "budget-8M": {"buffer": {"budget": "8M", "min": "16K", "max": "256K"}}},
+    "workload": {"queries": [{"name": "q", "exchanges": [
+      {"id": "x", "kind": "hash", "rows": 1000, "row": {"fixed_bytes": 100}, "lz4_ratio": 1,
+       "produce_rows_per_s": 1e6, "receivers": {"hosts": "all", "per_host": 8}},
+      {"id": "y", "kind": "hash", "rows": 1000, "row": {"fixed_bytes": 100}, "lz4_ratio": 1,
+       "produce_rows_per_s": 1e6, "receivers": {"hosts": "all", "per_host": 2}}]}]}})");
+  const ChannelBuffers flat = channel_buffers(s, s.policies[0]);
+  CHECK(flat.hash_exchanges == 2);
+  CHECK(channel_buffers_text(flat) == "16K");
+  const ChannelBuffers two = channel_buffers(s, s.policies[1]);
+  CHECK(two.least == 16 * kKiB);
+  CHECK(two.most == 2 * kMiB / 40);  // the 20-channel exchange: 52.4K
+  CHECK(two.at_min == 1);
+  const ChannelBuffers eight = channel_buffers(s, s.policies[2]);
+  CHECK(eight.least == 8 * kMiB / 160);
+  CHECK(eight.most == 8 * kMiB / 40);
+  CHECK(channel_buffers_text(eight) == format_size(8 * kMiB / 160) + "-" + format_size(8 * kMiB / 40));
+  // Not every exchange at the min: no note; with only the 80-channel exchange, one.
+  CHECK(policy_notes(s, s.policies).empty());
+  Scenario one = s;
+  one.queries[0].exchanges.pop_back();
+  const auto notes = policy_notes(one, one.policies);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("policy budget-2M") == 0);
+  CHECK(notes[0].find("sends as a flat 16K would") != std::string::npos);
+  // An exchange without produce_rows_per_s: its producers take no time, said.
+  one.queries[0].exchanges[0].produce_rows_per_s = 0;
+  const auto unbounded = policy_notes(one, {one.policies[0]});
+  REQUIRE(unbounded.size() == 1);
+  CHECK(unbounded[0].find("1 of 1 exchange(s) give no produce_rows_per_s") == 0);
 }
 
 }  // namespace

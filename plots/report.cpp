@@ -1,5 +1,6 @@
 #include "plots/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string_view>
@@ -85,6 +86,13 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
     r.scenario = scenario;
     for (const auto& e : in.entries) {
       if (e.scenario != scenario) continue;
+      // A validation's measured run of a policy is no choice beside its prediction.
+      const bool twin =
+          e.source == "measured" && std::any_of(in.entries.begin(), in.entries.end(), [&](const Entry& p) {
+            return p.source == "simulated" && p.scenario == e.scenario && p.policy == e.policy &&
+                   p.settings == e.settings;
+          });
+      if (twin) continue;
       if (!r.baseline) r.baseline = &e;
       if (!r.smallest || e.sender_worst < r.smallest->sender_worst) r.smallest = &e;
       if (budget && e.sender_worst > *budget) continue;
@@ -124,12 +132,29 @@ std::string recommendation_text(const std::vector<Recommendation>& recommendatio
   return text;
 }
 
+static std::vector<std::string> verdict_lines(const ReportInput& in) {
+  std::vector<std::string> lines;
+  for (const auto& v : in.verdicts) {
+    std::string line = fmt::format("Validation ({}): {}. Median wall-clock error {:.1f}% (threshold {:.0f}%), largest "
+                                   "{:.1f}% (threshold {:.0f}%).",
+                                   v.file, v.outcome, 100 * v.wall_median_error, 100 * v.wall_median_threshold,
+                                   100 * v.wall_max_error, 100 * v.wall_max_threshold);
+    for (const auto& reason : v.reasons) line += " " + reason + (reason.empty() || reason.back() == '.' ? "" : ".");
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, const std::vector<std::string>& svgs,
                         const ReportOptions& options) {
   std::string html = fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                                  "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
                                  escape(options.title), kStyle, escape(options.title));
   html += fmt::format("<p>{}</p>\n", escape(summary_text(in)));
+  // What the reader came for first: the recommendation, and how far the model was trusted.
+  html += fmt::format("<h2>Recommendation</h2>\n<div class=\"recommendation\" id=\"recommendation\">{}</div>\n",
+                      escape(recommendation_text(recommend(in, options.memory_budget))));
+  for (const auto& line : verdict_lines(in)) html += fmt::format("<p class=\"verdict\">{}</p>\n", escape(line));
   html += "<p class=\"note\">From:";
   for (const auto& f : in.files) html += fmt::format(" {}", escape(f));
   html += "</p>\n";
@@ -161,15 +186,16 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
     html += fmt::format("<h2>{}</h2>\n<div class=\"figure\" id=\"figure-{}\">\n{}\n</div>\n", escape(figs[i].title),
                         figs[i].name, svgs[i]);
   }
-  html += fmt::format("<h2>Recommendation</h2>\n<div class=\"recommendation\" id=\"recommendation\">{}</div>\n",
-                      escape(recommendation_text(recommend(in, options.memory_budget))));
   html += "<p class=\"note\">Made by exsim report. The figures' data: <code>exsim report --csv DIR</code>; their "
           "gnuplot scripts: <code>plots/</code>.</p>\n</body>\n</html>\n";
   return html;
 }
 
 std::string render_markdown(const ReportInput& in, const ReportOptions& options) {
-  std::string md = fmt::format("## {}\n\n{}\n\n", escape_markdown(options.title), escape_markdown(summary_text(in)));
+  std::string md = fmt::format("## {}\n\n{}\n\n**{}**\n\n", escape_markdown(options.title),
+                               escape_markdown(summary_text(in)),
+                               escape_markdown(recommendation_text(recommend(in, options.memory_budget))));
+  for (const auto& line : verdict_lines(in)) md += escape_markdown(line) + "\n\n";
   Table results(kColumns);
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
     results.add_row(row_of(i, in.entries[i], in.baseline_of(in.entries[i])));
@@ -186,7 +212,6 @@ std::string render_markdown(const ReportInput& in, const ReportOptions& options)
     md += '\n';
     md += validations.render_markdown();
   }
-  md += fmt::format("\n**{}**\n", escape_markdown(recommendation_text(recommend(in, options.memory_budget))));
   return md;
 }
 

@@ -99,6 +99,27 @@ void read_validations(const JsonNode& comparisons, ReportInput& in) {
   }
 }
 
+// A validation file's verdict ("summary") and thresholds, when it has them.
+void read_verdict(const JsonNode& root, const std::string& path, ReportInput& in) {
+  const JsonNode summary = root.member("summary");
+  const JsonNode thresholds = root.member("thresholds");
+  if (!summary.present() || !thresholds.present() || !summary.expect_object() || !thresholds.expect_object()) return;
+  ValidationVerdict v;
+  v.file = path;
+  v.wall_median_error = summary.member("wall_median_error").number(0, 0);
+  v.wall_max_error = summary.member("wall_max_error").number(0, 0);
+  v.wall_median_threshold = thresholds.member("wall_median_error").number(0, 0);
+  v.wall_max_threshold = thresholds.member("wall_max_error").number(0, 0);
+  const JsonNode passed = summary.member("passed");
+  const bool judged = passed.present() && passed.json().is_boolean();
+  v.outcome = !judged ? "no verdict" : passed.json().get<bool>() ? "passed" : "failed";
+  const JsonNode reasons = summary.member(judged ? "violations" : "no_verdict");
+  if (reasons.present() && reasons.expect_array()) {
+    for (std::size_t i = 0; i < reasons.size(); ++i) v.reasons.push_back(reasons.element(i).string());
+  }
+  in.verdicts.push_back(std::move(v));
+}
+
 // One results file's entries (and validations), appended to `in`.
 void read_results_file(const std::string& path, ReportInput& in) {
   const std::string text = read_text_file(path, "results");
@@ -135,6 +156,7 @@ void read_results_file(const std::string& path, ReportInput& in) {
       for (std::size_t i = 0; i < root.size(); ++i) in.entries.push_back(entry_of(root.element(i)));
     } else {
       read_validations(root.member("comparisons"), in);
+      read_verdict(root, path, in);
     }
     diagnostics.throw_if_errors();
     return;

@@ -37,11 +37,21 @@ struct Validation {
   double predicted_s = 0, measured_s = 0, wall_error = 0, rpcs_error = 0, bytes_error = 0, peak_error = 0;
 };
 
+// A validation file's verdict and the thresholds it was judged by.
+struct ValidationVerdict {
+  std::string file;
+  std::string outcome;  // "passed", "failed" or "no verdict"
+  double wall_median_error = 0, wall_max_error = 0;                      // measured
+  double wall_median_threshold = 0, wall_max_threshold = 0;              // allowed
+  std::vector<std::string> reasons;  // the violations, or why there is no verdict
+};
+
 struct ReportInput {
   // In the files' order, a sweep's by point (its lines come as points finish).
   // A scenario's first result is its baseline.
   std::vector<Entry> entries;
   std::vector<Validation> validations;
+  std::vector<ValidationVerdict> verdicts;  // one per validation file
   std::vector<std::string> files;
 
   // The scenarios, in the order they first appear.

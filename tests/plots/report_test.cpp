@@ -185,5 +185,27 @@ TEST_CASE("results files: arrays, JSON Lines and validation; anything else is na
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a validation's report leads with its verdict and thresholds, and recommends no measured twin") {
+  const ReportInput in = read_report_input({std::string(EXSIM_SOURCE_DIR) + "/tests/data/validate/suite-measured.json"});
+  REQUIRE(in.verdicts.size() == 1);
+  CHECK(in.verdicts[0].outcome == "passed");
+  CHECK(in.verdicts[0].wall_median_threshold == doctest::Approx(0.1));
+  CHECK(in.verdicts[0].wall_max_threshold == doctest::Approx(0.25));
+  // Each scenario's choice is among its policies' predictions, never a policy's measured run.
+  for (const auto& r : recommend(in, std::nullopt)) {
+    CAPTURE(r.scenario);
+    REQUIRE(r.best != nullptr);
+    CHECK(r.best->source == "simulated");
+  }
+  const std::string md = render_markdown(in, ReportOptions{});
+  const std::size_t verdict = md.find("Validation (");
+  REQUIRE(verdict != std::string::npos);
+  CHECK(md.find("passed. Median wall-clock error 5.5% (threshold 10%), largest 17.4% (threshold 25%)") !=
+        std::string::npos);
+  // The recommendation and the verdict come before the tables.
+  CHECK(md.find("**") < md.find("| #"));
+  CHECK(verdict < md.find("| #"));
+}
+
 }  // namespace
 }  // namespace exsim::report

@@ -79,13 +79,40 @@ td { text-align: right; white-space: nowrap; } td:nth-child(2), th:nth-child(2) 
 
 }  // namespace
 
+// A result's environment point: its sweep settings but the policies' own.
+static std::string environment_of(const Entry& e) {
+  std::string point;
+  for (const auto& [key, value] : e.settings) {
+    if (key.rfind("policies.", 0) == 0) continue;
+    point += fmt::format("{}{}={}", point.empty() ? "" : ", ", key, value);
+  }
+  return point;
+}
+
+// A result as one choice among the policies at its environment point: the
+// policy and its own sweep settings (the point is said once, before).
+static std::string choice_label(const Entry& e) {
+  std::string label = e.policy;
+  for (const auto& [key, value] : e.settings) {
+    if (key.rfind("policies.", 0) == 0) label += fmt::format(" {}={}", key, value);
+  }
+  return e.source == "measured" ? label + " (measured)" : label;
+}
+
 std::vector<Recommendation> recommend(const ReportInput& in, std::optional<double> budget) {
   std::vector<Recommendation> all;
-  for (const auto& scenario : in.scenarios()) {
+  std::vector<std::pair<std::string, std::string>> points;  // (scenario, environment), in order of appearance
+  for (const auto& e : in.entries) {
+    const std::pair<std::string, std::string> point{e.scenario, environment_of(e)};
+    if (std::find(points.begin(), points.end(), point) == points.end()) points.push_back(point);
+  }
+  for (const auto& [scenario, environment] : points) {
     Recommendation r;
     r.scenario = scenario;
+    r.environment = environment;
+    r.no_budget = !budget;
     for (const auto& e : in.entries) {
-      if (e.scenario != scenario) continue;
+      if (e.scenario != scenario || environment_of(e) != environment) continue;
       // A validation's measured run of a policy is no choice beside its prediction.
       const bool twin =
           e.source == "measured" && std::any_of(in.entries.begin(), in.entries.end(), [&](const Entry& p) {
@@ -98,38 +125,45 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
       if (budget && e.sender_worst > *budget) continue;
       if (!r.best || e.wall_s < r.best->wall_s) r.best = &e;
     }
+    auto name_of = [&](const Entry& e) { return environment.empty() ? e.label : choice_label(e); };
     const std::string within = budget ? fmt::format(" within the {} budget", human_bytes(*budget)) : "";
     if (!r.best) {
       r.text = fmt::format("No result keeps its worst-case per-host sender memory{}; the smallest worst case is {} ({}).",
-                           within, human_bytes(r.smallest->sender_worst), r.smallest->label);
+                           within, human_bytes(r.smallest->sender_worst), name_of(*r.smallest));
     } else if (r.best == r.baseline) {
       r.text = fmt::format("The baseline, {}, is the fastest result{}: {}, worst-case per-host sender memory {}.",
-                           r.best->label, within, format_seconds(r.best->wall_s), human_bytes(r.best->sender_worst));
+                           name_of(*r.best), within, format_seconds(r.best->wall_s), human_bytes(r.best->sender_worst));
     } else {
       // Slower than the baseline when the baseline itself is over the budget.
       const double change = r.baseline->wall_s > 0 ? r.best->wall_s / r.baseline->wall_s - 1 : 0;
       const bool over = budget && r.baseline->sender_worst > *budget;
       r.text = fmt::format("Recommended: {}, the fastest result{}: {}, {:.1f}% {} than the baseline {} ({}{}), "
                            "with worst-case per-host sender memory {} (baseline {}).",
-                           r.best->label, within, format_seconds(r.best->wall_s), 100 * std::abs(change),
-                           change <= 0 ? "faster" : "slower", r.baseline->label, format_seconds(r.baseline->wall_s),
+                           name_of(*r.best), within, format_seconds(r.best->wall_s), 100 * std::abs(change),
+                           change <= 0 ? "faster" : "slower", name_of(*r.baseline), format_seconds(r.baseline->wall_s),
                            over ? ", over the budget" : "", human_bytes(r.best->sender_worst),
                            human_bytes(r.baseline->sender_worst));
     }
-    if (!budget) r.text += " (No --memory-budget given: memory did not limit the choice.)";
     all.push_back(std::move(r));
   }
   return all;
 }
 
 std::string recommendation_text(const std::vector<Recommendation>& recommendations) {
-  if (recommendations.size() == 1) return recommendations.front().text;
+  const std::string unbounded = !recommendations.empty() && recommendations.front().no_budget
+                                    ? " (No --memory-budget given: memory did not limit the choice.)"
+                                    : "";
+  if (recommendations.size() == 1) return recommendations.front().text + unbounded;
+  bool scenarios = false;
+  for (const auto& r : recommendations) scenarios |= r.scenario != recommendations.front().scenario;
   std::string text;
   for (const auto& r : recommendations) {
     if (!text.empty()) text += ' ';
-    text += fmt::format("{}: {}", r.scenario, r.text);
+    std::string lead = scenarios ? r.scenario : "";
+    if (!r.environment.empty()) lead += (lead.empty() ? "" : ", ") + r.environment;
+    text += lead.empty() ? r.text : fmt::format("{}: {}", lead, r.text);
   }
-  return text;
+  return text + unbounded;
 }
 
 static std::vector<std::string> verdict_lines(const ReportInput& in) {

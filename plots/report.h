@@ -15,17 +15,23 @@ namespace exsim::report {
 
 struct Recommendation {
   std::string scenario;
+  // The environment point: a sweep's settings that are not a policy's (MT_DOP,
+  // the cluster, the workload: what the user does not choose), "" for none.
+  std::string environment;
   const Entry* best = nullptr;      // the fastest result within the budget; nullptr if none is
   const Entry* baseline = nullptr;  // the scenario's first result
   const Entry* smallest = nullptr;  // the smallest worst case, when none is within the budget
   std::string text;                 // one sentence, plain text
+  bool no_budget = false;           // no budget given: memory did not limit the choice
 };
 
-// For each scenario (results of different workloads do not compete): the
-// fastest result whose worst-case per-host sender memory is within
-// `budget_bytes` (any, without a budget), against the scenario's first result.
+// For each scenario and environment point (results of different workloads,
+// clusters or MT_DOPs do not compete; only policies do): the fastest result
+// whose worst-case per-host sender memory is within `budget_bytes` (any,
+// without a budget), against the point's first result.
 std::vector<Recommendation> recommend(const ReportInput& input, std::optional<double> budget_bytes);
-// What the report says: the one recommendation, or each led by its scenario's name.
+// What the report says: the one recommendation, or each led by its scenario's
+// name and environment point.
 std::string recommendation_text(const std::vector<Recommendation>& recommendations);
 
 struct ReportOptions {

@@ -207,5 +207,28 @@ TEST_CASE("a validation's report leads with its verdict and thresholds, and reco
   CHECK(verdict < md.find("| #"));
 }
 
+TEST_CASE("a sweep is recommended per environment point: only policies compete, never MT_DOP or RTTs") {
+  // Faster at MT_DOP 8 whatever the policy: a recommendation across points
+  // would credit the policy with what the cluster gave (16K at MT_DOP 8, 1 s).
+  auto at = [](const std::string& policy, double wall, const std::string& mt_dop, const std::string& rtt) {
+    Entry e = entry(policy, wall, 1e6);
+    e.settings = {{"mt_dop", mt_dop}, {"cluster.rtt_ms.cross_group", rtt}, {"policies.p.in_flight", "1"}};
+    return e;
+  };
+  ReportInput in;
+  in.entries = {at("16K", 3, "0", "0.6"), at("64K", 2, "0", "0.6"), at("16K", 1, "8", "0.6"),
+                at("64K", 1.5, "8", "0.6")};
+  const auto all = recommend(in, std::nullopt);
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].environment == "mt_dop=0, cluster.rtt_ms.cross_group=0.6");
+  CHECK(all[0].best == &in.entries[1]);
+  CHECK(all[0].baseline == &in.entries[0]);
+  CHECK(all[1].best == &in.entries[2]);  // the point's baseline: no policy beats it there
+  const std::string text = recommendation_text(all);
+  CHECK(text.find("mt_dop=8, cluster.rtt_ms.cross_group=0.6: The baseline, 16K policies.p.in_flight=1,") !=
+        std::string::npos);
+  CHECK(text.find("No --memory-budget given") == text.rfind("No --memory-budget given"));  // said once
+}
+
 }  // namespace
 }  // namespace exsim::report

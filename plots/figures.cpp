@@ -48,7 +48,7 @@ std::string wall_vs_buffer(const ReportInput& in) {
     }
     for (const auto& [key, value] : e.settings) {
       if (key.find("buffer") == std::string::npos && key != "mt_dop" && key.find("in_flight") == std::string::npos) {
-        name += fmt::format("; {}={}", key, value);
+        name += "; " + setting_in_words(key, value);
       }
     }
     if (e.source == "measured") name += " (measured)";

@@ -84,7 +84,7 @@ static std::string environment_of(const Entry& e) {
   std::string point;
   for (const auto& [key, value] : e.settings) {
     if (key.rfind("policies.", 0) == 0) continue;
-    point += fmt::format("{}{}={}", point.empty() ? "" : ", ", key, value);
+    point += (point.empty() ? "" : ", ") + setting_in_words(key, value);
   }
   return point;
 }
@@ -94,7 +94,7 @@ static std::string environment_of(const Entry& e) {
 static std::string choice_label(const Entry& e) {
   std::string label = e.policy;
   for (const auto& [key, value] : e.settings) {
-    if (key.rfind("policies.", 0) == 0) label += fmt::format(" {}={}", key, value);
+    if (key.rfind("policies.", 0) == 0) label += ", " + setting_in_words(key, value);
   }
   return e.source == "measured" ? label + " (measured)" : label;
 }

@@ -73,7 +73,10 @@ Entry entry_of(const JsonNode& node) {
     for (const auto& key : set.keys()) e.settings.emplace_back(key, text_of(set.member(key).json()));
   }
   e.label = e.policy;
-  for (const auto& [key, value] : e.settings) e.label += fmt::format(" {}={}", key, value);
+  for (std::size_t i = 0; i < e.settings.size(); ++i) {
+    e.label += fmt::format("{}{}", i == 0 ? " (" : ", ", setting_in_words(e.settings[i].first, e.settings[i].second));
+  }
+  if (!e.settings.empty()) e.label += ")";
   if (e.source == "measured") e.label += " (measured)";
   return e;
 }
@@ -178,6 +181,24 @@ void read_results_file(const std::string& path, ReportInput& in) {
 }
 
 }  // namespace
+
+std::string setting_in_words(const std::string& key, const std::string& value) {
+  auto ends_with = [&](const std::string& tail) {
+    return key.size() >= tail.size() && key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (key == "mt_dop") return "MT_DOP " + value;
+  if (key == "cluster.rtt_ms.cross_group") return fmt::format("cross-group RTT {} ms", value);
+  if (key == "cluster.rtt_ms.same_group") return fmt::format("same-group RTT {} ms", value);
+  if (key == "cluster.rtt_ms.self") return fmt::format("same-host RTT {} ms", value);
+  if (key == "cluster.nic_gbps") return fmt::format("NIC {} Gbit/s", value);
+  if (key == "cluster.hosts") return value + " hosts";
+  if (ends_with(".in_flight")) return value + " in flight";
+  if (ends_with(".buffer.flat")) return "buffer " + value;
+  if (ends_with(".buffer.budget")) return "budget " + value;
+  std::string word = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+  std::replace(word.begin(), word.end(), '_', ' ');
+  return word + " " + value;
+}
 
 std::vector<std::string> ReportInput::scenarios() const {
   std::vector<std::string> names;

@@ -60,6 +60,10 @@ struct ReportInput {
   const Entry& baseline_of(const Entry& e) const;
 };
 
+// A sweep setting as a reader says it: "MT_DOP 8", "cross-group RTT 0.6 ms",
+// "2 in flight", "buffer 64K"; a key it does not know as its last word and the value.
+std::string setting_in_words(const std::string& key, const std::string& value);
+
 // Reads every file; InputError naming the file (and line, for JSON Lines)
 // for anything that is not one of the formats above, or that holds no result.
 // When the results are of more than one scenario, each label starts with its

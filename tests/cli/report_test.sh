@@ -70,8 +70,8 @@ check "plots/sender_memory.gp by hand, with a budget" grep -q "memory budget" "$
 
 # 4b. A parallel sweep's report is numbered by point, whatever order the points finished in.
 "$exsim" report "$work/sweep.jsonl" -o "$work/sweep.html" >/dev/null
-check "sweep report: point 0 first" has "<td>#1</td><td>16K policies.16K.buffer.flat=16K mt_dop=0</td>" "$work/sweep.html"
-check "sweep report: point 5 last" has "<td>#6</td><td>16K policies.16K.buffer.flat=256K mt_dop=4</td>" "$work/sweep.html"
+check "sweep report: point 0 first" has "<td>#1</td><td>16K (buffer 16K, MT_DOP 0)</td>" "$work/sweep.html"
+check "sweep report: point 5 last" has "<td>#6</td><td>16K (buffer 256K, MT_DOP 4)</td>" "$work/sweep.html"
 
 # 5. Bad input: exit 2, named.
 echo '{"not": "results"}' >"$work/bad.json"

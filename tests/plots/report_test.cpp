@@ -158,7 +158,7 @@ TEST_CASE("results files: arrays, JSON Lines and validation; anything else is na
   CHECK(in.entries[0].mt_dop == 4);
   CHECK(in.entries[0].buffer_flat == 16384);
   CHECK(in.entries[0].sender_worst == 30);
-  CHECK(in.entries[1].label == "16K mt_dop=4");
+  CHECK(in.entries[1].label == "16K (MT_DOP 4)");  // settings in words, not JSON paths
   CHECK_THROWS_WITH_AS(read_report_input({(dir / "bad.jsonl").string()}), doctest::Contains("bad.jsonl:2:"),
                        InputError);
   // A value out of its range is named by its pointer, as in a scenario; a
@@ -220,12 +220,12 @@ TEST_CASE("a sweep is recommended per environment point: only policies compete, 
                 at("64K", 1.5, "8", "0.6")};
   const auto all = recommend(in, std::nullopt);
   REQUIRE(all.size() == 2);
-  CHECK(all[0].environment == "mt_dop=0, cluster.rtt_ms.cross_group=0.6");
+  CHECK(all[0].environment == "MT_DOP 0, cross-group RTT 0.6 ms");
   CHECK(all[0].best == &in.entries[1]);
   CHECK(all[0].baseline == &in.entries[0]);
   CHECK(all[1].best == &in.entries[2]);  // the point's baseline: no policy beats it there
   const std::string text = recommendation_text(all);
-  CHECK(text.find("mt_dop=8, cluster.rtt_ms.cross_group=0.6: The baseline, 16K policies.p.in_flight=1,") !=
+  CHECK(text.find("MT_DOP 8, cross-group RTT 0.6 ms: The baseline, 16K, 1 in flight,") !=
         std::string::npos);
   CHECK(text.find("No --memory-budget given") == text.rfind("No --memory-budget given"));  // said once
 }

@@ -132,8 +132,12 @@ std::string cpu_by_stage(const ReportInput& in) {
   return csv;
 }
 
-std::string rtt(const ReportInput& in) {
-  for (const auto& e : in.entries) {
+// The RTT matrix of the first result that has one; its title says which when
+// the results' matrices differ (a sweep over RTTs), since one map shows one.
+Figure rtt(const ReportInput& in) {
+  Figure figure{"rtt_heatmap", "Round-trip times between hosts", ""};
+  for (std::size_t i = 0; i < in.entries.size(); ++i) {
+    const Entry& e = in.entries[i];
     if (e.rtt_nominal_ms.empty() || e.rtt_nominal_ms.size() != e.hosts.size()) continue;
     std::string csv = "rtt_ms";
     for (const auto& h : e.hosts) csv += fmt::format(",{}", csv_field(h));
@@ -143,9 +147,14 @@ std::string rtt(const ReportInput& in) {
       for (double v : e.rtt_nominal_ms[a]) csv += fmt::format(",{:.4g}", v);
       csv += "\n";
     }
-    return csv;
+    figure.csv = csv;
+    const bool differ = std::any_of(in.entries.begin(), in.entries.end(), [&](const Entry& other) {
+      return !other.rtt_nominal_ms.empty() && other.rtt_nominal_ms != e.rtt_nominal_ms;
+    });
+    if (differ) figure.title += fmt::format(" of result #{} ({}); the results' RTTs differ", i + 1, e.label);
+    return figure;
   }
-  return "";
+  return figure;
 }
 
 std::string predicted_vs_measured(const ReportInput& in) {
@@ -165,7 +174,7 @@ std::string csv_field(const std::string& text) {
 }
 
 std::vector<Figure> figures(const ReportInput& in) {
-  return {{"rtt_heatmap", "Round-trip times between hosts", rtt(in)},
+  return {rtt(in),
           {"wall_vs_buffer", "Wall-clock against buffer size", wall_vs_buffer(in)},
           {"sender_memory", "Per-host sender memory against the budget", sender_memory(in)},
           {"rpcs", "TransmitData RPCs", rpcs(in)},

@@ -230,5 +230,19 @@ TEST_CASE("a sweep is recommended per environment point: only policies compete, 
   CHECK(text.find("No --memory-budget given") == text.rfind("No --memory-budget given"));  // said once
 }
 
+TEST_CASE("the RTT map says which result it shows when the results' RTTs differ") {
+  Entry near = entry("16K", 1, 1e6), far = entry("16K", 2, 1e6);
+  near.hosts = far.hosts = {"h0", "h1"};
+  near.rtt_nominal_ms = {{0.01, 0.1}, {0.1, 0.01}};
+  far.rtt_nominal_ms = {{0.01, 0.6}, {0.6, 0.01}};
+  ReportInput same;
+  same.entries = {near, near};
+  CHECK(figures(same).at(0).title == "Round-trip times between hosts");
+  ReportInput swept;
+  swept.entries = {near, far};
+  CHECK(figures(swept).at(0).title == "Round-trip times between hosts of result #1 (16K); the results' RTTs differ");
+  CHECK(figures(swept).at(0).csv.find("h0,0.01,0.1\n") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace exsim::report

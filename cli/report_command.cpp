@@ -70,7 +70,9 @@ int report_command(const std::vector<std::string>& args) {
   std::vector<std::string> svgs;
   for (const auto& f : figures) {
     std::vector<std::pair<std::string, double>> vars;
-    if (f.name == "sender_memory") vars.emplace_back("budget", options.memory_budget.value_or(0));
+    if (f.name == "sender_memory" || f.name == "wall_vs_memory") {
+      vars.emplace_back("budget", options.memory_budget.value_or(0));
+    }
     svgs.push_back(f.csv.empty() ? "" : report::render_svg(f.name, f.csv, vars));
   }
   // Every output is checked and made before any is written, and they take

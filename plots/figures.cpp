@@ -94,6 +94,25 @@ std::string wall_vs_buffer(const ReportInput& in) {
   return csv;
 }
 
+// Wall-clock against worst-case per-host sender memory, a point per result
+// (numbered as in the report's table), marked on the front when no result of
+// its scenario and environment point is at least as fast with no more memory
+// (and better in one), dominated otherwise: the choice a budget makes.
+std::string wall_vs_memory(const ReportInput& in) {
+  if (in.entries.empty()) return "";
+  std::string csv = "result,sender_worst_bytes,wall_s,on_front\n";
+  for (std::size_t i = 0; i < in.entries.size(); ++i) {
+    const Entry& e = in.entries[i];
+    const bool dominated = std::any_of(in.entries.begin(), in.entries.end(), [&](const Entry& f) {
+      return f.scenario == e.scenario && environment_of(f) == environment_of(e) && f.wall_s <= e.wall_s &&
+             f.sender_worst <= e.sender_worst && (f.wall_s < e.wall_s || f.sender_worst < e.sender_worst);
+    });
+    csv += fmt::format("{},{:.0f},{:.6g},{}\n", csv_field(fmt::format("#{} {}", i + 1, e.policy)), e.sender_worst,
+                       e.wall_s, dominated ? 0 : 1);
+  }
+  return csv;
+}
+
 std::string sender_memory(const ReportInput& in) {
   std::string csv = "result,observed peak,expected,worst case\n";
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
@@ -174,7 +193,8 @@ std::string csv_field(const std::string& text) {
 }
 
 std::vector<Figure> figures(const ReportInput& in) {
-  return {rtt(in),
+  return {{"wall_vs_memory", "Wall-clock against sender memory: the choice a budget makes", wall_vs_memory(in)},
+          rtt(in),
           {"wall_vs_buffer", "Wall-clock against buffer size", wall_vs_buffer(in)},
           {"sender_memory", "Per-host sender memory against the budget", sender_memory(in)},
           {"rpcs", "TransmitData RPCs", rpcs(in)},

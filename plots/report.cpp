@@ -79,16 +79,6 @@ td { text-align: right; white-space: nowrap; } td:nth-child(2), th:nth-child(2) 
 
 }  // namespace
 
-// A result's environment point: its sweep settings but the policies' own.
-static std::string environment_of(const Entry& e) {
-  std::string point;
-  for (const auto& [key, value] : e.settings) {
-    if (key.rfind("policies.", 0) == 0) continue;
-    point += (point.empty() ? "" : ", ") + setting_in_words(key, value);
-  }
-  return point;
-}
-
 // A result as one choice among the policies at its environment point: the
 // policy and its own sweep settings (the point is said once, before).
 static std::string choice_label(const Entry& e) {

@@ -200,6 +200,15 @@ std::string setting_in_words(const std::string& key, const std::string& value) {
   return word + " " + value;
 }
 
+std::string environment_of(const Entry& e) {
+  std::string point;
+  for (const auto& [key, value] : e.settings) {
+    if (key.rfind("policies.", 0) == 0) continue;
+    point += (point.empty() ? "" : ", ") + setting_in_words(key, value);
+  }
+  return point;
+}
+
 std::vector<std::string> ReportInput::scenarios() const {
   std::vector<std::string> names;
   for (const auto& e : entries) {

@@ -64,6 +64,11 @@ struct ReportInput {
 // "2 in flight", "buffer 64K"; a key it does not know as its last word and the value.
 std::string setting_in_words(const std::string& key, const std::string& value);
 
+// A result's environment point: its sweep settings that are not a policy's
+// (MT_DOP, the cluster, the workload: what the user does not choose), in
+// words; "" for none.
+std::string environment_of(const Entry& e);
+
 // Reads every file; InputError naming the file (and line, for JSON Lines)
 // for anything that is not one of the formats above, or that holds no result.
 // When the results are of more than one scenario, each label starts with its

@@ -31,6 +31,30 @@ Entry entry(const std::string& label, double wall, double worst, long long flat 
   return e;
 }
 
+Figure figure_named(const std::vector<Figure>& figures, const std::string& name) {
+  for (const auto& f : figures) {
+    if (f.name == name) return f;
+  }
+  FAIL("no figure " << name);
+  return {};
+}
+
+TEST_CASE("the report's first plot is wall-clock against memory, each result on the front or dominated") {
+  // 16K slow and small, 32K and 64K faster with more memory: each on the front;
+  // 128K slower than 64K with more memory: dominated.
+  ReportInput in;
+  in.entries = {entry("16K", 3, 1e6), entry("64K", 1, 4e6), entry("128K", 1.5, 9e6), entry("32K", 2, 2e6)};
+  const auto figs = figures(in);
+  REQUIRE(!figs.empty());
+  CHECK(figs.front().name == "wall_vs_memory");
+  CHECK(figs.front().csv == "result,sender_worst_bytes,wall_s,on_front\n"
+                            "\"#1 16K\",1000000,3,1\n\"#2 64K\",4000000,1,1\n\"#3 128K\",9000000,1.5,0\n"
+                            "\"#4 32K\",2000000,2,1\n");
+  // Results of another environment point do not dominate: at MT_DOP 8, 128K alone is on its own front.
+  in.entries[2].settings = {{"mt_dop", "8"}};
+  CHECK(figures(in).front().csv.find("\"#3 128K\",9000000,1.5,1\n") != std::string::npos);
+}
+
 TEST_CASE("the recommendation is the fastest result within the budget, against the first") {
   ReportInput in;
   in.entries = {entry("16K", 10, 1e6), entry("64K", 8, 4e6), entry("128K", 7, 9e6)};
@@ -116,7 +140,7 @@ TEST_CASE("wall-clock against buffer: a series per MT_DOP and in-flight, sorted 
   same.entries[0].config = {{"broadcast_serialize", "once"}};
   same.entries[1].config = {{"broadcast_serialize", "per_channel"}};
   same.entries[2].config = same.entries[3].config = {{"broadcast_serialize", "once"}};
-  const std::string csv = figures(same)[1].csv;
+  const std::string csv = figure_named(figures(same), "wall_vs_buffer").csv;
   CAPTURE(csv);
   CHECK(csv.find("\n16384,6.7,30.5,1,2\n") != std::string::npos);
   CHECK(csv.find("\"MT_DOP 0; 1 in flight; broadcast_serialize per_channel\"") != std::string::npos);
@@ -237,11 +261,11 @@ TEST_CASE("the RTT map says which result it shows when the results' RTTs differ"
   far.rtt_nominal_ms = {{0.01, 0.6}, {0.6, 0.01}};
   ReportInput same;
   same.entries = {near, near};
-  CHECK(figures(same).at(0).title == "Round-trip times between hosts");
+  CHECK(figure_named(figures(same), "rtt_heatmap").title == "Round-trip times between hosts");
   ReportInput swept;
   swept.entries = {near, far};
-  CHECK(figures(swept).at(0).title == "Round-trip times between hosts of result #1 (16K); the results' RTTs differ");
-  CHECK(figures(swept).at(0).csv.find("h0,0.01,0.1\n") != std::string::npos);
+  CHECK(figure_named(figures(swept), "rtt_heatmap").title == "Round-trip times between hosts of result #1 (16K); the results' RTTs differ");
+  CHECK(figure_named(figures(swept), "rtt_heatmap").csv.find("h0,0.01,0.1\n") != std::string::npos);
 }
 
 }  // namespace

@@ -15,4 +15,6 @@ set yrange [0:*]
 set key outside right top autotitle columnhead
 set grid
 stats data using 1 nooutput
-plot for [i=2:STATS_columns] data using 1:i with linespoints lw 2 pt 7
+# Each series its own point shape and dash: series with equal values would
+# otherwise hide one another on one line.
+plot for [i=2:STATS_columns] data using 1:i with linespoints lw 2 pt i ps 1.2 dt i

@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 
 #include "cli/calibration_report.h"
-#include "cli/workflows/calibration.h"
 #include "cli/command_line.h"
-#include "cli/cpu_options.h"
 #include "cli/commands.h"
+#include "cli/cpu_options.h"
 #include "cli/output_files.h"
+#include "cli/workflows/calibration.h"
 #include "models/base/error.h"
 #include "models/results/results.h"
 #include "transport/calibration/calibrate.h"

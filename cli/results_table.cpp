@@ -4,10 +4,10 @@
 
 #include <fmt/format.h>
 
-#include "models/base/text_table.h"
 #include "models/base/error.h"
 #include "models/base/json_reader.h"
 #include "models/base/size.h"
+#include "models/base/text_table.h"
 #include "models/base/text_units.h"
 #include "models/rules/policy_notes.h"
 

@@ -9,8 +9,8 @@
 #include "cli/results_table.h"
 #include "cli/trace_options.h"
 #include "models/base/error.h"
-#include "models/scenario/scenario_loader.h"
 #include "models/results/trace.h"
+#include "models/scenario/scenario_loader.h"
 #include "transport/agent/coordinator.h"
 
 namespace exsim::cli {

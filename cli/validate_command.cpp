@@ -9,8 +9,8 @@
 
 #include "cli/calibration_report.h"
 #include "cli/command_line.h"
-#include "cli/cpu_options.h"
 #include "cli/commands.h"
+#include "cli/cpu_options.h"
 #include "cli/output_files.h"
 #include "cli/validate_report.h"
 #include "cli/workflows/suite_measurement.h"

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "models/base/text_table.h"
 #include "models/base/size.h"
+#include "models/base/text_table.h"
 #include "models/base/text_units.h"
 
 namespace exsim::cli {

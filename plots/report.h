@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "plots/figures.h"
 #include "models/results/report_input.h"
+#include "plots/figures.h"
 
 namespace exsim::report {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "models/scenario/costs.h"
 #include "models/results/results.h"
+#include "models/scenario/costs.h"
 #include "validate/suite.h"
 
 namespace exsim::validate {

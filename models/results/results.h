@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "models/scenario/policy.h"
 #include "models/base/size.h"
+#include "models/scenario/policy.h"
 
 namespace exsim {
 

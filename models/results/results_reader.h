@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "models/base/json_reader.h"
-#include "models/scenario/costs.h"
 #include "models/results/results.h"
+#include "models/scenario/costs.h"
 
 namespace exsim {
 

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/scenario/scenario.h"
 #include "models/rules/sizing_policy.h"
+#include "models/scenario/scenario.h"
 
 namespace exsim {
 

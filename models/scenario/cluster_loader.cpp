@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/scenario/loader_parts.h"
 #include "models/base/random.h"
+#include "models/scenario/loader_parts.h"
 
 namespace exsim {
 namespace {

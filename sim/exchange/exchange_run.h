@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "models/scenario/scenario.h"
 #include "models/rules/sizing_policy.h"
+#include "models/scenario/scenario.h"
 #include "sim/exchange/model_context.h"
 #include "sim/exchange/row_router.h"
 

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/exchange/rpc.h"
 #include "models/rules/receiver_queue.h"
+#include "sim/exchange/rpc.h"
 
 namespace exsim::sim {
 

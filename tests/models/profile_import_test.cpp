@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/impala/impala_profile.h"
 #include "models/base/json_reader.h"
+#include "models/impala/impala_profile.h"
 #include "models/impala/profile_import.h"
 #include "tests/test_util.h"
 

@@ -7,10 +7,10 @@
 #include <fstream>
 
 #include "models/base/error.h"
+#include "models/results/report_input.h"
 #include "plots/figures.h"
 #include "plots/gnuplot.h"
 #include "plots/report.h"
-#include "models/results/report_input.h"
 #include "tests/test_util.h"
 
 namespace exsim::report {

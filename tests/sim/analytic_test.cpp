@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/rules/partitioning.h"
 #include "models/results/trace.h"
+#include "models/rules/partitioning.h"
 #include "sim/simulate.h"
 #include "tests/sim/analytic_scenarios.h"
 #include "tests/test_util.h"

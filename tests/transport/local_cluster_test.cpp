@@ -12,10 +12,10 @@
 
 #include <asio/write.hpp>
 
-#include "transport/rpc/host.h"
-#include "transport/exchange/local_cluster.h"
-#include "transport/wire/frame.h"
 #include "tests/test_util.h"
+#include "transport/exchange/local_cluster.h"
+#include "transport/rpc/host.h"
+#include "transport/wire/frame.h"
 
 namespace exsim::transport {
 namespace {

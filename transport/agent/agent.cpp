@@ -22,9 +22,9 @@
 #include "models/base/error.h"
 #include "models/rules/partitioning.h"
 #include "models/scenario/scenario_loader.h"
-#include "transport/data/row_generator.h"
 #include "transport/agent/control_channel.h"
 #include "transport/agent/protocol.h"
+#include "transport/data/row_generator.h"
 #include "transport/exchange/exchange_part.h"
 #include "transport/rpc/host.h"
 

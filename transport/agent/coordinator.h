@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "models/results/results.h"
-#include "models/scenario/scenario.h"
 #include "models/results/trace.h"
+#include "models/scenario/scenario.h"
 
 namespace exsim::transport {
 

@@ -12,8 +12,8 @@
 
 #include "models/scenario/scenario.h"
 #include "transport/exchange/countdown.h"
-#include "transport/rpc/host.h"
 #include "transport/exchange/run_stats.h"
+#include "transport/rpc/host.h"
 
 namespace exsim::transport {
 

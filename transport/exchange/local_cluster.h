@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "models/scenario/scenario.h"
-#include "transport/rpc/host.h"
 #include "transport/exchange/run_stats.h"
+#include "transport/rpc/host.h"
 
 namespace exsim::transport {
 

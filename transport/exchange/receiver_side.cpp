@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "models/rules/sizing_policy.h"
-#include "transport/rpc/messages.h"
 #include "transport/net/thread_cpu.h"
+#include "transport/rpc/messages.h"
 
 namespace exsim::transport {
 ReceiverSide::ReceiverSide(Host& host, const Exchange& exchange, const Policy& policy, RunStats& stats)

@@ -17,9 +17,9 @@
 
 #include "models/rules/receiver_queue.h"
 #include "models/scenario/scenario.h"
-#include "transport/rpc/host.h"
 #include "transport/exchange/object_pool.h"
 #include "transport/exchange/run_stats.h"
+#include "transport/rpc/host.h"
 #include "transport/wire/row_batch.h"
 
 namespace exsim::transport {

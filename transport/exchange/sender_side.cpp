@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "models/rules/partitioning.h"
 #include "models/base/random.h"
+#include "models/rules/partitioning.h"
 #include "models/rules/sender_memory.h"
 #include "transport/net/thread_cpu.h"
 

@@ -19,12 +19,12 @@
 #include "transport/exchange/countdown.h"
 #include <vector>
 
-#include "models/scenario/scenario.h"
 #include "models/rules/sizing_policy.h"
+#include "models/scenario/scenario.h"
 #include "transport/data/row_generator.h"
 #include "transport/exchange/channel_window.h"
-#include "transport/rpc/host.h"
 #include "transport/exchange/run_stats.h"
+#include "transport/rpc/host.h"
 #include "transport/wire/lz4_codec.h"
 
 namespace exsim::transport {

@@ -23,12 +23,12 @@
 
 #include <asio/ip/tcp.hpp>
 
-#include "transport/rpc/messages.h"
 #include "transport/net/connection.h"
 #include "transport/net/handler_pool.h"
 #include "transport/net/reactor.h"
 #include "transport/net/receive_delay_line.h"
 #include "transport/net/token_bucket.h"
+#include "transport/rpc/messages.h"
 
 namespace exsim::transport {
 

@@ -113,7 +113,12 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
       if (!r.baseline) r.baseline = &e;
       if (!r.smallest || e.sender_worst < r.smallest->sender_worst) r.smallest = &e;
       if (budget && e.sender_worst > *budget) continue;
-      if (!r.best || e.wall_s < r.best->wall_s) r.best = &e;
+      if (!r.best || e.wall_s < r.best->wall_s) {
+        r.runner_up = r.best;
+        r.best = &e;
+      } else if (!r.runner_up || e.wall_s < r.runner_up->wall_s) {
+        r.runner_up = &e;
+      }
     }
     auto name_of = [&](const Entry& e) { return environment.empty() ? e.label : choice_label(e); };
     const std::string within = budget ? fmt::format(" within the {} budget", human_bytes(*budget)) : "";
@@ -133,6 +138,17 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
                            change <= 0 ? "faster" : "slower", name_of(*r.baseline), format_seconds(r.baseline->wall_s),
                            over ? ", over the budget" : "", human_bytes(r.best->sender_worst),
                            human_bytes(r.baseline->sender_worst));
+    }
+    // How sure: against the model's error in the validations given, a lead
+    // smaller than the median error does not tell the two apart.
+    if (r.best && r.runner_up && !in.verdicts.empty() && r.best->wall_s > 0) {
+      const ValidationVerdict& v = in.verdicts.front();
+      const double lead = r.runner_up->wall_s / r.best->wall_s - 1;
+      if (lead < v.wall_median_error) {
+        r.text += fmt::format(" {} is only {:.1f}% slower, within the model's validated median error of {:.1f}% "
+                              "({}): the two are not told apart.",
+                              name_of(*r.runner_up), 100 * lead, 100 * v.wall_median_error, v.file);
+      }
     }
     all.push_back(std::move(r));
   }

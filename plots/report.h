@@ -21,6 +21,7 @@ struct Recommendation {
   const Entry* best = nullptr;      // the fastest result within the budget; nullptr if none is
   const Entry* baseline = nullptr;  // the scenario's first result
   const Entry* smallest = nullptr;  // the smallest worst case, when none is within the budget
+  const Entry* runner_up = nullptr; // the second fastest within the budget
   std::string text;                 // one sentence, plain text
   bool no_budget = false;           // no budget given: memory did not limit the choice
 };
@@ -28,7 +29,9 @@ struct Recommendation {
 // For each scenario and environment point (results of different workloads,
 // clusters or MT_DOPs do not compete; only policies do): the fastest result
 // whose worst-case per-host sender memory is within `budget_bytes` (any,
-// without a budget), against the point's first result.
+// without a budget), against the point's first result. With a validation among
+// the inputs, a lead over the runner-up smaller than the model's median error
+// is said not to tell the two apart.
 std::vector<Recommendation> recommend(const ReportInput& input, std::optional<double> budget_bytes);
 // What the report says: the one recommendation, or each led by its scenario's
 // name and environment point.

@@ -268,5 +268,26 @@ TEST_CASE("the RTT map says which result it shows when the results' RTTs differ"
   CHECK(figure_named(figures(swept), "rtt_heatmap").csv.find("h0,0.01,0.1\n") != std::string::npos);
 }
 
+TEST_CASE("a lead within the model's validated error is said not to tell two policies apart") {
+  ReportInput in;
+  in.entries = {entry("16K", 10, 1e6), entry("64K", 8, 4e6), entry("128K", 8.2, 9e6)};
+  ValidationVerdict verdict;
+  verdict.file = "validation.json";
+  verdict.wall_median_error = 0.05;
+  in.verdicts = {verdict};
+  // 128K is 2.5% slower than 64K, within the 5% median error.
+  const Recommendation close = recommend(in, std::nullopt).at(0);
+  CHECK(close.best == &in.entries[1]);
+  CHECK(close.runner_up == &in.entries[2]);
+  CHECK(close.text.find("128K is only 2.5% slower, within the model's validated median error of 5.0% "
+                        "(validation.json): the two are not told apart.") != std::string::npos);
+  // 10% slower is told apart; without a validation nothing is said either way.
+  in.entries[2].wall_s = 8.8;
+  CHECK(recommend(in, std::nullopt).at(0).text.find("not told apart") == std::string::npos);
+  in.entries[2].wall_s = 8.2;
+  in.verdicts.clear();
+  CHECK(recommend(in, std::nullopt).at(0).text.find("not told apart") == std::string::npos);
+}
+
 }  // namespace
 }  // namespace exsim::report

@@ -10,6 +10,7 @@
 #include "models/base/text_table.h"
 #include "models/base/text_units.h"
 #include "models/rules/policy_notes.h"
+#include "models/scenario/scenario_loader.h"
 
 namespace exsim::cli {
 namespace {
@@ -28,23 +29,13 @@ Bytes largest(const RunResult& r, Bytes HostResult::*field) {
 
 std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<std::string>& names) {
   if (names.empty()) return scenario.policies;
-  std::vector<Policy> chosen;
   std::vector<std::string> known;
   for (const auto& p : scenario.policies) known.push_back(p.name);
+  check_policy_names(names, known, scenario.file);
+  std::vector<Policy> chosen;
   for (const auto& name : names) {
-    auto it = std::find_if(scenario.policies.begin(), scenario.policies.end(),
-                           [&](const Policy& p) { return p.name == name; });
-    if (it == scenario.policies.end()) {
-      std::string hint = closest_name(name, known);
-      std::string all;
-      for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
-      throw UsageError(fmt::format("--policy {}: no such policy in {} (policies: {}){}", name, scenario.file, all,
-                                   hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
-    }
-    if (std::any_of(chosen.begin(), chosen.end(), [&](const Policy& p) { return p.name == name; })) {
-      throw UsageError(fmt::format("--policy {}: given twice", name));
-    }
-    chosen.push_back(*it);
+    chosen.push_back(*std::find_if(scenario.policies.begin(), scenario.policies.end(),
+                                   [&](const Policy& p) { return p.name == name; }));
   }
   return chosen;
 }

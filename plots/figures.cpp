@@ -100,15 +100,22 @@ std::string wall_vs_buffer(const ReportInput& in) {
 // (and better in one), dominated otherwise: the choice a budget makes.
 std::string wall_vs_memory(const ReportInput& in) {
   if (in.entries.empty()) return "";
+  std::vector<bool> dominated(in.entries.size(), false);
+  for (const auto& point : environment_points(in.entries)) {
+    for (const std::size_t i : point) {
+      const Entry& e = in.entries[i];
+      dominated[i] = std::any_of(point.begin(), point.end(), [&](std::size_t j) {
+        const Entry& f = in.entries[j];
+        return f.wall_s <= e.wall_s && f.sender_worst <= e.sender_worst &&
+               (f.wall_s < e.wall_s || f.sender_worst < e.sender_worst);
+      });
+    }
+  }
   std::string csv = "result,sender_worst_bytes,wall_s,on_front\n";
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
     const Entry& e = in.entries[i];
-    const bool dominated = std::any_of(in.entries.begin(), in.entries.end(), [&](const Entry& f) {
-      return f.scenario == e.scenario && environment_of(f) == environment_of(e) && f.wall_s <= e.wall_s &&
-             f.sender_worst <= e.sender_worst && (f.wall_s < e.wall_s || f.sender_worst < e.sender_worst);
-    });
     csv += fmt::format("{},{:.0f},{:.6g},{}\n", csv_field(fmt::format("#{} {}", i + 1, e.policy)), e.sender_worst,
-                       e.wall_s, dominated ? 0 : 1);
+                       e.wall_s, dominated[i] ? 0 : 1);
   }
   return csv;
 }

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <set>
 #include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -91,25 +94,19 @@ static std::string choice_label(const Entry& e) {
 
 std::vector<Recommendation> recommend(const ReportInput& in, std::optional<double> budget) {
   std::vector<Recommendation> all;
-  std::vector<std::pair<std::string, std::string>> points;  // (scenario, environment), in order of appearance
+  // A validation's measured run of a policy is no choice beside its prediction.
+  std::set<std::tuple<std::string, std::string, std::vector<std::pair<std::string, std::string>>>> predicted;
   for (const auto& e : in.entries) {
-    const std::pair<std::string, std::string> point{e.scenario, environment_of(e)};
-    if (std::find(points.begin(), points.end(), point) == points.end()) points.push_back(point);
+    if (e.source == "simulated") predicted.insert({e.scenario, e.policy, e.settings});
   }
-  for (const auto& [scenario, environment] : points) {
+  for (const auto& point : environment_points(in.entries)) {
     Recommendation r;
-    r.scenario = scenario;
-    r.environment = environment;
+    r.scenario = in.entries[point.front()].scenario;
+    r.environment = environment_of(in.entries[point.front()]);
     r.no_budget = !budget;
-    for (const auto& e : in.entries) {
-      if (e.scenario != scenario || environment_of(e) != environment) continue;
-      // A validation's measured run of a policy is no choice beside its prediction.
-      const bool twin =
-          e.source == "measured" && std::any_of(in.entries.begin(), in.entries.end(), [&](const Entry& p) {
-            return p.source == "simulated" && p.scenario == e.scenario && p.policy == e.policy &&
-                   p.settings == e.settings;
-          });
-      if (twin) continue;
+    for (const std::size_t i : point) {
+      const Entry& e = in.entries[i];
+      if (e.source == "measured" && predicted.count({e.scenario, e.policy, e.settings})) continue;
       if (!r.baseline) r.baseline = &e;
       if (!r.smallest || e.sender_worst < r.smallest->sender_worst) r.smallest = &e;
       if (budget && e.sender_worst > *budget) continue;
@@ -120,6 +117,7 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
         r.runner_up = &e;
       }
     }
+    const std::string& environment = r.environment;
     auto name_of = [&](const Entry& e) { return environment.empty() ? e.label : choice_label(e); };
     const std::string within = budget ? fmt::format(" within the {} budget", human_bytes(*budget)) : "";
     if (!r.best) {

@@ -69,17 +69,7 @@ std::string scenario_text_with_policies(const std::string& file, const std::vect
   if (doc.is_object() && doc.contains("policies") && doc["policies"].is_object()) {
     std::vector<std::string> known;
     for (const auto& [name, policy] : doc["policies"].items()) known.push_back(name);
-    for (auto it = names.begin(); it != names.end(); ++it) {
-      const std::string& name = *it;
-      if (std::find(names.begin(), it, name) != it) throw UsageError(fmt::format("--policy {}: given twice", name));
-      if (!doc["policies"].contains(name)) {
-        const std::string hint = closest_name(name, known);
-        std::string all;
-        for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
-        throw UsageError(fmt::format("--policy {}: no such policy in {} (policies: {}){}", name, file, all,
-                                     hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
-      }
-    }
+    check_policy_names(names, known, file);
     nlohmann::ordered_json kept = nlohmann::ordered_json::object();
     for (const auto& [name, policy] : doc["policies"].items()) {
       if (std::find(names.begin(), names.end(), name) != names.end()) kept[name] = policy;

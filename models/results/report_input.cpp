@@ -1,6 +1,7 @@
 #include "models/results/report_input.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -207,6 +208,17 @@ std::string environment_of(const Entry& e) {
     point += (point.empty() ? "" : ", ") + setting_in_words(key, value);
   }
   return point;
+}
+
+std::vector<std::vector<std::size_t>> environment_points(const std::vector<Entry>& entries) {
+  std::map<std::pair<std::string, std::string>, std::size_t> index;  // (scenario, environment) -> point
+  std::vector<std::vector<std::size_t>> points;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto [at, added] = index.try_emplace({entries[i].scenario, environment_of(entries[i])}, points.size());
+    if (added) points.emplace_back();
+    points[at->second].push_back(i);
+  }
+  return points;
 }
 
 std::vector<std::string> ReportInput::scenarios() const {

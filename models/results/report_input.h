@@ -69,6 +69,10 @@ std::string setting_in_words(const std::string& key, const std::string& value);
 // words; "" for none.
 std::string environment_of(const Entry& e);
 
+// The results by scenario and environment point, as indices into `entries`,
+// the points in order of first appearance: the results that compete.
+std::vector<std::vector<std::size_t>> environment_points(const std::vector<Entry>& entries);
+
 // Reads every file; InputError naming the file (and line, for JSON Lines)
 // for anything that is not one of the formats above, or that holds no result.
 // When the results are of more than one scenario, each label starts with its

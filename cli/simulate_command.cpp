@@ -1,9 +1,7 @@
 // exsim simulate SCENARIO [--policy NAME]... [-o RESULTS.json] [--set KEY=VALUE]... [--trace FILE]
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <exception>
-#include <mutex>
 #include <thread>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +15,7 @@
 #include "cli/output_files.h"
 #include "cli/results_table.h"
 #include "cli/trace_options.h"
+#include "cli/workflows/parallel.h"
 #include "cli/workflows/progress.h"
 #include "models/base/error.h"
 #include "models/base/json_reader.h"
@@ -107,24 +106,10 @@ int simulate_command(const std::vector<std::string>& args) {
   } else {
     // Policies on `jobs` threads, each result in its policy's place: the same
     // results as one at a time (each simulation is its own, seeded alike).
-    std::atomic<std::size_t> next{0};
-    std::mutex failure_mutex;
-    std::exception_ptr failure;
-    auto work = [&] {
-      for (std::size_t i = next.fetch_add(1); i < policies.size(); i = next.fetch_add(1)) {
-        try {
-          results[i] = simulate(scenario, policies[i], options);
-          finished(policies[i]);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(failure_mutex);
-          if (!failure) failure = std::current_exception();
-          next.store(policies.size());
-        }
-      }
-    };
-    std::vector<std::thread> threads;
-    for (int t = 0; t < jobs; ++t) threads.emplace_back(work);
-    for (auto& t : threads) t.join();
+    const std::exception_ptr failure = workflows::for_each_parallel(policies.size(), jobs, [&](std::size_t i) {
+      results[i] = simulate(scenario, policies[i], options);
+      finished(policies[i]);
+    });
     if (failure) std::rethrow_exception(failure);
   }
   progress.finish();

@@ -11,12 +11,12 @@
 #include <filesystem>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/workflows/parallel.h"
 #include "models/base/error.h"
 #include "models/base/json_reader.h"
 #include "models/results/results.h"
@@ -109,36 +109,33 @@ SweepOutcome SweepRunner::run(int jobs, const std::optional<std::string>& output
 
   interrupts.store(0);
   std::signal(SIGINT, on_interrupt);
-  std::atomic<std::size_t> next{0};
   std::mutex out;
-  auto work = [&] {
-    while (interrupts.load() == 0) {
-      const std::size_t i = next.fetch_add(1);
-      if (i >= points_.size()) return;
-      const SweepPoint& point = points_[i];
-      try {
-        const Scenario scenario = load_point(file_, text_, set_, point);
-        std::string lines;
-        for (const auto& policy : scenario.policies) {
-          lines += sweep_result_line(simulate(scenario, policy), point.index, plan_.size(), point.settings, vary);
+  const std::exception_ptr failure = for_each_parallel(
+      points_.size(), jobs,
+      [&](std::size_t i) {
+        const SweepPoint& point = points_[i];
+        try {
+          const Scenario scenario = load_point(file_, text_, set_, point);
+          std::string lines;
+          for (const auto& policy : scenario.policies) {
+            lines += sweep_result_line(simulate(scenario, policy), point.index, plan_.size(), point.settings, vary);
+          }
+          std::lock_guard<std::mutex> lock(out);
+          write_all(fd, lines, outcome.where);
+          ++outcome.completed;
+          done(fmt::format("point {}: {}", point.index, point.label()));
+        } catch (const std::exception& e) {
+          throw std::runtime_error(fmt::format("point {} ({}): {}", point.index, point.label(), e.what()));
         }
-        std::lock_guard<std::mutex> lock(out);
-        write_all(fd, lines, outcome.where);
-        ++outcome.completed;
-        done(fmt::format("point {}: {}", point.index, point.label()));
-      } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> lock(out);
-        if (outcome.failure.empty()) {
-          outcome.failure = fmt::format("point {} ({}): {}", point.index, point.label(), e.what());
-        }
-        interrupts.store(1000);  // stop the others; what is written stays
-        return;
-      }
+      },
+      [] { return interrupts.load() == 0; });
+  if (failure) {
+    try {
+      std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+      outcome.failure = e.what();  // what is written stays
     }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < std::min<int>(jobs, static_cast<int>(points_.size())); ++t) threads.emplace_back(work);
-  for (auto& t : threads) t.join();
+  }
   std::signal(SIGINT, SIG_DFL);
   if (fd != STDOUT_FILENO && ::close(fd) != 0 && outcome.failure.empty()) {
     outcome.failure = fmt::format("{}: write failed: {}", outcome.where, std::strerror(errno));

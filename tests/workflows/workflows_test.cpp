@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/workflows/parallel.h"
 #include "cli/workflows/sweep_runner.h"
 #include "cli/workflows/validation.h"
 #include "models/base/error.h"
@@ -157,6 +160,25 @@ TEST_CASE("a sweep keeps only the policies asked for, and refuses one the file l
   CHECK_THROWS_AS(workflows::scenario_text_with_policies(file, {"32K"}), UsageError);
   CHECK_THROWS_AS(workflows::scenario_text_with_policies(file, {"64K", "64K"}), UsageError);
   std::filesystem::remove(file);
+}
+
+TEST_CASE("work on threads: every index once, and no more taken after a failure or a stop") {
+  std::vector<std::atomic<int>> visits(1000);
+  CHECK_FALSE(workflows::for_each_parallel(visits.size(), 3, [&](std::size_t i) { ++visits[i]; }));
+  CHECK(std::all_of(visits.begin(), visits.end(), [](const std::atomic<int>& v) { return v.load() == 1; }));
+  std::atomic<int> done{0};
+  // One thread, so that what "no more" means is exact (more threads finish the calls under way).
+  const std::exception_ptr failure = workflows::for_each_parallel(1000, 1, [&](std::size_t i) {
+    if (i == 10) throw InputError({"index 10"});
+    ++done;
+  });
+  REQUIRE(failure);
+  CHECK_THROWS_AS(std::rethrow_exception(failure), InputError);  // its own type, for its exit status
+  CHECK(done.load() == 10);
+  std::atomic<int> started{0};
+  CHECK_FALSE(
+      workflows::for_each_parallel(1000, 1, [&](std::size_t) { ++started; }, [&] { return started.load() < 5; }));
+  CHECK(started.load() == 5);
 }
 
 }  // namespace

@@ -41,14 +41,17 @@ std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<
 }
 
 std::string render_results_table(const std::vector<RunResult>& results, const std::vector<std::string>& buffers) {
-  std::vector<std::string> header = {"policy", "wall", "vs base", "RPCs", "vs base", "wire", "batch mean",
+  std::vector<std::string> header = {"policy", "wall", "vs base", "bound by", "RPCs", "vs base", "wire", "batch mean",
                                      "sender peak", "expected", "worst", "planner over"};
   if (!buffers.empty()) header.push_back("channel buffer");
   Table table(header);
   const RunResult& base = results.front();
   for (std::size_t i = 0; i < results.size(); ++i) {
     const RunResult& r = results[i];
+    TimeByBound time;
+    for (const auto& x : r.exchanges) time += x.sender_time;
     std::vector<std::string> row = {r.policy, fmt::format("{:.3f} s", r.wall_s), percent_delta(r.wall_s, base.wall_s),
+                   time.empty() ? "-" : describe_bound(time),
                    fmt::format("{}", r.rpcs), percent_delta(static_cast<double>(r.rpcs), static_cast<double>(base.rpcs)),
                    human_bytes(r.bytes_wire),
                    human_bytes(r.rpcs > 0 ? r.bytes_uncompressed / static_cast<double>(r.rpcs) : 0),

@@ -14,8 +14,10 @@ namespace exsim::cli {
 // with a "did you mean" for an unknown name.
 std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<std::string>& names);
 
-// One row per result, deltas against the first; `buffers`, when given, a last
-// column of each policy's per-channel buffer (policy_notes.h).
+// One row per result, deltas against the first, and what bounded it: its
+// exchanges' sender time summed (models/results/bound.h), the largest part and
+// its share; `buffers`, when given, a last column of each policy's per-channel
+// buffer (policy_notes.h).
 std::string render_results_table(const std::vector<RunResult>& results, const std::vector<std::string>& buffers = {});
 
 // Notes on standard error before the table: policy_notes(), and policies whose

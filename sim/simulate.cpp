@@ -102,6 +102,11 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
       x.bytes_uncompressed = s.bytes_uncompressed;
       x.sender_blocked_s = static_cast<double>(s.blocked_ns) * 1e-9;
       x.deferred_rpcs = s.deferred_rpcs;
+      for (std::size_t b = 0; b < kBounds; ++b) x.sender_time.seconds[b] = static_cast<double>(s.sender_time_ns[b]) * 1e-9;
+      // After the last sender's end of stream is answered, the receivers still
+      // drain their queues: every sender instance waits on the consumers.
+      x.sender_time[Bound::kConsumer] += static_cast<double>((run->finished_at() - s.last_sender_done) *
+                                                             static_cast<SimTime>(run->senders().size())) * 1e-9;
       result_.add_exchange(std::move(x));
       const Bytes estimate = planner_sender_estimate(run->exchange());
       for (const auto& sender : run->senders()) {

@@ -92,6 +92,14 @@ ordered run_json(const RunResult& r) {
                                 {"sender_blocked_s", x.sender_blocked_s},
                                 {"deferred_rpcs", x.deferred_rpcs}});
     if (x.lz4_ratio >= 0) exchanges.back()["lz4_ratio"] = x.lz4_ratio;
+    if (!x.sender_time.empty()) {
+      const Bound bound = x.sender_time.largest();
+      exchanges.back()["bound_by"] = to_string(bound);
+      exchanges.back()["bound_share"] = x.sender_time.share(bound);
+      ordered parts;
+      for (std::size_t b = 0; b < kBounds; ++b) parts[std::string(to_string(static_cast<Bound>(b)))] = x.sender_time.seconds[b];
+      exchanges.back()["sender_time_s"] = std::move(parts);
+    }
   }
   out["exchanges"] = std::move(exchanges);
   ordered hosts = ordered::array();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/base/size.h"
+#include "models/results/bound.h"
 #include "models/scenario/policy.h"
 
 namespace exsim {
@@ -56,6 +57,7 @@ struct ExchangeResult {
   double sender_blocked_s = 0;       // summed over sender instances
   std::int64_t deferred_rpcs = 0;
   double lz4_ratio = -1;             // measured runs: LZ4 ratio achieved; -1: none
+  TimeByBound sender_time;           // what its sender threads' time went to (bound.h); empty: not known
 };
 
 struct HostResult {

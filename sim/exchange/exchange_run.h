@@ -4,10 +4,12 @@
 #ifndef EXSIM_SIM_EXCHANGE_EXCHANGE_RUN_H_
 #define EXSIM_SIM_EXCHANGE_EXCHANGE_RUN_H_
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "models/results/bound.h"
 #include "models/rules/sizing_policy.h"
 #include "models/scenario/scenario.h"
 #include "sim/exchange/model_context.h"
@@ -26,6 +28,8 @@ struct ExchangeStats {
   double bytes_wire = 0;
   double bytes_uncompressed = 0;  // TransmitData tuple data plus offsets
   SimTime blocked_ns = 0;
+  std::array<SimTime, kBounds> sender_time_ns{};  // sender threads' time by what bounded it
+  SimTime last_sender_done = 0;
 };
 
 class ExchangeRun {

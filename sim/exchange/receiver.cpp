@@ -115,6 +115,7 @@ void ReceiverInstance::consume_next() {
     if (merging_) merge_cursor_ = (merge_cursor_ + 1) % queues_.size();
     queue.calls.undefer(limit(), [&](Rpc* rpc, Bytes) {
       context_.memory.add_receiver(host_, -rpc->wire_bytes);
+      rpc->held_for = context_.simulator.now() - rpc->deferred;
       if (context_.trace) {
         context_.trace->span(context_.trace_pid(host_), trace_tid_, "deferred", rpc->deferred, context_.simulator.now(),
                              rpc->rows, rpc->wire_bytes);

@@ -15,6 +15,16 @@ namespace exsim::sim {
 class SenderInstance;
 class ReceiverInstance;
 
+// A call's life as its sender waited on it, part by part in the order lived
+// (models/results/bound.h gives each to what bounded it).
+struct CallParts {
+  SimTime transfer = 0;     // its bytes through the NICs (sharing them with other calls)
+  SimTime to_receiver = 0;  // half the RTT and the RPC layer's latency
+  SimTime receiver = 0;     // waiting for a service thread, and the receiver's work
+  SimTime held = 0;         // deferred: the receiver's queue full until its consumer took a batch
+  SimTime back = 0;         // half the RTT of the response
+};
+
 struct Rpc {
   // Where the call is in its life: sender -> wire -> receiver (the response is
   // not an event: the sender is told when it arrives).
@@ -35,6 +45,7 @@ struct Rpc {
   SimTime issued = 0;      // handed to the transport
   SimTime arrived = 0;     // reached the receiver
   SimTime deferred = -1;   // held back by the receiver since, -1 if not
+  SimTime held_for = 0;    // how long it was held back
 
   Bytes deserialized_bytes() const { return tuple_bytes + 8 * rows; }  // row-batch.cc:300-303
 };

@@ -1,5 +1,7 @@
 #include "sim/exchange/rpc_transport.h"
 
+#include <algorithm>
+
 #include "sim/exchange/receiver.h"
 #include "sim/exchange/sender.h"
 
@@ -30,6 +32,7 @@ RpcTransport::RpcTransport(ModelContext& context)
         context_.network.set_delivery_delay(from, to, arrival);
       }
       response_delay_.push_back(context_.rtt(from, to) / 2);
+      arrival_delay_.push_back(arrival);
     }
   }
 }
@@ -92,7 +95,11 @@ void RpcTransport::respond(Rpc* rpc) {
   }
   --at_host_[static_cast<std::size_t>(rpc->from_host)];
   if (rpc->to_host != rpc->from_host) --at_host_[static_cast<std::size_t>(rpc->to_host)];
-  rpc->sender->on_response_time(*rpc, now + half_rtt);
+  const SimTime arrival = arrival_delay_[static_cast<std::size_t>(rpc->from_host * hosts_ + rpc->to_host)];
+  const SimTime out = rpc->arrived - rpc->issued;
+  const CallParts parts{std::max<SimTime>(0, out - arrival), std::min(out, arrival),
+                        now - rpc->arrived - rpc->held_for, rpc->held_for, half_rtt};
+  rpc->sender->on_response_time(*rpc, now + half_rtt, parts);
   pool_.release(rpc);
 }
 

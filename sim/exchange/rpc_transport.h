@@ -70,6 +70,7 @@ class RpcTransport final : public EventHandler {
   std::map<SimTime, std::unique_ptr<DelayLine>> lines_;
   std::vector<DelayLine*> local_arrival_;  // per host
   std::vector<SimTime> response_delay_;    // half the RTT
+  std::vector<SimTime> arrival_delay_;     // half the RTT plus the software latency
   std::vector<int> at_host_;               // calls_at_host, per host
   std::vector<ServiceThreads> service_;
 };

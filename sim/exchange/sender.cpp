@@ -67,8 +67,7 @@ void SenderInstance::run_steps() {
         Step run = step;
         take_call_along(run);
         if (run.work > 0) {
-          cpu_step_ = run;
-          cpu_started_ = context_.cpu_pool(host_).start(run.work, this, kCpuDone);
+          start_cpu(run);
           return;
         }
         break;
@@ -77,15 +76,14 @@ void SenderInstance::run_steps() {
         retire(step.channel);
         if (channels_[step.channel].in_flight >= context_.policy.in_flight) {
           blocked_channel_ = step.channel;  // head-of-line: the whole thread waits
-          blocked_since_ = context_.simulator.now();
+          blocked_since_ = wait_mark_ = context_.simulator.now();
           schedule_wake();
           return;
         }
         if (step.call > 0) {
           // The window has room now: the call's own CPU, then (back here) the call.
           steps_[step_].call = 0;
-          cpu_step_ = Step::cpu(step.call, 0, step.call);
-          cpu_started_ = context_.cpu_pool(host_).start(step.call, this, kCpuDone);
+          start_cpu(Step::cpu(step.call, 0, step.call));
           return;
         }
         ++step_;
@@ -95,7 +93,7 @@ void SenderInstance::run_steps() {
         for (int c = 0; c < static_cast<int>(channels_.size()); ++c) retire(c);
         if (in_flight_total_ > 0) {
           waiting_all_ = true;
-          blocked_since_ = context_.simulator.now();
+          blocked_since_ = wait_mark_ = context_.simulator.now();
           schedule_wake();
           return;
         }
@@ -119,6 +117,7 @@ void SenderInstance::run_steps() {
 void SenderInstance::on_event(std::uint64_t tag) {
   if (tag == kWake) {
     wake_at_ = -1;
+    attribute_wait();
     if (blocked_channel_ >= 0) retire(blocked_channel_);
     if (waiting_all_) {
       for (int c = 0; c < static_cast<int>(channels_.size()); ++c) retire(c);
@@ -133,8 +132,39 @@ void SenderInstance::on_event(std::uint64_t tag) {
     }
     return;
   }
+  // The step's time, waiting for a core included, goes to the producer and to
+  // the sender's own work in proportion to their CPU.
+  const SimTime spent = context_.simulator.now() - cpu_requested_;
+  const auto produced = static_cast<SimTime>(static_cast<double>(spent) * static_cast<double>(cpu_step_.produce) /
+                                             static_cast<double>(cpu_step_.work));
+  add_time(Bound::kProducer, produced);
+  add_time(Bound::kSenderCpu, spent - produced);
   if (context_.trace) trace_cpu(cpu_step_, cpu_started_, context_.simulator.now());
   run_steps();
+}
+
+void SenderInstance::start_cpu(const Step& step) {
+  cpu_step_ = step;
+  cpu_requested_ = context_.simulator.now();
+  cpu_started_ = context_.cpu_pool(host_).start(step.work, this, kCpuDone);
+}
+
+void SenderInstance::attribute_wait() {
+  const SimTime now = context_.simulator.now();
+  SimTime left = now - wait_mark_;
+  wait_mark_ = now;
+  const auto give = [&](Bound bound, SimTime part) {
+    const SimTime t = std::clamp<SimTime>(part, 0, left);
+    add_time(bound, t);
+    left -= t;
+  };
+  give(Bound::kRoundTrips, now - wake_for_);  // the thread's wake-up after the response
+  give(Bound::kRoundTrips, wake_parts_.back);
+  give(Bound::kReceiver, wake_parts_.receiver);
+  give(Bound::kConsumer, wake_parts_.held);
+  give(Bound::kRoundTrips, wake_parts_.to_receiver);
+  give(Bound::kNic, wake_parts_.transfer);
+  add_time(Bound::kRoundTrips, left);  // none: a wait starts after the call it waits for was issued
 }
 
 // As in Impala, the thread spends a call's own CPU after the channel's window
@@ -159,9 +189,9 @@ int SenderInstance::own_at(int host) const {
   return host == host_ ? unknown_ : calls_to_host_[static_cast<std::size_t>(host)];
 }
 
-void SenderInstance::on_response_time(const Rpc& rpc, SimTime back) {
+void SenderInstance::on_response_time(const Rpc& rpc, SimTime back, const CallParts& parts) {
   --calls_to_host_[static_cast<std::size_t>(rpc.to_host)];
-  channels_[rpc.channel].answered.push_back({rpc.issued, back, rpc.rows, rpc.wire_bytes});
+  channels_[rpc.channel].answered.push_back({rpc.issued, back, rpc.rows, rpc.wire_bytes, parts});
   --unknown_;
   if (blocked_channel_ == rpc.channel || waiting_all_) schedule_wake();
 }
@@ -189,11 +219,19 @@ void SenderInstance::retire(int channel) {
 void SenderInstance::schedule_wake() {
   if (wake_at_ >= 0) return;  // a wake is coming: responses known later are due later
   SimTime when = -1;
+  const auto wait_for = [&](const Answered& a) {
+    when = a.back;
+    wake_parts_ = a.parts;
+  };
   if (blocked_channel_ >= 0) {
-    for (const auto& a : channels_[blocked_channel_].answered) when = when < 0 ? a.back : std::min(when, a.back);
+    for (const auto& a : channels_[blocked_channel_].answered) {
+      if (when < 0 || a.back < when) wait_for(a);
+    }
   } else if (waiting_all_ && unknown_ == 0) {
     for (const auto& ch : channels_) {
-      for (const auto& a : ch.answered) when = std::max(when, a.back);
+      for (const auto& a : ch.answered) {
+        if (a.back > when) wait_for(a);
+      }
     }
   }
   if (when < 0) return;  // waits for the receiver to answer
@@ -266,7 +304,10 @@ void SenderInstance::issue_eos_all() {
 
 void SenderInstance::finish() {
   add_footprint(-footprint_);
-  run_.stats().blocked_ns += blocked_ns_;
+  ExchangeStats& stats = run_.stats();
+  stats.blocked_ns += blocked_ns_;
+  for (std::size_t b = 0; b < kBounds; ++b) stats.sender_time_ns[b] += time_by_bound_[b];
+  stats.last_sender_done = context_.simulator.now();
   run_.sender_finished(*this);
 }
 

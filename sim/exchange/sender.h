@@ -11,10 +11,12 @@
 #ifndef EXSIM_SIM_EXCHANGE_SENDER_H_
 #define EXSIM_SIM_EXCHANGE_SENDER_H_
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "models/base/random.h"
+#include "models/results/bound.h"
 #include "models/rules/sender_memory.h"
 #include "models/rules/sizing_policy.h"
 #include "sim/exchange/rpc.h"
@@ -34,7 +36,8 @@ class SenderInstance final : public EventHandler {
   // the sender at `back`. Responses are not events: the sender counts those
   // due by the time it next looks at a channel, and only when it waits for one
   // does it schedule itself for that response (most calls need no event).
-  void on_response_time(const Rpc& rpc, SimTime back);
+  // `parts`: the call's life, for what its waits are given to.
+  void on_response_time(const Rpc& rpc, SimTime back, const CallParts& parts);
   // A CPU step has finished (tag kCpuDone), or a response it waits for is due (kWake).
   void on_event(std::uint64_t tag) override;
 
@@ -46,6 +49,8 @@ class SenderInstance final : public EventHandler {
   int host() const { return host_; }
   SimTime blocked_ns() const { return blocked_ns_; }
   Bytes peak_bytes() const { return peak_bytes_; }  // largest footprint of this instance's buffers
+  // This thread's time so far by what it went to (models/results/bound.h), nanoseconds.
+  const std::array<SimTime, kBounds>& time_by_bound() const { return time_by_bound_; }
 
  private:
   // A call whose response time is known.
@@ -53,6 +58,7 @@ class SenderInstance final : public EventHandler {
     SimTime issued, back;
     std::int64_t rows;
     Bytes wire;
+    CallParts parts;
   };
   // A channel's lifecycle: filling its batch; sending (RPCs in flight); after
   // end-of-stream, done. The filling batch only exists for hash senders.
@@ -78,13 +84,14 @@ class SenderInstance final : public EventHandler {
     SimTime work = 0;  // all of a CPU step; of which LZ4 and the calls' own CPU (for traces)
     SimTime compress = 0, call = 0;
     BatchSize batch;
-    static Step cpu(SimTime work, SimTime compress = 0, SimTime call = 0) {
-      return {Kind::kCpu, 0, work, compress, call, {}};
+    SimTime produce = 0;  // of which the operator producing the rows (for what bounds the thread)
+    static Step cpu(SimTime work, SimTime compress = 0, SimTime call = 0, SimTime produce = 0) {
+      return {Kind::kCpu, 0, work, compress, call, {}, produce};
     }
     // A send carries the call's own CPU (`call`), which the thread spends once
     // the channel's window has room, before the call leaves; 0 once spent.
-    static Step send(int channel, BatchSize batch, SimTime call) { return {Kind::kSend, channel, 0, 0, call, batch}; }
-    static Step of(Kind kind) { return {kind, 0, 0, 0, 0, {}}; }
+    static Step send(int channel, BatchSize batch, SimTime call) { return {Kind::kSend, channel, 0, 0, call, batch, 0}; }
+    static Step of(Kind kind) { return {kind, 0, 0, 0, 0, {}, 0}; }
   };
   // The CPU of sending one batch on the sender thread.
   struct SendCpu {
@@ -110,6 +117,12 @@ class SenderInstance final : public EventHandler {
   // Schedules the wake for what the thread waits on, once that response time is known.
   void schedule_wake();
   void unblock();
+  // Starts a CPU step on the host's cores.
+  void start_cpu(const Step& step);
+  // Gives the wait since the last mark to the parts of the call it waited for
+  // (wake_parts_), latest first: the wake-up, the way back, the receiver...
+  void attribute_wait();
+  void add_time(Bound bound, SimTime ns) { time_by_bound_[static_cast<std::size_t>(bound)] += ns; }
 
   // CPU of sending one batch on the sender thread: LZ4 (if the channel
   // compresses) and the per-RPC CPU. Adds it to the stage totals.
@@ -159,6 +172,10 @@ class SenderInstance final : public EventHandler {
   int unknown_ = 0;         // calls in flight whose response time is not known yet
   SimTime wake_at_ = -1;    // the pending wake event, -1 if none
   SimTime wake_for_ = -1;   // the response time it wakes for
+  CallParts wake_parts_;    // and that call's life
+  SimTime wait_mark_ = 0;   // the wait is given to its causes up to here
+  std::array<SimTime, kBounds> time_by_bound_{};
+  SimTime cpu_requested_ = 0;  // when the CPU step running asked for a core
   Step cpu_step_ = Step::of(Step::Kind::kDone);  // the CPU step running, and since when
   SimTime cpu_started_ = 0;
   int trace_tid_ = 0;

@@ -43,9 +43,13 @@ void SenderInstance::plan_next() {
 // Work of producing input rows and copying its rows into outbound batches
 // `copies` times (0: producing only); a hash sender also hashes each row to its
 // channel (section 3.2). v4.3 copies every hash row twice: into a RowBatch, then
-// serialized (section 2.5).
-static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t rows, Bytes tuple_bytes,
-                         int copies) {
+// serialized (section 2.5). `produce` is the producing part of it, in nanoseconds.
+struct BatchCpu {
+  SimTime work;
+  double produce;
+};
+static BatchCpu batch_cpu(ModelContext& context, const Exchange& x, std::int64_t rows, Bytes tuple_bytes,
+                          int copies) {
   double produce = x.produce_rows_per_s > 0 ? static_cast<double>(rows) / x.produce_rows_per_s * 1e9 : 0;
   double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte +
                      copies * static_cast<double>(rows) * context.rates.serialize_ns_per_row;
@@ -56,7 +60,7 @@ static SimTime batch_cpu(ModelContext& context, const Exchange& x, std::int64_t 
   }
   context.cpu.produce += produce * 1e-9;
   context.cpu.serialize += serialize * 1e-9;
-  return to_ns(produce + serialize);
+  return {to_ns(produce + serialize), produce};
 }
 
 SenderInstance::SendCpu SenderInstance::send_cpu(const Channel& channel, BatchSize batch) {
@@ -130,15 +134,17 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   }
   order_fills();
   const int copies = context_.policy.sender_layout == SenderLayout::kV43 ? 2 : 1;
-  const double work = static_cast<double>(batch_cpu(context_, x, rows, tuple_bytes, copies));
+  const BatchCpu cpu = batch_cpu(context_, x, rows, tuple_bytes, copies);
+  const double work = static_cast<double>(cpu.work);
   double done = 0;
   for (const Fill& fill : fills_) {
     const SendCpu send = send_cpu(channels_[fill.channel], fill.batch);
-    steps_.push_back(Step::cpu(to_ns((fill.at - done) * work) + send.compress, send.compress));
+    steps_.push_back(Step::cpu(to_ns((fill.at - done) * work) + send.compress, send.compress, 0,
+                               to_ns((fill.at - done) * cpu.produce)));
     steps_.push_back(Step::send(fill.channel, fill.batch, send.call));
     done = fill.at;
   }
-  steps_.push_back(Step::cpu(to_ns((1 - done) * work)));
+  steps_.push_back(Step::cpu(to_ns((1 - done) * work), 0, 0, to_ns((1 - done) * cpu.produce)));
 }
 
 // Puts fills_ in the order the thread reaches them: by `at`, then by channel.
@@ -168,7 +174,7 @@ void SenderInstance::order_fills() {
 void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   const Exchange& x = run_.exchange();
   const BatchSize batch{rows, tuple_bytes};
-  SimTime work = batch_cpu(context_, x, rows, tuple_bytes, 0);  // produce only; serialization below
+  const SimTime work = batch_cpu(context_, x, rows, tuple_bytes, 0).work;  // produce only; serialization below
   const auto serialize = [&] {
     double ns = context_.rates.serialize_ns(rows, tuple_bytes);
     context_.cpu.serialize += ns * 1e-9;
@@ -178,7 +184,7 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
     // Serialized (and compressed) once; every channel sends the same payload (section 3.1).
     note_shared(batch, /*serialized=*/true, channels_[order_[0]].compress);
     const SendCpu send = send_cpu(channels_[order_[0]], batch);
-    steps_.push_back(Step::cpu(work + serialize() + send.compress, send.compress));
+    steps_.push_back(Step::cpu(work + serialize() + send.compress, send.compress, 0, work));
     for (std::size_t i = 0; i < order_.size(); ++i) {
       // Each call's own CPU, its payload (the same bytes) included.
       steps_.push_back(Step::send(order_[i], batch, i == 0 ? send.call : call_cpu(channels_[order_[i]], batch)));
@@ -186,7 +192,7 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
     return;
   }
   // per_channel: the IMPALA-6041 regression serializes once per destination.
-  steps_.push_back(Step::cpu(work));
+  steps_.push_back(Step::cpu(work, 0, 0, work));
   for (int c : order_) {
     note_shared(batch, /*serialized=*/true, channels_[c].compress);
     note_batch(channels_[c], batch);
@@ -204,7 +210,8 @@ void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
   note_shared(batch, /*serialized=*/true, channels_[c].compress);
   note_batch(channels_[c], batch);
   const SendCpu send = send_cpu(channels_[c], batch);
-  steps_.push_back(Step::cpu(batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1) + send.compress, send.compress));
+  const BatchCpu cpu = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1);
+  steps_.push_back(Step::cpu(cpu.work + send.compress, send.compress, 0, to_ns(cpu.produce)));
   steps_.push_back(Step::send(c, batch, send.call));
 }
 

@@ -62,6 +62,11 @@ check "a budget clamped to its min: said" has "note: policy budget-4M: its budge
 check "a budget clamped to its min: the same results, said" has "note: policies 16K and budget-4M gave the same" "$work/err"
 check "the channel buffer column" grep -qE "^budget-4M .* 16K$" "$work/out"
 check "unbounded producers: said" has "give no produce_rows_per_s" "$work/err"
+# Why a policy wins: a latency-bound channel is bound by round trips; 128K makes it CPU-bound.
+check "bound by" run 0 simulate "$src/scenarios/validation/latency.json" --policy 16K --policy 128K -o "$work/bound.json"
+check "bound by: 16K waits on round trips" grep -qE "^16K .* round trips [0-9]+%" "$work/out"
+check "bound by: 128K is CPU-bound" grep -qE "^128K .* sender CPU [0-9]+%" "$work/out"
+check "bound by: in the results" python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert [x["bound_by"] for p in r for x in p["exchanges"]] == ["round_trips", "sender_cpu"], r' "$work/bound.json"
 # Policies in parallel give the results one at a time gives, byte for byte.
 check "simulate --jobs 1" run 0 simulate "$src/scenarios/default.json" --jobs 1 --json "$work/one.json"
 check "simulate --jobs 3" run 0 simulate "$src/scenarios/default.json" --jobs 3 --json "$work/three.json"
@@ -79,7 +84,7 @@ import json, re, sys
 results = json.load(open(sys.argv[2]))
 rows = {}
 for line in open(sys.argv[1]):
-    m = re.match(r"^(\S+)\s+([\d.]+) s\s+([+-][\d.]+)%\s+(\d+)\s+([+-][\d.]+)%\s+\S+ \S+\s+\S+ \S+\s+([\d.]+) (\S+)", line)
+    m = re.match(r"^(\S+)\s+([\d.]+) s\s+([+-][\d.]+)%\s+(?:[A-Za-z ]+ \d+%(?:, [A-Za-z ]+ \d+%)?)\s+(\d+)\s+([+-][\d.]+)%\s+\S+ \S+\s+\S+ \S+\s+([\d.]+) (\S+)", line)
     if m:
         rows[m.group(1)] = m.groups()[1:]
 unit = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}

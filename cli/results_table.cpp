@@ -48,8 +48,7 @@ std::string render_results_table(const std::vector<RunResult>& results, const st
   const RunResult& base = results.front();
   for (std::size_t i = 0; i < results.size(); ++i) {
     const RunResult& r = results[i];
-    TimeByBound time;
-    for (const auto& x : r.exchanges) time += x.sender_time;
+    const TimeByBound time = r.sender_time();
     std::vector<std::string> row = {r.policy, fmt::format("{:.3f} s", r.wall_s), percent_delta(r.wall_s, base.wall_s),
                    time.empty() ? "-" : describe_bound(time),
                    fmt::format("{}", r.rpcs), percent_delta(static_cast<double>(r.rpcs), static_cast<double>(base.rpcs)),

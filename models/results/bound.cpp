@@ -1,5 +1,6 @@
 #include "models/results/bound.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -46,6 +47,31 @@ Bound TimeByBound::largest() const {
 TimeByBound& TimeByBound::operator+=(const TimeByBound& other) {
   for (std::size_t i = 0; i < kBounds; ++i) seconds[i] += other.seconds[i];
   return *this;
+}
+
+TimeByBound attribute_measured(const MeasuredSenderTime& m) {
+  TimeByBound t;
+  const double blocked = std::clamp(m.blocked_s, 0.0, m.life_s);
+  const double produce = std::clamp(m.produce_s, 0.0, m.life_s - blocked);
+  t[Bound::kProducer] = produce;
+  t[Bound::kSenderCpu] = m.life_s - blocked - produce;
+  const double wake = std::clamp(m.wake_s, 0.0, blocked);
+  const double round_trips = std::clamp(m.round_trips_s, 0.0, m.network_s);
+  const double held = std::clamp(m.held_s, 0.0, m.receiver_s);
+  const double parts[] = {round_trips, m.network_s - round_trips, m.receiver_s - held, held};
+  const double sum = parts[0] + parts[1] + parts[2] + parts[3];
+  const double rest = blocked - wake;
+  t[Bound::kRoundTrips] = wake;
+  if (sum > 0) {
+    t[Bound::kRoundTrips] += rest * parts[0] / sum;
+    t[Bound::kNic] = rest * parts[1] / sum;
+    t[Bound::kReceiver] = rest * parts[2] / sum;
+    t[Bound::kConsumer] = rest * parts[3] / sum;
+  } else {
+    t[Bound::kRoundTrips] += rest;  // waits with no call timed: the end-of-stream round
+  }
+  t[Bound::kConsumer] += std::max(0.0, m.drain_s) * m.senders;
+  return t;
 }
 
 std::string describe_bound(const TimeByBound& time) {

@@ -40,6 +40,22 @@ struct TimeByBound {
   TimeByBound& operator+=(const TimeByBound& other);
 };
 
+// What the real exchange times of an exchange, summed over its sender threads
+// and calls. A thread cannot tell which call freed it, so its waits (less its
+// wake-ups, which are round trips) are given to the parts of every call's life
+// in proportion: the imposed round trips, the rest of the network time (bytes
+// through the NICs and the RPC layer), the receiver's time less what it held
+// calls back, and that. The consumers' drain after the last end of stream,
+// once per sender, is the consumer's.
+struct MeasuredSenderTime {
+  double life_s = 0, produce_s = 0, blocked_s = 0, wake_s = 0;  // sender threads
+  double network_s = 0, receiver_s = 0, held_s = 0;             // TransmitData calls
+  double round_trips_s = 0;  // the calls' imposed RTTs and RPC latency
+  double drain_s = 0;        // the longest drain of a receiver after its last end of stream
+  int senders = 0;
+};
+TimeByBound attribute_measured(const MeasuredSenderTime& m);
+
 // "round trips 62%", and the runner-up when it has kRunnerUpShare or more
 // ("sender CPU 66%, round trips 15%"): what a bigger buffer or a second RPC in
 // flight would take from. Empty when nothing was attributed.

@@ -128,6 +128,12 @@ ordered run_json(const RunResult& r) {
 
 }  // namespace
 
+TimeByBound RunResult::sender_time() const {
+  TimeByBound sum;
+  for (const auto& x : exchanges) sum += x.sender_time;
+  return sum;
+}
+
 void RunResult::add_exchange(ExchangeResult exchange) {
   exchange.batch_bytes_mean =
       exchange.rpcs > 0 ? exchange.bytes_uncompressed / static_cast<double>(exchange.rpcs) : 0;

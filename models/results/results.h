@@ -126,6 +126,8 @@ struct RunResult {
   // Measured runs: the agent processes' CPU over their lives, start-up
   // included (0 for simulated runs).
   double agents_process_cpu_s() const;
+  // Its exchanges' sender time summed (bound.h): what the run's time went to.
+  TimeByBound sender_time() const;
 
   // Appends one exchange's figures and adds its RPCs and bytes to the totals.
   // Sets its batch_bytes_mean from its bytes and RPCs.

@@ -36,6 +36,18 @@ for r in json.load(open('$work/run.json')):
     assert len(measured) >= 6, measured
     assert all(a >= 0.99 * n for a, n in measured), measured
 "
+# What bounded each exchange, measured: the six parts of its sender threads' time, none
+# negative, the largest named, in all no more than its 6 senders' whole exchange (timer slack 20%).
+check "bound by measured" python3 -c "
+import json
+names = {'producer', 'sender_cpu', 'round_trips', 'nic', 'receiver', 'consumer'}
+for r in json.load(open('$work/run.json')):
+    for x in r['exchanges']:
+        t = x['sender_time_s']
+        assert set(t) == names and min(t.values()) >= 0, t
+        assert x['bound_by'] == max(t, key=t.get), x
+        assert 0 < sum(t.values()) <= 1.2 * 6 * x['wall_s'], x
+"
 check "RPC CPU measured" test "$(grep -c '"rpc": 0.0,' "$work/run.json")" -eq 0
 check "no agent left behind" test -z "$(pgrep -f "exsim agent --listen 127.0.0.1:0 --token-file /tmp/exsim-token" || true)"
 

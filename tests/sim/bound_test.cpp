@@ -124,6 +124,34 @@ TEST_CASE("many senders: the parts add up to no more than every sender's whole e
   CHECK(x.sender_time.total() >= 0.9 * senders * x.wall_s);  // senders of equal rows end together
 }
 
+TEST_CASE("a measured exchange: waits given to the calls' parts in proportion") {
+  MeasuredSenderTime m;
+  m.senders = 2;
+  m.life_s = 10;      // two threads of 5 s
+  m.produce_s = 1;
+  m.blocked_s = 6;
+  m.wake_s = 0.5;
+  m.network_s = 8;    // of which 6 imposed round trips: 2 left for the NICs and the RPC layer
+  m.round_trips_s = 6;
+  m.receiver_s = 3;   // of which 1 held back
+  m.held_s = 1;
+  m.drain_s = 0.25;   // the consumers' tail, once per sender
+  const TimeByBound t = attribute_measured(m);
+  // 5.5 s of waits over 6 + 2 + 2 + 1 = 11 s of call parts: half a second per second.
+  CHECK(t[Bound::kProducer] == doctest::Approx(1));
+  CHECK(t[Bound::kSenderCpu] == doctest::Approx(3));
+  CHECK(t[Bound::kRoundTrips] == doctest::Approx(0.5 + 3));
+  CHECK(t[Bound::kNic] == doctest::Approx(1));
+  CHECK(t[Bound::kReceiver] == doctest::Approx(1));
+  CHECK(t[Bound::kConsumer] == doctest::Approx(0.5 + 0.5));
+  CHECK(t.total() == doctest::Approx(m.life_s + m.drain_s * m.senders));
+  // Timer noise never makes a part negative: a produce time beyond the life is clamped.
+  m.produce_s = 20;
+  const TimeByBound clamped = attribute_measured(m);
+  for (double s : clamped.seconds) CHECK(s >= 0);
+  CHECK(clamped[Bound::kSenderCpu] == 0);
+}
+
 TEST_CASE("bound names read back, and a table's words") {
   for (std::size_t b = 0; b < kBounds; ++b) {
     const auto bound = static_cast<Bound>(b);

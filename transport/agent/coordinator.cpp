@@ -361,8 +361,20 @@ class Coordinator {
     return wall_s;
   }
 
-  static void record(RunResult& result, CallHistograms& calls, const Query& query, std::size_t x, int rep,
-                     const ExchangeTotals& t, double wall) {
+  // A call's imposed round trip on the exchange, averaged over its sender and
+  // receiver instances' host pairs: the RTT, and the profile's RPC latency,
+  // as the simulator counts round trips (models/results/bound.h).
+  double mean_round_trip_s(const Exchange& e) const {
+    double sum = 0;
+    const int senders = e.senders.instances(), receivers = e.receivers.instances();
+    for (int s = 0; s < senders; ++s) {
+      for (int r = 0; r < receivers; ++r) sum += scenario_.cluster.rtt.rtt_ms(e.senders.host_of(s), e.receivers.host_of(r));
+    }
+    return sum / std::max(1, senders * receivers) * 1e-3 + scenario_.costs.rpc_latency_us * 1e-6;
+  }
+
+  void record(RunResult& result, CallHistograms& calls, const Query& query, std::size_t x, int rep,
+              const ExchangeTotals& t, double wall) const {
     const Exchange& e = query.exchanges[x];
     ExchangeResult r;
     r.query = query.name;
@@ -378,6 +390,9 @@ class Coordinator {
     r.sender_blocked_s = t.blocked_s;
     r.deferred_rpcs = t.deferred_rpcs;
     r.lz4_ratio = t.compressed_in > 0 ? t.compressed_out / t.compressed_in : 1.0;
+    MeasuredSenderTime time = t.time;
+    time.round_trips_s = static_cast<double>(t.rpcs) * mean_round_trip_s(e);
+    r.sender_time = attribute_measured(time);
     result.add_exchange(std::move(r));
     result.cpu_s += t.cpu;
     result.planner.senders += t.planner.senders;

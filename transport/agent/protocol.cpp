@@ -30,6 +30,14 @@ nlohmann::json stats_to_json(const RunStats& s, int host) {
             {"deserialize", s.cpu_deserialize.load()},
             {"consume", s.cpu_consume.load()},
             {"handoff", s.cpu_handoff.load()}}},
+          {"time_ns",
+           {{"sender_life", s.sender_life_ns.load()},
+            {"produce", s.produce_wall_ns.load()},
+            {"wake", s.wake_sum_ns.load()},
+            {"network", s.network_sum_ns.load()},
+            {"receiver", s.receiver_sum_ns.load()},
+            {"held", s.held_ns.load()},
+            {"drain", s.max_drain_ns.load()}}},
           {"network_ns", buckets_of(s.calls.network_ns)},
           {"receiver_ns", buckets_of(s.calls.receiver_ns)},
           {"wake_ns", buckets_of(s.calls.wake_ns)}};
@@ -57,6 +65,16 @@ void ExchangeTotals::add(const nlohmann::json& s) {
   cpu.deserialize += c.at("deserialize").get<double>() * 1e-9;
   cpu.consume += c.at("consume").get<double>() * 1e-9;
   cpu.rpc += c.at("handoff").get<double>() * 1e-9;  // with the reactors' CPU, which the agents report apart
+  const auto& t = s.at("time_ns");
+  time.life_s += t.at("sender_life").get<double>() * 1e-9;
+  time.produce_s += t.at("produce").get<double>() * 1e-9;
+  time.blocked_s += s.at("blocked_ns").get<double>() * 1e-9;
+  time.wake_s += t.at("wake").get<double>() * 1e-9;
+  time.network_s += t.at("network").get<double>() * 1e-9;
+  time.receiver_s += t.at("receiver").get<double>() * 1e-9;
+  time.held_s += t.at("held").get<double>() * 1e-9;
+  time.drain_s = std::max(time.drain_s, t.at("drain").get<double>() * 1e-9);
+  time.senders += s.at("senders").get<int>();
   const auto add_buckets = [&](const char* key, LogHistogram& into) {
     for (const auto& b : s.at(key)) into.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
   };

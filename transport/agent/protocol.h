@@ -22,6 +22,9 @@ struct ExchangeTotals {
   PlannerResult planner;
   CpuByStage cpu;
   CallHistograms calls;
+  // What the senders' time went to, less the calls' imposed round trips, which
+  // the coordinator knows (round_trips_s).
+  MeasuredSenderTime time;
   void add(const nlohmann::json& stats);
 };
 

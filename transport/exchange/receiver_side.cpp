@@ -116,7 +116,7 @@ void ReceiverSide::on_call(const std::shared_ptr<Connection>& from, std::uint64_
   if (header.type == FrameType::kEndOfStream) {
     {
       std::lock_guard lock(instance.mutex);
-      if (--queue.open_senders == 0) --instance.open_queues;
+      if (--queue.open_senders == 0 && --instance.open_queues == 0) instance.closed_at = std::chrono::steady_clock::now();
     }
     instance.changed.notify_all();
     answer(from, call_id, arrived_ns);
@@ -200,6 +200,8 @@ void ReceiverSide::consume(int index) {
         if (batch) break;
         if (all_done) {
           stats_.cpu_handoff += ledger.unstaged_ns();
+          stats_.add_drain(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                                instance.closed_at).count());
           instance.done = true;
           instance.changed.notify_all();
           return;
@@ -211,6 +213,8 @@ void ReceiverSide::consume(int index) {
       from->calls.undefer(limit(instance), [&](Deferred* d, Bytes bytes) {
         stats_.add_receiver_bytes(host_.index(), bytes - static_cast<std::int64_t>(d->body.size()));
         --from->deferred_by_sender[d->sender];
+        stats_.held_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                             d->deferred_at).count();
         if (stats_.trace) stats_.trace->span(instance.trace_tid, "deferred", d->deferred_at, std::chrono::steady_clock::now());
         undeferred.push_back(d);
       });

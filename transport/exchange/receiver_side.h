@@ -63,6 +63,7 @@ class ReceiverSide final : public CallTarget {
     int open_queues = 0;
     std::size_t cursor = 0;
     bool done = false;
+    std::chrono::steady_clock::time_point closed_at;  // its last end of stream
     std::thread consumer;
     int trace_tid = 0;
   };

@@ -46,6 +46,12 @@ struct RunStats {
   // RPC work beside the reactor's.
   std::atomic<std::int64_t> cpu_handoff{0};
   std::atomic<int> peak_in_flight{0};
+  // What the senders' time went to (models/results/bound.h, MeasuredSenderTime),
+  // nanoseconds: the sender threads' lives, their producing (wall-clock) and
+  // wake-ups; the calls' network and receiver times, and how long receivers
+  // held calls back; the longest drain of a receiver after its last end of stream.
+  std::atomic<std::int64_t> sender_life_ns{0}, produce_wall_ns{0}, wake_sum_ns{0}, network_sum_ns{0},
+      receiver_sum_ns{0}, held_ns{0}, max_drain_ns{0};
   // Sender instances, and those whose buffers outgrew the planner's estimate.
   std::atomic<std::int64_t> senders{0}, over_estimate{0}, max_over_bytes{0};
   // Timeline spans, when the run is traced: the host's recorder and the
@@ -59,11 +65,19 @@ struct RunStats {
     std::lock_guard lock(mutex_);
     calls.network_ns.add(network_ns);
     calls.receiver_ns.add(receiver_ns);
+    network_sum_ns += network_ns;
+    receiver_sum_ns += receiver_ns;
   }
   // A sender's wake-ups, when it is done.
   void add_wakes(const LogHistogram& wakes) {
     std::lock_guard lock(mutex_);
     calls.wake_ns.merge(wakes);
+    wake_sum_ns += static_cast<std::int64_t>(wakes.mean() * static_cast<double>(wakes.count()));
+  }
+  void add_drain(std::int64_t ns) {
+    std::int64_t seen = max_drain_ns.load();
+    while (ns > seen && !max_drain_ns.compare_exchange_weak(seen, ns)) {
+    }
   }
   // Sender buffer bytes of a host.
   void add_sender_bytes(int host, std::int64_t delta) { track(sender_now, sender_peak, host_ledger, host, delta); }

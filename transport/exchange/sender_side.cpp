@@ -131,6 +131,7 @@ bool SenderInstance::join() {
 
 void SenderInstance::run() {
   const ThreadLedger ledger;
+  const auto born = Clock::now();
   if (exchange_.send_path() == PartitionKind::kHash) {
     run_hash();
   } else {
@@ -139,7 +140,10 @@ void SenderInstance::run() {
   ok_ = !stats_.failed && finish();
   stats_.cpu_handoff += ledger.unstaged_ns();
   stats_.blocked_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(blocked_).count();
-  if (!detached_) stats_.add_wakes(window_.wakes());
+  if (!detached_) {
+    stats_.add_wakes(window_.wakes());
+    stats_.sender_life_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - born).count();
+  }
   stats_.add_sender_bytes(host_.index(), -footprint_);
   ++stats_.senders;
   const std::int64_t over = peak_footprint_ - planner_sender_estimate(exchange_);
@@ -216,6 +220,7 @@ void SenderInstance::run_hash() {
 // thread's CPU (thread_cpu.h says why CPU and not sleep), our generator's own
 // work included.
 RowBatch& SenderInstance::next_input(std::int64_t rows) {
+  const auto from = Clock::now();
   CpuScope cpu(stats_.cpu_produce);
   RowBatch* batch = &input_;
   if (rows == rows_per_input_) {
@@ -230,6 +235,7 @@ RowBatch& SenderInstance::next_input(std::int64_t rows) {
   if (exchange_.produce_rows_per_s > 0) {
     burn_thread_cpu_until(cpu.start_ns() + static_cast<std::int64_t>(static_cast<double>(rows) / exchange_.produce_rows_per_s * 1e9));
   }
+  stats_.produce_wall_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - from).count();
   return *batch;
 }
 

@@ -58,15 +58,17 @@ TimeByBound attribute_measured(const MeasuredSenderTime& m) {
   const double wake = std::clamp(m.wake_s, 0.0, blocked);
   const double round_trips = std::clamp(m.round_trips_s, 0.0, m.network_s);
   const double held = std::clamp(m.held_s, 0.0, m.receiver_s);
-  const double parts[] = {round_trips, m.network_s - round_trips, m.receiver_s - held, held};
-  const double sum = parts[0] + parts[1] + parts[2] + parts[3];
+  const double beyond = m.network_s - round_trips, nic = beyond * std::clamp(m.nic_busy, 0.0, 1.0);
+  const double parts[] = {round_trips, nic, beyond - nic, m.receiver_s - held, held};
+  const double sum = parts[0] + parts[1] + parts[2] + parts[3] + parts[4];
   const double rest = blocked - wake;
   t[Bound::kRoundTrips] = wake;
   if (sum > 0) {
     t[Bound::kRoundTrips] += rest * parts[0] / sum;
     t[Bound::kNic] = rest * parts[1] / sum;
-    t[Bound::kReceiver] = rest * parts[2] / sum;
-    t[Bound::kConsumer] = rest * parts[3] / sum;
+    t[Bound::kSenderCpu] += rest * parts[2] / sum;
+    t[Bound::kReceiver] = rest * parts[3] / sum;
+    t[Bound::kConsumer] = rest * parts[4] / sum;
   } else {
     t[Bound::kRoundTrips] += rest;  // waits with no call timed: the end-of-stream round
   }

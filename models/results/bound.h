@@ -43,14 +43,16 @@ struct TimeByBound {
 // What the real exchange times of an exchange, summed over its sender threads
 // and calls. A thread cannot tell which call freed it, so its waits (less its
 // wake-ups, which are round trips) are given to the parts of every call's life
-// in proportion: the imposed round trips, the rest of the network time (bytes
-// through the NICs and the RPC layer), the receiver's time less what it held
-// calls back, and that. The consumers' drain after the last end of stream,
-// once per sender, is the consumer's.
+// in proportion: the imposed round trips; the rest of the network time, which
+// is the NICs' as far as the busiest NIC was busy and else the RPC layer's
+// CPU (the model's sender CPU: it charges a call's CPU to the sender thread);
+// the receiver's time less what it held calls back; and that. The consumers'
+// drain after the last end of stream, once per sender, is the consumer's.
 struct MeasuredSenderTime {
   double life_s = 0, produce_s = 0, blocked_s = 0, wake_s = 0;  // sender threads
   double network_s = 0, receiver_s = 0, held_s = 0;             // TransmitData calls
   double round_trips_s = 0;  // the calls' imposed RTTs and RPC latency
+  double nic_busy = 0;       // the busiest NIC's bytes at its rate over the exchange's wall-clock (0-1)
   double drain_s = 0;        // the longest drain of a receiver after its last end of stream
   int senders = 0;
 };

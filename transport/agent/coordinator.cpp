@@ -361,16 +361,36 @@ class Coordinator {
     return wall_s;
   }
 
-  // A call's imposed round trip on the exchange, averaged over its sender and
-  // receiver instances' host pairs: the RTT, and the profile's RPC latency,
-  // as the simulator counts round trips (models/results/bound.h).
-  double mean_round_trip_s(const Exchange& e) const {
-    double sum = 0;
+  // What the coordinator knows of an exchange's calls (models/results/bound.h):
+  // their round trip, averaged over the sender and receiver instances' host
+  // pairs (the RTT, imposed by delay lines or the real hosts', and the
+  // profile's RPC latency, as the simulator counts round trips), and how busy
+  // the busiest NIC was, its bytes spread evenly over the pairs that cross
+  // hosts: a NIC of the scenario's rate when one is there (capped, or real
+  // hosts'), else none (loopback: what is beyond the RTT is the RPC layer's).
+  void add_call_parts(MeasuredSenderTime& time, const Exchange& e, const ExchangeTotals& t, double wall) const {
     const int senders = e.senders.instances(), receivers = e.receivers.instances();
+    const std::size_t hosts = scenario_.cluster.hosts.size();
+    std::vector<double> out(hosts, 0), in(hosts, 0);
+    double rtt_ms = 0, crossing = 0;
     for (int s = 0; s < senders; ++s) {
-      for (int r = 0; r < receivers; ++r) sum += scenario_.cluster.rtt.rtt_ms(e.senders.host_of(s), e.receivers.host_of(r));
+      for (int r = 0; r < receivers; ++r) {
+        const int from = e.senders.host_of(s), to = e.receivers.host_of(r);
+        rtt_ms += scenario_.cluster.rtt.rtt_ms(from, to);
+        if (from == to) continue;
+        out[static_cast<std::size_t>(from)] += 1;
+        in[static_cast<std::size_t>(to)] += 1;
+        crossing += 1;
+      }
     }
-    return sum / std::max(1, senders * receivers) * 1e-3 + scenario_.costs.rpc_latency_us * 1e-6;
+    const double pairs = std::max(1, senders * receivers);
+    const bool real_hosts = !options_.hosts_file.empty();
+    const double rtt_s = options_.delay_line || real_hosts ? rtt_ms / pairs * 1e-3 : 0;
+    time.round_trips_s = static_cast<double>(t.rpcs) * (rtt_s + scenario_.costs.rpc_latency_us * 1e-6);
+    if (!options_.nic_cap && !real_hosts) return;
+    const double busiest = std::max(*std::max_element(out.begin(), out.end()), *std::max_element(in.begin(), in.end()));
+    const double nic_bytes_per_s = scenario_.cluster.nic_gbps * 1e9 / 8;
+    if (crossing > 0 && wall > 0) time.nic_busy = t.bytes_wire * busiest / crossing / nic_bytes_per_s / wall;
   }
 
   void record(RunResult& result, CallHistograms& calls, const Query& query, std::size_t x, int rep,
@@ -391,7 +411,7 @@ class Coordinator {
     r.deferred_rpcs = t.deferred_rpcs;
     r.lz4_ratio = t.compressed_in > 0 ? t.compressed_out / t.compressed_in : 1.0;
     MeasuredSenderTime time = t.time;
-    time.round_trips_s = static_cast<double>(t.rpcs) * mean_round_trip_s(e);
+    add_call_parts(time, e, t, wall);
     r.sender_time = attribute_measured(time);
     result.add_exchange(std::move(r));
     result.cpu_s += t.cpu;

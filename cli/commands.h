@@ -18,6 +18,7 @@ inline constexpr int kExitFailure = 3;   // I/O failure or internal error
 inline constexpr int kExitNoVerdict = 4;
 
 int simulate_command(const std::vector<std::string>& args);
+int advise_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int agent_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);

@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  agent      serve one host of a real run for a coordinator ('exsim run --hosts')\n"
     "  calibrate  measure this machine's costs through the real exchange: a costs profile\n"
     "  validate   run scenarios both simulated and for real; the model's error against thresholds\n"
+    "  advise     the fastest sizing policy within a memory budget, searched in a few simulations\n"
     "  sweep      simulate every combination of --vary values, in parallel or in shards (JSON Lines)\n"
     "  report     a capacity-planning report (HTML with plots, Markdown, CSV) from results files\n"
     "  import-profile  a scenario from an Impala query profile (text form), assumptions noted\n"
@@ -39,6 +40,7 @@ constexpr Command kCommands[] = {
     {"agent", exsim::cli::agent_command},         {"calibrate", exsim::cli::calibrate_command},
     {"validate", exsim::cli::validate_command},   {"sweep", exsim::cli::sweep_command},
     {"report", exsim::cli::report_command},       {"import-profile", exsim::cli::import_profile_command},
+    {"advise", exsim::cli::advise_command},
 };
 
 }  // namespace

@@ -30,7 +30,7 @@ check "exsim help simulate: the command's help" has "usage: exsim simulate SCENA
 check "exsim help sweep merge" run 0 help sweep merge
 check "exsim help sweep merge: the subcommand's help" has "usage: exsim sweep merge" "$work/out"
 # Every command's help shows examples and its exit status, and lays options out as "-j, --jobs N".
-for command in simulate run agent calibrate validate sweep "sweep merge" report import-profile; do
+for command in simulate run agent calibrate validate advise sweep "sweep merge" report import-profile; do
   check "help of $command" run 0 $command --help
   check "help of $command: examples" grep -qi "^examples\?[:,]" "$work/out"
   check "help of $command: exit status" grep -q "^Exit status:" "$work/out"
@@ -67,6 +67,21 @@ check "bound by" run 0 simulate "$src/scenarios/validation/latency.json" --polic
 check "bound by: 16K waits on round trips" grep -qE "^16K .* round trips [0-9]+%" "$work/out"
 check "bound by: 128K is CPU-bound" grep -qE "^128K .* sender CPU [0-9]+%" "$work/out"
 check "bound by: in the results" python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert [x["bound_by"] for p in r for x in p["exchanges"]] == ["round_trips", "sender_cpu"], r' "$work/bound.json"
+# advise: the fastest policy within a memory budget, in fewer simulations than its space.
+check "advise" run 0 advise "$src/scenarios/default.json" --memory-budget 16M -o "$work/advice.json"
+check "advise: the advice" grep -qE "^advice: budget-2M " "$work/out"
+check "advise: what it explored, with what bounded it" grep -qE "^budget-2M .* sender CPU [0-9]+%.*<- pick" "$work/out"
+check "advise: the JSON" python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["pick"] == "budget-2M" and d["simulations"] < d["space"] / 2, d' "$work/advice.json"
+check "advise --grid: the same pick" run 0 advise "$src/scenarios/default.json" --memory-budget 16M --grid
+check "advise --grid: the same pick, said" grep -qE "^advice: budget-2M " "$work/out"
+check "advise: nothing fits" run 1 advise "$src/scenarios/default.json" --memory-budget 1K
+check "advise: nothing fits, said" has "No policy fits: the smallest needs" "$work/out"
+check "advise: a bad budget" run 2 advise "$src/scenarios/default.json" --memory-budget lots
+check "advise: a bad budget, said" has "--memory-budget lots: expected a size" "$work/err"
+check "advise: no budget" run 2 advise "$src/scenarios/default.json"
+check "advise: no budget, said" has "--memory-budget SIZE is required" "$work/err"
+check "advise: a bad measure" run 2 advise "$src/scenarios/default.json" --memory-budget 1G --memory peak
+check "advise: a bad measure, said" has "--memory peak: expected worst or expected" "$work/err"
 # Policies in parallel give the results one at a time gives, byte for byte.
 check "simulate --jobs 1" run 0 simulate "$src/scenarios/default.json" --jobs 1 --json "$work/one.json"
 check "simulate --jobs 3" run 0 simulate "$src/scenarios/default.json" --jobs 3 --json "$work/three.json"

@@ -1,0 +1,215 @@
+// exsim advise SCENARIO --memory-budget SIZE [--memory worst|expected] [--mt-dop N] [-o FILE]
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/output_files.h"
+#include "cli/workflows/policy_search.h"
+#include "models/base/error.h"
+#include "models/base/size.h"
+#include "models/base/text_table.h"
+#include "models/base/text_units.h"
+#include "models/scenario/scenario_loader.h"
+#include "sim/simulate.h"
+
+namespace exsim::cli {
+namespace po = boost::program_options;
+using workflows::Candidate;
+using workflows::MemoryMeasure;
+using workflows::SearchOutcome;
+
+namespace {
+
+// The keys the search chose, as a scenario's policies write them.
+nlohmann::ordered_json chosen_keys(const Policy& p) {
+  nlohmann::ordered_json out;
+  if (p.buffer.kind == BufferSizing::Kind::kFlat) {
+    out["buffer"] = {{"flat", format_size(p.buffer.flat)}};
+  } else {
+    out["buffer"] = {{"budget", format_size(p.buffer.budget)}, {"min", format_size(p.buffer.min)},
+                     {"max", format_size(p.buffer.max)}};
+  }
+  out["capacity"] = p.capacity == CapacityRule::kBytes ? "bytes" : "fixed_len";
+  out["in_flight"] = p.in_flight;
+  return out;
+}
+
+std::string advice_json(const Scenario& scenario, const Policy& base, const RunResult& base_result,
+                        const SearchOutcome& outcome, Bytes budget, const char* measure, double tie) {
+  nlohmann::ordered_json out;
+  out["scenario"] = scenario.name;
+  out["mt_dop"] = scenario.mt_dop;
+  out["memory_budget_bytes"] = budget;
+  out["memory"] = measure;
+  out["tie"] = tie;
+  out["base"] = {{"policy", base.name}, {"wall_s", base_result.wall_s}};
+  out["simulations"] = outcome.simulations + 1;  // the base's too
+  out["space"] = outcome.candidates.size();
+  out["pick"] = outcome.best ? nlohmann::ordered_json(outcome.candidates[*outcome.best].policy.name) : nullptr;
+  out["not_told_apart"] = nlohmann::ordered_json::array();
+  for (std::size_t i : outcome.ties) out["not_told_apart"].push_back(outcome.candidates[i].policy.name);
+  out["candidates"] = nlohmann::ordered_json::array();
+  for (const Candidate& c : outcome.candidates) {
+    nlohmann::ordered_json j{{"name", c.policy.name}, {"policy", chosen_keys(c.policy)}, {"memory_bytes", c.memory},
+                             {"feasible", c.feasible}, {"simulated", c.result.has_value()}};
+    if (c.result) {
+      j["wall_s"] = c.result->wall_s;
+      j["dominated"] = c.dominated;
+      const TimeByBound time = c.result->sender_time();
+      if (!time.empty()) j["bound_by"] = to_string(time.largest());
+    }
+    out["candidates"].push_back(std::move(j));
+  }
+  return out.dump(2) + "\n";
+}
+
+std::string render_advice(const Scenario& scenario, const Policy& base, const RunResult& base_result,
+                          const SearchOutcome& outcome, Bytes budget, const char* measure, double tie) {
+  std::string out = fmt::format("{} ({} hosts, mt_dop {}): the fastest policy whose per-host sender memory ({}) "
+                                "is within {}\n\n",
+                                scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop, measure,
+                                human_bytes(static_cast<double>(budget)));
+  std::vector<const Candidate*> explored;
+  for (const Candidate& c : outcome.candidates) {
+    if (c.result) explored.push_back(&c);
+  }
+  std::sort(explored.begin(), explored.end(), [](const Candidate* a, const Candidate* b) {
+    return a->memory != b->memory ? a->memory < b->memory : a->result->wall_s < b->result->wall_s;
+  });
+  Table table({"policy", "memory", "wall", "vs " + base.name, "bound by", ""});
+  for (const Candidate* c : explored) {
+    const bool picked = outcome.best && c == &outcome.candidates[*outcome.best];
+    table.add_row({c->policy.name, human_bytes(static_cast<double>(c->memory)), fmt::format("{:.3f} s", c->result->wall_s),
+                   format_signed_percent(c->result->wall_s / base_result.wall_s - 1),
+                   describe_bound(c->result->sender_time()),
+                   picked ? "<- pick" : !c->feasible ? "over budget" : c->dominated ? "dominated" : ""});
+  }
+  out += table.render();
+  out += fmt::format("\n{} simulations (the base {} included) of a space of {} policies.\n", outcome.simulations + 1,
+                     base.name, outcome.candidates.size());
+  if (!outcome.best) {
+    Bytes least = outcome.candidates.front().memory;
+    for (const Candidate& c : outcome.candidates) least = std::min(least, c.memory);
+    return out + fmt::format("No policy fits: the smallest needs {} per host.\n", human_bytes(static_cast<double>(least)));
+  }
+  const Candidate& best = outcome.candidates[*outcome.best];
+  out += fmt::format("\nadvice: {} ({}), {:.3f} s, {} against {} ({:.3f} s), {} per host\n", best.policy.name,
+                     chosen_keys(best.policy).dump(), best.result->wall_s,
+                     format_signed_percent(best.result->wall_s / base_result.wall_s - 1), base.name, base_result.wall_s,
+                     human_bytes(static_cast<double>(best.memory)));
+  if (best.result->wall_s >= base_result.wall_s * (1 - tie)) {
+    out += fmt::format("{} is within {:.1f}% of {}: not told apart from it; {} is as good\n", best.policy.name,
+                       100 * tie, base.name, base.name);
+  }
+  if (!outcome.ties.empty()) {
+    std::vector<std::string> names;
+    for (std::size_t i : outcome.ties) names.push_back(outcome.candidates[i].policy.name);
+    out += fmt::format("not told apart (within {:.1f}%; the pick takes the least memory): {}\n", 100 * tie,
+                       fmt::join(names, ", "));
+  }
+  return out;
+}
+
+}  // namespace
+
+int advise_command(const std::vector<std::string>& args) {
+  po::options_description visible(
+      "usage: exsim advise SCENARIO --memory-budget SIZE [--memory worst|expected] [--mt-dop N]\n"
+      "                    [--base NAME] [--set KEY=VALUE]... [--tie PERCENT] [--jobs N] [-o FILE]\n\n"
+      "Searches the sizing policies (flat buffers from 16K to 8M, per-sender budgets from 256K to\n"
+      "1G clamped to 16K-256K a channel, 1, 2 or 4 RPCs in flight; the rest as the base policy)\n"
+      "for the fastest whose largest per-host sender memory stays within the budget, simulating\n"
+      "a few of them rather than all: memory comes from the static model without simulating, and\n"
+      "each family is simulated from its largest size that fits down while a smaller one is as\n"
+      "fast (docs/cli.md). Prints what it explored, with what bounded each, and the advice.\n\n"
+      "examples:\n"
+      "  exsim advise scenarios/default.json --memory-budget 64M\n"
+      "  exsim advise scenarios/seeds/impala-15512.json --memory-budget 2G --mt-dop 8 -o advice.json\n\n"
+      "Exit status: 0 advice given, 1 no policy fits the budget, 2 bad input (the scenario, a flag),\n"
+      "3 a failure.\n\noptions");
+  visible.add_options()
+      ("help,h", "print this help")
+      ("memory-budget,m", po::value<std::string>()->value_name("SIZE"), "per-host sender memory allowed, e.g. 2G (required)")
+      ("memory", po::value<std::string>()->value_name("MEASURE")->default_value("worst"),
+       "worst (rows of their largest size) or expected (mean rows), the static model's figure")
+      ("mt-dop", po::value<int>()->value_name("N"), "the scenario's mt_dop (as --set mt_dop=N)")
+      ("base", po::value<std::string>()->value_name("NAME"), "the policy the candidates keep the rest of, and are "
+       "compared with (default: the scenario's first)")
+      ("set,s", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(),
+       "override a scenario value by its dotted path (repeatable)")
+      ("tie", po::value<double>()->value_name("PERCENT")->default_value(0.5, "0.5"),
+       "wall-clocks this close are not told apart; the pick then takes the least memory")
+      ("jobs,j", po::value<int>(), "simulations at once (default: the CPUs this process may use)")
+      ("grid", "simulate every policy that fits instead of searching (to check the search against)")
+      ("output,o", po::value<std::string>()->value_name("FILE"), "the advice and every policy explored (JSON; - for "
+       "standard output)");
+  const auto parsed = parse_command_line(args, visible, "scenario");
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
+  const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
+  if (!vm.count("memory-budget")) throw UsageError("--memory-budget SIZE is required (e.g. --memory-budget 2G)");
+  const std::string budget_text = vm["memory-budget"].as<std::string>();
+  const auto budget = parse_size(budget_text);
+  if (!budget || *budget <= 0) throw UsageError(fmt::format("--memory-budget {}: expected a size such as 512M or 2G", budget_text));
+  const std::string measure = vm["memory"].as<std::string>();
+  if (measure != "worst" && measure != "expected") {
+    throw UsageError(fmt::format("--memory {}: expected worst or expected", measure));
+  }
+  const double tie = vm["tie"].as<double>();
+  if (!(tie >= 0 && tie < 50)) throw UsageError(fmt::format("--tie {}: expected a percentage from 0 to 50", tie));
+
+  OutputFiles outputs;
+  if (vm.count("output")) outputs.writes("--output", vm["output"].as<std::string>());
+  std::vector<std::string> overrides;
+  if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
+  if (vm.count("mt-dop")) overrides.push_back(fmt::format("mt_dop={}", bounded_int(vm, "mt-dop", 0, 64)));
+  const Scenario scenario = load_scenario(scenario_file, overrides);
+  reads_scenario(outputs, scenario);
+  Policy base = scenario.policies.front();
+  if (vm.count("base")) {
+    const std::string name = vm["base"].as<std::string>();
+    std::vector<std::string> known;
+    for (const auto& p : scenario.policies) known.push_back(p.name);
+    check_policy_names({name}, known, scenario.file);
+    base = *std::find_if(scenario.policies.begin(), scenario.policies.end(), [&](const Policy& p) { return p.name == name; });
+  }
+  outputs.check();
+
+  workflows::SearchOptions options;
+  options.budget = *budget;
+  options.measure = measure == "worst" ? MemoryMeasure::kWorst : MemoryMeasure::kExpected;
+  options.tie = tie / 100;
+  options.grid = vm.count("grid") > 0;
+  options.jobs = vm.count("jobs") ? bounded_int(vm, "jobs", 1, 1024)
+                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // A line per simulation on standard error: how many the search is taking.
+  std::mutex printing;
+  int simulated = 0;
+  const auto simulate_one = [&](const Policy& policy) {
+    RunResult result = simulate(scenario, policy);
+    std::lock_guard lock(printing);
+    fmt::print(stderr, "advise: simulation {}: {}: {:.3f} s\n", ++simulated, policy.name, result.wall_s);
+    return result;
+  };
+  const RunResult base_result = simulate_one(base);
+  const SearchOutcome outcome =
+      workflows::search_policies(scenario, workflows::default_search_space(base), options, simulate_one);
+
+  std::FILE* text = outputs.to_stdout() ? stderr : stdout;
+  if (vm.count("output")) {
+    outputs.put("--output", advice_json(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie));
+  }
+  outputs.write();
+  fmt::print(text, "{}", render_advice(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie));
+  return outcome.best ? kExitOk : kExitThresholds;
+}
+
+}  // namespace exsim::cli

@@ -1,0 +1,208 @@
+#include "cli/workflows/policy_search.h"
+
+#include <algorithm>
+#include <exception>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "cli/workflows/parallel.h"
+#include "models/rules/policy_notes.h"
+#include "models/rules/sender_memory.h"
+
+namespace exsim::workflows {
+namespace {
+
+// IMPALA-15512's clamp of a budget's per-channel target.
+constexpr Bytes kBudgetMin = 16 * kKiB, kBudgetMax = 256 * kKiB;
+
+std::vector<Bytes> powers_of_two(Bytes from, Bytes to) {
+  std::vector<Bytes> sizes;
+  for (Bytes b = from; b <= to; b *= 2) sizes.push_back(b);
+  return sizes;
+}
+
+Bytes largest_host(const std::vector<Bytes>& per_host) {
+  return per_host.empty() ? 0 : *std::max_element(per_host.begin(), per_host.end());
+}
+
+// One chain: its candidates by size, ascending. Simulates its largest
+// feasible size, then bisects for the smallest as fast (within `tie`) as the
+// fastest seen: wall-clock falls with size, so a size slower than that has
+// only slower ones below it. log2 of the chain's length, not its length.
+// A negative `tie`: the top alone.
+void search_chain(std::vector<Candidate>& candidates, const std::vector<std::size_t>& chain, double tie,
+                  const std::function<RunResult(const Policy&)>& simulate) {
+  std::vector<std::size_t> feasible;
+  for (std::size_t i : chain) {
+    if (candidates[i].feasible) feasible.push_back(i);
+  }
+  if (feasible.empty()) return;
+  const auto wall = [&](std::size_t f) {
+    Candidate& c = candidates[feasible[f]];
+    if (!c.result) c.result = simulate(c.policy);
+    return c.result->wall_s;
+  };
+  std::size_t lo = 0, hi = feasible.size() - 1;  // feasible[hi] is as fast as the fastest seen
+  double fastest = wall(hi);
+  while (tie >= 0 && lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    const double w = wall(mid);
+    fastest = std::min(fastest, w);
+    if (w <= fastest * (1 + tie)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+}
+
+// The wall-clock of the fastest simulated feasible candidate (infinite: none).
+double fastest_feasible(const std::vector<Candidate>& candidates) {
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const Candidate& c : candidates) {
+    if (c.feasible && c.result) fastest = std::min(fastest, c.result->wall_s);
+  }
+  return fastest;
+}
+
+// Of the simulated feasible candidates within `tie` of the fastest, the one
+// with the least memory (the first of equal ones).
+std::optional<std::size_t> pick(const std::vector<Candidate>& candidates, double tie) {
+  const double limit = fastest_feasible(candidates) * (1 + tie);
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    if (c.feasible && c.result && c.result->wall_s <= limit && (!best || c.memory < candidates[*best].memory)) best = i;
+  }
+  return best;
+}
+
+// Counts the simulations, picks, and marks the dominated and the ties.
+SearchOutcome finish(SearchOutcome out, double tie) {
+  for (const Candidate& c : out.candidates) out.simulations += c.result ? 1 : 0;
+  out.best = pick(out.candidates, tie);
+  for (std::size_t i = 0; i < out.candidates.size(); ++i) {
+    Candidate& c = out.candidates[i];
+    if (!c.result) continue;
+    for (const Candidate& d : out.candidates) {
+      if (&d == &c || !d.result) continue;
+      const bool no_worse = d.result->wall_s <= c.result->wall_s && d.memory <= c.memory;
+      if (no_worse && (d.result->wall_s < c.result->wall_s || d.memory < c.memory)) c.dominated = true;
+    }
+    if (out.best && i != *out.best && c.feasible && c.result->wall_s <= fastest_feasible(out.candidates) * (1 + tie)) {
+      out.ties.push_back(i);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+SearchSpace default_search_space(const Policy& base) {
+  return {base, powers_of_two(16 * kKiB, 8 * kMiB), powers_of_two(256 * kKiB, kGiB), {1, 2, 4}};
+}
+
+std::string candidate_name(const Policy& p) {
+  std::string name = p.buffer.kind == BufferSizing::Kind::kFlat ? "flat-" + format_size(p.buffer.flat)
+                                                                : "budget-" + format_size(p.buffer.budget);
+  if (p.in_flight > 1) name += fmt::format("-in-flight-{}", p.in_flight);
+  return name;
+}
+
+SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space, const SearchOptions& options,
+                              const std::function<RunResult(const Policy&)>& simulate) {
+  SearchOutcome out;
+  // Chains per in-flight count: flat, then budget.
+  std::vector<std::vector<std::vector<std::size_t>>> chains(space.in_flight.size());
+  for (std::size_t k = 0; k < space.in_flight.size(); ++k) {
+    for (int family = 0; family < 2; ++family) {
+      std::vector<std::size_t> chain;
+      bool last_at_min = false, last_at_max = false;  // the last budget kept gives every hash exchange its min, max
+      for (Bytes size : family == 0 ? space.flat_sizes : space.budgets) {
+        Candidate c;
+        c.policy = space.base;
+        c.policy.in_flight = space.in_flight[k];
+        if (family == 0) {
+          c.policy.buffer = BufferSizing{BufferSizing::Kind::kFlat, size};
+          c.policy.capacity = CapacityRule::kFixedLen;
+        } else {
+          c.policy.buffer = BufferSizing{BufferSizing::Kind::kBudget, 0, size, kBudgetMin, kBudgetMax};
+          c.policy.capacity = CapacityRule::kBytes;
+        }
+        c.policy.name = candidate_name(c.policy);
+        if (family == 1) {
+          // Budgets that clamp every hash exchange alike send alike: of those at
+          // the min, only the largest is kept; past the first at the max, none.
+          const ChannelBuffers buffers = channel_buffers(scenario, c.policy);
+          const bool at_min = buffers.at_min == buffers.hash_exchanges;
+          if (last_at_max) break;
+          if (last_at_min && at_min) {
+            out.candidates.pop_back();
+            chain.pop_back();
+          }
+          last_at_min = at_min;
+          last_at_max = buffers.at_max == buffers.hash_exchanges;
+        }
+        c.memory = largest_host(static_sender_bytes_per_host(scenario, c.policy,
+                                                             options.measure == MemoryMeasure::kWorst));
+        c.feasible = c.memory <= options.budget;
+        chain.push_back(out.candidates.size());
+        out.candidates.push_back(std::move(c));
+      }
+      chains[k].push_back(std::move(chain));
+    }
+  }
+  // First each chain's top, its largest feasible size: the fastest the chain
+  // can be. More in flight only while the last step paid (past the first two
+  // counts). Then only the chains whose top is as fast as the fastest top are
+  // bisected; the others' smaller sizes are slower still.
+  const auto run = [&](const std::vector<const std::vector<std::size_t>*>& selected, bool bisect) {
+    const std::exception_ptr failure = for_each_parallel(selected.size(), options.jobs, [&](std::size_t c) {
+      search_chain(out.candidates, *selected[c], bisect ? options.tie : -1, simulate);
+    });
+    if (failure) std::rethrow_exception(failure);
+  };
+  const auto fastest_of = [&](const std::vector<std::size_t>& chain) {
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t i : chain) {
+      if (out.candidates[i].result) best = std::min(best, out.candidates[i].result->wall_s);
+    }
+    return best;
+  };
+  if (options.grid) {
+    std::vector<std::size_t> feasible;
+    for (std::size_t i = 0; i < out.candidates.size(); ++i) {
+      if (out.candidates[i].feasible) feasible.push_back(i);
+    }
+    const std::exception_ptr failure = for_each_parallel(feasible.size(), options.jobs, [&](std::size_t f) {
+      Candidate& c = out.candidates[feasible[f]];
+      c.result = simulate(c.policy);
+    });
+    if (failure) std::rethrow_exception(failure);
+    return finish(out, options.tie);
+  }
+  std::vector<const std::vector<std::size_t>*> topped;
+  double best_before = 0, best_last = 0;
+  for (std::size_t k = 0; k < chains.size(); ++k) {
+    if (k >= 2 && !(best_last < best_before * (1 - options.tie))) break;
+    std::vector<const std::vector<std::size_t>*> these;
+    for (const auto& chain : chains[k]) these.push_back(&chain);
+    run(these, /*bisect=*/false);
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto* chain : these) best = std::min(best, fastest_of(*chain));
+    topped.insert(topped.end(), these.begin(), these.end());
+    best_before = best_last;
+    best_last = best;
+  }
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const auto* chain : topped) fastest = std::min(fastest, fastest_of(*chain));
+  std::vector<const std::vector<std::size_t>*> close;
+  for (const auto* chain : topped) {
+    if (fastest_of(*chain) <= fastest * (1 + std::max(options.tie, options.prune))) close.push_back(chain);
+  }
+  run(close, /*bisect=*/true);
+  return finish(out, options.tie);
+}
+
+}  // namespace exsim::workflows

@@ -1,0 +1,77 @@
+// The search behind `exsim advise`: the fastest sizing policy whose per-host
+// sender memory stays within a budget, found in a few simulations rather than
+// a grid.
+//
+// The space is chains of policies that differ only in size: flat buffers, and
+// per-sender budgets (clamped to 16K-256K a channel, IMPALA-15512's rule),
+// each at 1, 2 and 4 RPCs in flight; everything else is the base policy's.
+// Memory is the static model's (worst case or expected, models/rules/
+// sender_memory.h), known without simulating, and grows along a chain, so a
+// chain's feasible part is known at once. Wall-clock falls along a chain with
+// diminishing returns (fewer round trips, less per-call CPU), so each chain's
+// largest feasible size (its top) is about the fastest it gets, and a chain is
+// bisected for its smallest size as fast (within `tie`) as the fastest seen
+// only when its top is within `prune` of the fastest top. (Not quite
+// monotone: with few batches a channel, a stream's last partial batches make
+// the largest sizes a little slower; `prune` leaves room for that.) More RPCs
+// in flight are tried only while they pay: 4 only if 2 beat 1.
+#ifndef EXSIM_CLI_WORKFLOWS_POLICY_SEARCH_H_
+#define EXSIM_CLI_WORKFLOWS_POLICY_SEARCH_H_
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/results/results.h"
+#include "models/scenario/scenario.h"
+
+namespace exsim::workflows {
+
+enum class MemoryMeasure { kWorst, kExpected };
+
+struct SearchSpace {
+  Policy base;  // what the candidates keep: compression, layout, receiver buffer
+  std::vector<Bytes> flat_sizes;
+  std::vector<Bytes> budgets;
+  std::vector<int> in_flight;
+};
+// Flat 16K to 8M and budgets 256K to 1G (powers of two), 1, 2 and 4 in flight.
+SearchSpace default_search_space(const Policy& base);
+
+struct Candidate {
+  Policy policy;
+  Bytes memory = 0;  // the largest host's, by the search's measure
+  bool feasible = false;
+  std::optional<RunResult> result;  // when simulated
+  bool dominated = false;  // a simulated candidate another beats on both wall-clock and memory
+};
+
+struct SearchOutcome {
+  std::vector<Candidate> candidates;  // every policy of the space, simulated or not
+  std::optional<std::size_t> best;    // the pick, if any candidate fits the budget
+  int simulations = 0;
+  // The other feasible candidates within `tie` of the fastest, as the pick is.
+  std::vector<std::size_t> ties;
+};
+
+struct SearchOptions {
+  Bytes budget = 0;
+  MemoryMeasure measure = MemoryMeasure::kWorst;
+  double tie = 0.005;
+  double prune = 0.03;
+  int jobs = 1;
+  bool grid = false;  // simulate every feasible candidate (to check the search against)
+};
+
+// `simulate` gives a policy's results (called from `jobs` threads at once).
+SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space, const SearchOptions& options,
+                              const std::function<RunResult(const Policy&)>& simulate);
+
+// "flat-64K", "budget-8M-in-flight-2".
+std::string candidate_name(const Policy& policy);
+
+}  // namespace exsim::workflows
+
+#endif  // EXSIM_CLI_WORKFLOWS_POLICY_SEARCH_H_

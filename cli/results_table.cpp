@@ -41,8 +41,10 @@ std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<
 }
 
 std::string render_results_table(const std::vector<RunResult>& results, const std::vector<std::string>& buffers) {
+  const bool ranged = std::any_of(results.begin(), results.end(), [](const RunResult& r) { return r.wall_range.known(); });
   std::vector<std::string> header = {"policy", "wall", "vs base", "bound by", "RPCs", "vs base", "wire", "batch mean",
                                      "sender peak", "expected", "worst", "planner over"};
+  if (ranged) header.insert(header.begin() + 2, "costs' range");
   if (!buffers.empty()) header.push_back("channel buffer");
   Table table(header);
   const RunResult& base = results.front();
@@ -58,6 +60,11 @@ std::string render_results_table(const std::vector<RunResult>& results, const st
                    human_bytes(static_cast<double>(largest(r, &HostResult::sender_expected_bytes))),
                    human_bytes(static_cast<double>(largest(r, &HostResult::sender_worst_bytes))),
                    fmt::format("{}/{}", r.planner.over_estimate, r.planner.senders)};
+    if (ranged) {
+      row.insert(row.begin() + 2, r.wall_range.known() ? fmt::format("{:.3f}-{:.3f} s", r.wall_range.cheap_s,
+                                                                     r.wall_range.dear_s)
+                                                       : "-");
+    }
     if (!buffers.empty()) row.push_back(buffers.at(i));
     table.add_row(std::move(row));
   }
@@ -67,6 +74,25 @@ std::string render_results_table(const std::vector<RunResult>& results, const st
 std::vector<std::string> results_notes(const Scenario& scenario, const std::vector<Policy>& policies,
                                        const std::vector<RunResult>& results) {
   std::vector<std::string> notes = policy_notes(scenario, policies);
+  // Whether the fastest stays the fastest at both ends of the costs' range:
+  // costs move every policy alike, so overlapping ranges alone say little.
+  if (results.size() > 1 && std::all_of(results.begin(), results.end(), [](const RunResult& r) { return r.wall_range.known(); })) {
+    const auto fastest = [&](auto wall) {
+      return std::min_element(results.begin(), results.end(),
+                              [&](const RunResult& a, const RunResult& b) { return wall(a) < wall(b); })->policy;
+    };
+    const std::string simulated = fastest([](const RunResult& r) { return r.wall_s; });
+    const std::string cheap = fastest([](const RunResult& r) { return r.wall_range.cheap_s; });
+    const std::string dear = fastest([](const RunResult& r) { return r.wall_range.dear_s; });
+    const std::string& from = results.front().wall_range.from;
+    if (cheap == simulated && dear == simulated) {
+      notes.push_back(fmt::format("{} is the fastest at both ends of the costs' range ({})", simulated, from));
+    } else {
+      notes.push_back(fmt::format("the fastest policy changes within the costs' range ({}): {} as simulated, {} with "
+                                  "every cost at its cheap end, {} at its dear end: not told apart",
+                                  from, simulated, cheap, dear));
+    }
+  }
   for (std::size_t i = 0; i < results.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       const RunResult &a = results[j], &b = results[i];

@@ -20,6 +20,7 @@
 #include "models/base/error.h"
 #include "models/base/json_reader.h"
 #include "models/results/trace.h"
+#include "models/scenario/costs.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/engine/scheduler.h"
 #include "sim/simulate.h"
@@ -49,6 +50,11 @@ int simulate_command(const std::vector<std::string>& args) {
        "policies.*.buffer.flat=64K (repeatable)")
       ("jobs,j", po::value<int>(), "policies simulated at once (default: the CPUs this process may use; one at a "
        "time with --trace); the results are the same")
+      ("range", "also simulate each policy with every cost at the cheap and at the dear end of the costs\n"
+       "profile's spread (calibrate writes one): the wall-clock's range, and whether the fastest\n"
+       "policy stays the fastest")
+      ("cost-spread", po::value<double>()->value_name("PERCENT"), "as --range, every cost moved by PERCENT either way "
+       "instead (a profile without a spread)")
       ("scheduler", po::value<std::string>()->value_name("NAME")->default_value("calendar"),
        fmt::format("event queue: {}", sim::kSchedulerNames).c_str());
   add_results_option(visible, "the results (spec results format, an array)");
@@ -71,6 +77,24 @@ int simulate_command(const std::vector<std::string>& args) {
   if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
   const auto policies = select_policies(scenario, names);
   outputs.check();
+
+  // The costs' ends, simulated beside each policy (--range, --cost-spread).
+  double relative = 0;
+  if (vm.count("cost-spread")) {
+    const double percent = vm["cost-spread"].as<double>();
+    if (!(percent > 0 && percent < 100)) {
+      throw UsageError(fmt::format("--cost-spread {}: expected a percentage above 0 and below 100", percent));
+    }
+    relative = percent / 100;
+  }
+  const bool ranged = vm.count("range") || relative > 0;
+  if (ranged && !has_cost_uncertainty(scenario.costs, relative)) {
+    throw UsageError(fmt::format("--range: the costs profile ({}) has no spread (exsim calibrate writes one); "
+                                 "give --cost-spread PERCENT instead",
+                                 scenario.costs.source));
+  }
+  const std::string range_from = relative > 0 ? fmt::format("every cost {}% either way", 100 * relative)
+                                              : "the spread of the costs profile (" + scenario.costs.source + ")";
 
   SimulateOptions options;
   options.scheduler = vm["scheduler"].as<std::string>();
@@ -113,6 +137,20 @@ int simulate_command(const std::vector<std::string>& args) {
     if (failure) std::rethrow_exception(failure);
   }
   progress.finish();
+  if (ranged) {
+    Scenario cheap = scenario, dear = scenario;
+    cheap.costs = cost_corner(scenario.costs, CostCorner::kCheap, relative);
+    dear.costs = cost_corner(scenario.costs, CostCorner::kDear, relative);
+    SimulateOptions plain;
+    plain.scheduler = options.scheduler;
+    const std::exception_ptr failure = workflows::for_each_parallel(2 * policies.size(), std::max(1, jobs), [&](std::size_t k) {
+      const std::size_t i = k / 2;
+      const double wall = simulate(k % 2 ? dear : cheap, policies[i], plain).wall_s;
+      (k % 2 ? results[i].wall_range.dear_s : results[i].wall_range.cheap_s) = wall;
+    });
+    if (failure) std::rethrow_exception(failure);
+    for (auto& r : results) r.wall_range.from = range_from;
+  }
 
   publish_results(vm, outputs,
                   fmt::format("{} ({} hosts, mt_dop {}, costs: {})", scenario.name, scenario.cluster.hosts.size(),

@@ -38,8 +38,12 @@ const std::vector<std::string> kColumns = {"#", "result", "wall", "vs baseline",
                                            "sender peak", "expected", "worst case"};
 
 std::vector<std::string> row_of(std::size_t index, const Entry& e, const Entry& base) {
+  // With the costs' range when simulated at its ends (simulate --range).
+  const std::string range = e.wall_cheap_s >= 0 && e.wall_dear_s >= 0
+                                ? fmt::format(" ({}-{})", format_seconds(e.wall_cheap_s), format_seconds(e.wall_dear_s))
+                                : "";
   return {fmt::format("#{}", index + 1), e.label,
-          format_seconds(e.wall_s),
+          format_seconds(e.wall_s) + range,
           base.wall_s > 0 ? format_signed_percent(e.wall_s / base.wall_s - 1) : "",
           fmt::format("{:.0f}", e.rpcs),
           human_bytes(e.bytes_wire),
@@ -147,6 +151,14 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
                               "({}): the two are not told apart.",
                               name_of(*r.runner_up), 100 * lead, 100 * v.wall_median_error, v.file);
       }
+    }
+    // And against the costs' range: costs move every policy alike, so the
+    // question is whether the order holds at both ends.
+    if (r.best && r.runner_up && r.best->wall_cheap_s >= 0 && r.runner_up->wall_cheap_s >= 0) {
+      const bool holds = r.best->wall_cheap_s <= r.runner_up->wall_cheap_s && r.best->wall_dear_s <= r.runner_up->wall_dear_s;
+      r.text += holds ? fmt::format(" It stays ahead of {} at both ends of the costs' range.", name_of(*r.runner_up))
+                      : fmt::format(" Within the costs' range {} is faster at one end: the two are not told apart.",
+                                    name_of(*r.runner_up));
     }
     all.push_back(std::move(r));
   }

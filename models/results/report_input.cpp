@@ -27,6 +27,10 @@ Entry entry_of(const JsonNode& node) {
   e.policy = node.required("policy").string();
   e.source = node.member("source").choice({"simulated", "measured"}, 0) == 1 ? "measured" : "simulated";
   e.wall_s = node.required("wall_s").number(0, 0);
+  if (const JsonNode range = node.member("wall_s_range"); range.present() && range.expect_object()) {
+    e.wall_cheap_s = range.required("cheap").number(0, 0);
+    e.wall_dear_s = range.required("dear").number(0, 0);
+  }
   e.rpcs = node.required("rpcs").number(0, 0);
   e.bytes_wire = node.required("bytes_wire").number(0, 0);
   const double uncompressed = node.required("bytes_uncompressed").number(0, 0);

@@ -25,6 +25,9 @@ struct Entry {
   int in_flight = 0;
   long long buffer_flat = 0;  // bytes; 0 for a budget policy or when not recorded
   double wall_s = 0, rpcs = 0, bytes_wire = 0, batch_bytes_mean = 0;
+  // The wall-clock with every cost at its cheap and at its dear end (simulate
+  // --range); -1: not simulated.
+  double wall_cheap_s = -1, wall_dear_s = -1;
   double sender_peak = 0, sender_expected = 0, sender_worst = 0;  // of the largest host, bytes
   std::vector<std::pair<std::string, double>> cpu_s;              // by stage, in the file's order
   std::vector<std::string> hosts;

@@ -65,6 +65,9 @@ ordered run_json(const RunResult& r) {
   out["source"] = r.source;
   if (r.mt_dop >= 0) out["config"] = config_json(r.mt_dop, r.config);
   out["wall_s"] = r.wall_s;
+  if (r.wall_range.known()) {
+    out["wall_s_range"] = ordered{{"cheap", r.wall_range.cheap_s}, {"dear", r.wall_range.dear_s}, {"from", r.wall_range.from}};
+  }
   out["rpcs"] = r.rpcs;
   out["bytes_wire"] = r.bytes_wire;
   out["bytes_uncompressed"] = r.bytes_uncompressed;

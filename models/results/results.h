@@ -94,6 +94,14 @@ struct PlannerResult : PlannerTally {
   std::map<std::string, PlannerTally> by_kind;
 };
 
+// The wall-clock at both ends of the costs' uncertainty (simulate --range):
+// every cost at its cheap end, and at its dear end (CostCorner).
+struct WallRange {
+  double cheap_s = -1, dear_s = -1;  // -1: not simulated
+  std::string from;                  // what the ends came from: "the costs profile's spread", "±20% on every cost"
+  bool known() const { return cheap_s >= 0 && dear_s >= 0; }
+};
+
 struct RunResult {
   std::string scenario;
   std::string policy;
@@ -103,6 +111,7 @@ struct RunResult {
   int mt_dop = -1;
   Policy config;
   double wall_s = 0;
+  WallRange wall_range;
   std::int64_t rpcs = 0;
   double bytes_wire = 0;
   double bytes_uncompressed = 0;

@@ -106,6 +106,10 @@ RunResult read_run_result(const JsonNode& node) {
     r.config = read_policy(JsonNode(&policy, config.pointer(), &config.diagnostics()), r.policy);
   }
   r.wall_s = seconds(node);
+  if (const JsonNode range = node.member("wall_s_range"); range.present() && range.expect_object()) {
+    r.wall_range = {range.required("cheap").number(0, 0), range.required("dear").number(0, 0),
+                    range.required("from").string()};
+  }
   r.rpcs = node.required("rpcs").integer(0, 0, kMaxCount);
   r.bytes_wire = node.required("bytes_wire").number(0, 0);
   r.bytes_uncompressed = node.required("bytes_uncompressed").number(0, 0);

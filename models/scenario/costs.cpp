@@ -97,7 +97,77 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
     for (const auto& key : sources.keys()) sources.member(key).string();
   }
   node.member("description").string();
+  // A spread from another file describes that file's figures: a profile read
+  // over a base keeps only its own.
+  costs.spread.clear();
+  JsonNode spread = node.member("spread");
+  if (spread.present() && spread.expect_object()) {
+    for (const auto& key : spread.keys()) {
+      const JsonNode s = spread.member(key);
+      if (!find_cost_figure(key)) {
+        s.error("not a figure of a costs profile");
+        continue;
+      }
+      if (!s.expect_object()) continue;
+      s.reject_unknown_keys({"median", "min", "max"});
+      const FigureSpread f{s.required("median").number(0, 0), s.required("min").number(0, 0),
+                           s.required("max").number(0, 0)};
+      if (!(f.min <= f.median && f.median <= f.max)) {
+        s.error("expected min <= median <= max");
+        continue;
+      }
+      costs.spread[key] = f;
+    }
+  }
   return costs;
+}
+
+namespace {
+
+// Whether more of the figure makes work cheaper (a rate, service threads).
+bool more_is_cheaper(const CostFigure& figure) {
+  using Reading = CostFigure::Reading;
+  return figure.reading == Reading::kRate || figure.reading == Reading::kOptionalRate ||
+         figure.reading == Reading::kCount;
+}
+
+}  // namespace
+
+CostProfile cost_corner(const CostProfile& costs, CostCorner corner, double relative) {
+  CostProfile out = costs;
+  for (const CostFigure& figure : cost_figures()) {
+    // The machine and the framing's bytes are not costs that vary.
+    if (figure.summary == CostFigure::Summary::kNotMeasured || figure.reading == CostFigure::Reading::kBytes) continue;
+    const double value = figure.get(costs);
+    if (value <= 0) continue;  // free, or absent
+    double low = 1, high = 1;  // factors on the value
+    if (relative > 0) {
+      low = 1 - relative;
+      high = 1 + relative;
+    } else if (const auto it = costs.spread.find(std::string(figure.key)); it != costs.spread.end()) {
+      // The profile's value is the repetitions' median, or their least.
+      const FigureSpread& s = it->second;
+      const double kept = figure.summary == CostFigure::Summary::kLeast ? s.min : s.median;
+      if (kept > 0) {
+        low = s.min / kept;
+        high = s.max / kept;
+      }
+    }
+    const bool up = (corner == CostCorner::kCheap) == more_is_cheaper(figure);
+    double moved = value * (up ? high : low);
+    if (figure.integral()) moved = std::max(1.0, std::round(moved));
+    if (figure.reading == CostFigure::Reading::kRate) moved = std::max(1.0, moved);
+    figure.set(out, moved);
+  }
+  return out;
+}
+
+bool has_cost_uncertainty(const CostProfile& costs, double relative) {
+  if (relative > 0) return true;
+  for (const auto& [key, s] : costs.spread) {
+    if (s.min < s.median || s.max > s.median) return true;
+  }
+  return false;
 }
 
 }  // namespace exsim

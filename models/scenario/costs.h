@@ -15,6 +15,11 @@ namespace exsim {
 // sender's channels are the receivers of its exchange.
 inline constexpr int kPartitionChannels = 3;
 
+// How one measured figure varied over its repetitions.
+struct FigureSpread {
+  double median = 0, min = 0, max = 0;
+};
+
 struct CostProfile {
   double serialize_bytes_per_s = 0;       // copy rows into an outbound batch
   double deserialize_bytes_per_s = 0;     // RowBatch::Deserialize, per uncompressed byte
@@ -59,12 +64,20 @@ struct CostProfile {
   int service_threads = 0;
   int cores = 0;  // > 0: every emulated host shares this many cores (one machine)
   std::string source;  // the file it came from, or "inline"
+  // How calibrate's repetitions of each figure varied (the profile's "spread"),
+  // by key; figures not in it are not known to vary.
+  std::map<std::string, FigureSpread> spread;
 };
 
-// How one measured figure varied over its repetitions.
-struct FigureSpread {
-  double median = 0, min = 0, max = 0;
-};
+// The costs at one end of their uncertainty: every figure of `costs` moved by
+// its relative spread (min / median and max / median, applied to the figure as
+// the scenario has it) towards cheap work (rates up, times down, more service
+// threads) or dear. `relative` > 0 moves every figure by that fraction instead
+// (a user's stated uncertainty: a rate times 1 + relative or 1 - relative).
+enum class CostCorner { kCheap, kDear };
+CostProfile cost_corner(const CostProfile& costs, CostCorner corner, double relative = 0);
+// Whether cost_corner can move anything: a spread, or `relative` > 0.
+bool has_cost_uncertainty(const CostProfile& costs, double relative = 0);
 
 // The median (of the middle two for an even count), least and largest of
 // `values`. REQUIRES: values not empty.

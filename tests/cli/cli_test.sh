@@ -67,6 +67,14 @@ check "bound by" run 0 simulate "$src/scenarios/validation/latency.json" --polic
 check "bound by: 16K waits on round trips" grep -qE "^16K .* round trips [0-9]+%" "$work/out"
 check "bound by: 128K is CPU-bound" grep -qE "^128K .* sender CPU [0-9]+%" "$work/out"
 check "bound by: in the results" python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert [x["bound_by"] for p in r for x in p["exchanges"]] == ["round_trips", "sender_cpu"], r' "$work/bound.json"
+# The costs' range: each policy simulated at both ends of the costs' uncertainty.
+check "simulate --range without a spread" run 2 simulate "$src/scenarios/default.json" --range
+check "simulate --range without a spread: said" has "has no spread (exsim calibrate writes one); give --cost-spread PERCENT" "$work/err"
+check "simulate --cost-spread" run 0 simulate "$src/scenarios/default.json" --cost-spread 20 -o "$work/range.json"
+check "simulate --cost-spread: the range column" grep -qE "^64K +[0-9.]+ s +[0-9.]+-[0-9.]+ s " "$work/out"
+check "simulate --cost-spread: whether the fastest holds" has "is the fastest at both ends of the costs' range (every cost 20% either way)" "$work/err"
+check "simulate --cost-spread: cheap < simulated < dear" python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert all(p["wall_s_range"]["cheap"] < p["wall_s"] < p["wall_s_range"]["dear"] for p in r), r' "$work/range.json"
+check "simulate --cost-spread 0" run 2 simulate "$src/scenarios/default.json" --cost-spread 0
 # advise: the fastest policy within a memory budget, in fewer simulations than its space.
 check "advise" run 0 advise "$src/scenarios/default.json" --memory-budget 16M -o "$work/advice.json"
 check "advise: the advice" grep -qE "^advice: budget-2M " "$work/out"

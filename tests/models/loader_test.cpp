@@ -236,6 +236,43 @@ TEST_CASE("costs: a path relative to the scenario, or inline values over the ref
   CHECK(missing.find("test.json:/costs: costs profile: no/such/profile.json: cannot open") != std::string::npos);
 }
 
+TEST_CASE("a profile's spread: read with it, checked, and its corners move each cost its own way") {
+  const Scenario s = test::scenario_from(test::with_value(kGood, "/costs", R"({"serialize_bytes_per_s": 1e9,
+      "rpc_cpu_us": 10, "sender_wake_us": 4, "spread": {
+        "serialize_bytes_per_s": {"median": 2e9, "min": 1e9, "max": 3e9},
+        "rpc_cpu_us": {"median": 10, "min": 8, "max": 15},
+        "sender_wake_us": {"median": 6, "min": 4, "max": 7}}})"));
+  REQUIRE(s.costs.spread.size() == 3);
+  // Relative to the median (the profile's value may have been --set since):
+  // the rate at 1e9 moves to 0.5e9 and 1.5e9; a time moves the other way.
+  const CostProfile cheap = cost_corner(s.costs, CostCorner::kCheap);
+  const CostProfile dear = cost_corner(s.costs, CostCorner::kDear);
+  CHECK(cheap.serialize_bytes_per_s == doctest::Approx(1.5e9));
+  CHECK(dear.serialize_bytes_per_s == doctest::Approx(0.5e9));
+  CHECK(cheap.rpc_cpu_us == doctest::Approx(8));
+  CHECK(dear.rpc_cpu_us == doctest::Approx(15));
+  // A figure calibrate keeps the least of is that least: from it, up to the largest.
+  CHECK(cheap.sender_wake_us == doctest::Approx(4));
+  CHECK(dear.sender_wake_us == doctest::Approx(7));
+  // Figures without a spread stay.
+  CHECK(cheap.lz4_compress_bytes_per_s == s.costs.lz4_compress_bytes_per_s);
+  CHECK(has_cost_uncertainty(s.costs));
+  // A stated uncertainty moves every cost: rates up 20% at the cheap end, times down.
+  const Scenario plain = test::scenario_from(kGood);
+  CHECK_FALSE(has_cost_uncertainty(plain.costs));
+  CHECK(has_cost_uncertainty(plain.costs, 0.2));
+  const CostProfile cheap20 = cost_corner(plain.costs, CostCorner::kCheap, 0.2);
+  CHECK(cheap20.lz4_compress_bytes_per_s == doctest::Approx(1.2 * plain.costs.lz4_compress_bytes_per_s));
+  CHECK(cheap20.rpc_cpu_us == doctest::Approx(0.8 * plain.costs.rpc_cpu_us));
+  CHECK(cheap20.wire_overhead_bytes == plain.costs.wire_overhead_bytes);  // framing is bytes, not a cost that varies
+  // A spread that names no figure, or is out of order, is named by its path.
+  const std::string bad = test::load_error(test::with_value(kGood, "/costs", R"({"spread": {
+      "serialise_bytes_per_s": {"median": 1, "min": 1, "max": 1},
+      "rpc_cpu_us": {"median": 10, "min": 12, "max": 15}}})"));
+  CHECK(bad.find("/costs/spread/serialise_bytes_per_s: not a figure of a costs profile") != std::string::npos);
+  CHECK(bad.find("/costs/spread/rpc_cpu_us: expected min <= median <= max") != std::string::npos);
+}
+
 TEST_CASE("a costs profile means the same inline and as a file: keys it leaves out take the reference's") {
   const std::string profile = R"({"serialize_bytes_per_s": 2.0e9, "deserialize_bytes_per_s": 4.0e9,
     "lz4_compress_bytes_per_s": 5.0e8, "lz4_decompress_bytes_per_s": 2.5e9, "rpc_cpu_us": 8.0})";

@@ -75,6 +75,26 @@ TEST_CASE("the recommendation is the fastest result within the budget, against t
         std::string::npos);
 }
 
+TEST_CASE("the costs' range: the recommendation says whether the order holds at both ends") {
+  ReportInput in;
+  in.entries = {entry("16K", 10, 1e6), entry("64K", 8, 4e6), entry("128K", 7.9, 9e6)};
+  const auto range = [&](std::size_t i, double cheap, double dear) {
+    in.entries[i].wall_cheap_s = cheap;
+    in.entries[i].wall_dear_s = dear;
+  };
+  range(0, 9, 12);
+  range(1, 7, 9);
+  range(2, 6.5, 9.5);  // ahead as simulated and at the cheap end, behind 64K at the dear end
+  CHECK(recommend(in, std::nullopt).at(0).text.find("Within the costs' range 64K is faster at one end: the two are "
+                                                    "not told apart.") != std::string::npos);
+  range(2, 6.5, 8.9);
+  CHECK(recommend(in, std::nullopt).at(0).text.find("It stays ahead of 64K at both ends of the costs' range.") !=
+        std::string::npos);
+  // Without ranges, nothing is said of them.
+  range(1, -1, -1);
+  CHECK(recommend(in, std::nullopt).at(0).text.find("costs' range") == std::string::npos);
+}
+
 TEST_CASE("results of several scenarios: each against its own first result, recommended apart") {
   ReportInput in;
   in.entries = {entry("16K", 10, 1e6), entry("64K", 8, 4e6), entry("16K", 2, 1e6), entry("64K", 1, 4e6)};

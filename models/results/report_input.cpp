@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,16 @@ namespace {
 using json = nlohmann::ordered_json;
 
 std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// "64K (MT_DOP 8, 2 in flight) (measured)": the policy, its settings, its source.
+std::string relabel(const Entry& e) {
+  std::string label = e.policy;
+  for (std::size_t i = 0; i < e.settings.size(); ++i) {
+    label += fmt::format("{}{}", i == 0 ? " (" : ", ", setting_in_words(e.settings[i].first, e.settings[i].second));
+  }
+  if (!e.settings.empty()) label += ")";
+  return e.source == "measured" ? label + " (measured)" : label;
+}
 
 // One results object (the spec's results format) at `node`, checked as a
 // scenario is: each wrong or missing value recorded with its JSON pointer and
@@ -77,12 +88,7 @@ Entry entry_of(const JsonNode& node) {
   if (set.present() && set.expect_object()) {
     for (const auto& key : set.keys()) e.settings.emplace_back(key, text_of(set.member(key).json()));
   }
-  e.label = e.policy;
-  for (std::size_t i = 0; i < e.settings.size(); ++i) {
-    e.label += fmt::format("{}{}", i == 0 ? " (" : ", ", setting_in_words(e.settings[i].first, e.settings[i].second));
-  }
-  if (!e.settings.empty()) e.label += ")";
-  if (e.source == "measured") e.label += " (measured)";
+  e.label = relabel(e);
   return e;
 }
 
@@ -234,7 +240,9 @@ std::vector<std::string> ReportInput::scenarios() const {
 }
 
 const Entry& ReportInput::baseline_of(const Entry& e) const {
-  return *std::find_if(entries.begin(), entries.end(), [&](const Entry& f) { return f.scenario == e.scenario; });
+  const std::string point = environment_of(e);
+  return *std::find_if(entries.begin(), entries.end(),
+                       [&](const Entry& f) { return f.scenario == e.scenario && environment_of(f) == point; });
 }
 
 ReportInput read_report_input(const std::vector<std::string>& paths) {
@@ -244,6 +252,22 @@ ReportInput read_report_input(const std::vector<std::string>& paths) {
     const std::size_t before = in.entries.size();
     read_results_file(path, in);
     if (in.entries.size() == before) throw InputError({fmt::format("{}: no results in it", path)});
+  }
+  // Results of one scenario at several MT_DOPs outside a sweep (files
+  // simulated with --set mt_dop=N): the MT_DOP is their environment, as a
+  // sweep's would be, so that they compete and are labelled apart.
+  for (const auto& scenario : in.scenarios()) {
+    std::set<int> mt_dops;
+    for (const auto& e : in.entries) {
+      if (e.scenario == scenario && e.mt_dop >= 0) mt_dops.insert(e.mt_dop);
+    }
+    if (mt_dops.size() < 2) continue;
+    for (auto& e : in.entries) {
+      const bool swept = std::any_of(e.settings.begin(), e.settings.end(), [](const auto& s) { return s.first == "mt_dop"; });
+      if (e.scenario != scenario || e.mt_dop < 0 || swept) continue;
+      e.settings.emplace_back("mt_dop", std::to_string(e.mt_dop));
+      e.label = relabel(e);
+    }
   }
   if (in.scenarios().size() > 1) {
     for (auto& e : in.entries) e.label = e.scenario + " / " + e.label;

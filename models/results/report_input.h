@@ -59,7 +59,8 @@ struct ReportInput {
 
   // The scenarios, in the order they first appear.
   std::vector<std::string> scenarios() const;
-  // The first result of `e`'s scenario.
+  // The first result of `e`'s scenario at `e`'s environment point (what the
+  // user does not choose: a sweep's MT_DOP, RTTs...): what `e` is compared with.
   const Entry& baseline_of(const Entry& e) const;
 };
 

@@ -34,6 +34,13 @@ assert not re.search(r'(src|href)=\"(https?:)?//', html), 'a remote reference'
 check "markdown: the table" has "| # | result | wall | vs baseline |" "$work/report.md"
 check "markdown: the validation" has "| policy | predicted | measured | wall error |" "$work/report.md"
 check "markdown: the recommendation" has "within the 2.00 MiB budget" "$work/report.md"
+# Results of one scenario at two MT_DOPs, simulated apart (not a sweep): each its own point,
+# labelled by its MT_DOP, compared with its own baseline, recommended apart; with the costs' range.
+"$exsim" simulate "$src/scenarios/default.json" --set mt_dop=4 --cost-spread 20 -o "$work/mt4.json" >/dev/null 2>&1
+"$exsim" report "$work/sim.json" "$work/mt4.json" --memory-budget 64M --markdown "$work/mt.md" >/dev/null 2>&1
+check "two MT_DOPs: labelled" has "| #5 | 16K (MT\\_DOP 4) |" "$work/mt.md"
+check "two MT_DOPs: each against its own baseline" grep -qE '^\| #5 \| 16K \(MT\\_DOP 4\) \| [0-9.]+ ms \([0-9. ms-]+\) \| \+0\.0% \|' "$work/mt.md"
+check "two MT_DOPs: recommended apart" grep -qE 'MT\\_DOP 0: .*MT\\_DOP 4: ' "$work/mt.md"
 
 # 2. Headless Chromium: the page renders, has its plots, and logs no console error.
 if command -v chromium >/dev/null; then

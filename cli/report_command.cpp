@@ -73,6 +73,8 @@ int report_command(const std::vector<std::string>& args) {
     if (f.name == "sender_memory" || f.name == "wall_vs_memory") {
       vars.emplace_back("budget", options.memory_budget.value_or(0));
     }
+    // Past a dozen results, the dominated points' labels only hide the front's.
+    if (f.name == "wall_vs_memory") vars.emplace_back("label_dominated", input.entries.size() <= 12 ? 1 : 0);
     svgs.push_back(f.csv.empty() ? "" : report::render_svg(f.name, f.csv, vars));
   }
   // Every output is checked and made before any is written, and they take

@@ -165,21 +165,26 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
   return all;
 }
 
-std::string recommendation_text(const std::vector<Recommendation>& recommendations) {
-  const std::string unbounded = !recommendations.empty() && recommendations.front().no_budget
-                                    ? " (No --memory-budget given: memory did not limit the choice.)"
-                                    : "";
-  if (recommendations.size() == 1) return recommendations.front().text + unbounded;
+std::vector<std::string> recommendation_lines(const std::vector<Recommendation>& recommendations) {
+  const bool unbounded = !recommendations.empty() && recommendations.front().no_budget;
+  const char* note = "(No --memory-budget given: memory did not limit the choice.)";
+  if (recommendations.size() == 1) return {recommendations.front().text + (unbounded ? std::string(" ") + note : "")};
   bool scenarios = false;
   for (const auto& r : recommendations) scenarios |= r.scenario != recommendations.front().scenario;
-  std::string text;
+  std::vector<std::string> lines;
   for (const auto& r : recommendations) {
-    if (!text.empty()) text += ' ';
     std::string lead = scenarios ? r.scenario : "";
     if (!r.environment.empty()) lead += (lead.empty() ? "" : ", ") + r.environment;
-    text += lead.empty() ? r.text : fmt::format("{}: {}", lead, r.text);
+    lines.push_back(lead.empty() ? r.text : fmt::format("{}: {}", lead, r.text));
   }
-  return text + unbounded;
+  if (unbounded) lines.emplace_back(note);
+  return lines;
+}
+
+std::string recommendation_text(const std::vector<Recommendation>& recommendations) {
+  std::string text;
+  for (const auto& line : recommendation_lines(recommendations)) text += (text.empty() ? "" : "\n") + line;
+  return text;
 }
 
 static std::vector<std::string> verdict_lines(const ReportInput& in) {
@@ -202,8 +207,13 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
                                  escape(options.title), kStyle, escape(options.title));
   html += fmt::format("<p>{}</p>\n", escape(summary_text(in)));
   // What the reader came for first: the recommendation, and how far the model was trusted.
-  html += fmt::format("<h2>Recommendation</h2>\n<div class=\"recommendation\" id=\"recommendation\">{}</div>\n",
-                      escape(recommendation_text(recommend(in, options.memory_budget))));
+  const auto lines = recommendation_lines(recommend(in, options.memory_budget));
+  std::string said = lines.size() == 1 ? escape(lines.front()) : "<ul>";
+  if (lines.size() > 1) {
+    for (const auto& line : lines) said += fmt::format("<li>{}</li>", escape(line));
+    said += "</ul>";
+  }
+  html += fmt::format("<h2>Recommendation</h2>\n<div class=\"recommendation\" id=\"recommendation\">{}</div>\n", said);
   for (const auto& line : verdict_lines(in)) html += fmt::format("<p class=\"verdict\">{}</p>\n", escape(line));
   html += "<p class=\"note\">From:";
   for (const auto& f : in.files) html += fmt::format(" {}", escape(f));
@@ -242,9 +252,10 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
 }
 
 std::string render_markdown(const ReportInput& in, const ReportOptions& options) {
-  std::string md = fmt::format("## {}\n\n{}\n\n**{}**\n\n", escape_markdown(options.title),
-                               escape_markdown(summary_text(in)),
-                               escape_markdown(recommendation_text(recommend(in, options.memory_budget))));
+  std::string md = fmt::format("## {}\n\n{}\n\n", escape_markdown(options.title), escape_markdown(summary_text(in)));
+  const auto lines = recommendation_lines(recommend(in, options.memory_budget));
+  for (const auto& line : lines) md += fmt::format("{}**{}**\n", lines.size() > 1 ? "- " : "", escape_markdown(line));
+  md += "\n";
   for (const auto& line : verdict_lines(in)) md += escape_markdown(line) + "\n\n";
   Table results(kColumns);
   for (std::size_t i = 0; i < in.entries.size(); ++i) {

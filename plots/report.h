@@ -34,7 +34,9 @@ struct Recommendation {
 // is said not to tell the two apart.
 std::vector<Recommendation> recommend(const ReportInput& input, std::optional<double> budget_bytes);
 // What the report says: the one recommendation, or each led by its scenario's
-// name and environment point.
+// name and environment point, a line each (a list in HTML and Markdown).
+std::vector<std::string> recommendation_lines(const std::vector<Recommendation>& recommendations);
+// The same lines, joined by newlines.
 std::string recommendation_text(const std::vector<Recommendation>& recommendations);
 
 struct ReportOptions {

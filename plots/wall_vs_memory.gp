@@ -2,12 +2,15 @@
 # (numbered as in the report's table): filled on the front (no result of its
 # scenario and environment point is as fast with less memory), hollow when
 # dominated; the memory budget a dashed line. The report's central plot.
+# label_dominated=0 labels the front's points only (the report sets it past a
+# dozen results, where every label would hide another).
 # Data: wall_vs_memory.csv from `exsim report --csv` (result, sender_worst_bytes, wall_s, on_front).
 # By hand: gnuplot -e "data='wall_vs_memory.csv'; out='front.svg'; budget=2147483648" plots/wall_vs_memory.gp
 set terminal svg size 820,440 dynamic noenhanced font 'sans,11' background '#ffffff'
 set output out
 set datafile separator ','
 if (!exists("budget")) budget = 0
+if (!exists("label_dominated")) label_dominated = 1
 set title 'Wall-clock against worst-case per-host sender memory'
 set xlabel 'worst-case per-host sender memory'
 set ylabel 'wall-clock (s)'
@@ -22,4 +25,4 @@ if (budget > 0) {
 }
 plot data using 2:($4 == 1 ? $3 : NaN) with points pt 7 ps 1.3 lc rgb '#2e7d32' title 'on the front', \
      '' using 2:($4 == 0 ? $3 : NaN) with points pt 6 ps 1.3 lc rgb '#777777' title 'dominated', \
-     '' using 2:3:1 with labels offset char 0, 1 font ',9' notitle
+     '' using 2:3:(($4 == 1 || label_dominated) ? stringcolumn(1) : '') with labels offset char 0, 1 font ',9' notitle

@@ -20,6 +20,7 @@
 #include "models/base/error.h"
 #include "models/base/json_reader.h"
 #include "models/results/trace.h"
+#include "models/results/report_input.h"
 #include "models/scenario/costs.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/engine/scheduler.h"
@@ -55,6 +56,8 @@ int simulate_command(const std::vector<std::string>& args) {
        "policy stays the fastest")
       ("cost-spread", po::value<double>()->value_name("PERCENT"), "as --range, every cost moved by PERCENT either way "
        "instead (a profile without a spread)")
+      ("validation", po::value<std::string>()->value_name("FILE"), "widen the range by the model's median wall-clock "
+       "error in this validation\n(exsim validate -o FILE), and say when the fastest leads by less")
       ("scheduler", po::value<std::string>()->value_name("NAME")->default_value("calendar"),
        fmt::format("event queue: {}", sim::kSchedulerNames).c_str());
   add_results_option(visible, "the results (spec results format, an array)");
@@ -76,6 +79,7 @@ int simulate_command(const std::vector<std::string>& args) {
   std::vector<std::string> names;
   if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
   const auto policies = select_policies(scenario, names);
+  if (vm.count("validation")) outputs.reads(vm["validation"].as<std::string>());
   outputs.check();
 
   // The costs' ends, simulated beside each policy (--range, --cost-spread).
@@ -88,6 +92,19 @@ int simulate_command(const std::vector<std::string>& args) {
     relative = percent / 100;
   }
   const bool ranged = vm.count("range") || relative > 0;
+  // The model's error against the real exchange, from a validation's verdict.
+  double model_error = 0;
+  std::string validation_file;
+  if (vm.count("validation")) {
+    validation_file = vm["validation"].as<std::string>();
+    const report::ReportInput validation = report::read_report_input({validation_file});
+    if (validation.verdicts.empty() || validation.verdicts.front().outcome == "no verdict") {
+      throw UsageError(fmt::format("--validation {}: expected the results of exsim validate with a verdict "
+                                   "(its median wall-clock error)",
+                                   validation_file));
+    }
+    model_error = validation.verdicts.front().wall_median_error;
+  }
   if (ranged && !has_cost_uncertainty(scenario.costs, relative)) {
     throw UsageError(fmt::format("--range: the costs profile ({}) has no spread (exsim calibrate writes one); "
                                  "give --cost-spread PERCENT instead",
@@ -137,6 +154,9 @@ int simulate_command(const std::vector<std::string>& args) {
     if (failure) std::rethrow_exception(failure);
   }
   progress.finish();
+  if (ranged || model_error > 0) {
+    for (auto& r : results) r.wall_range = {r.wall_s, r.wall_s, "", 0};
+  }
   if (ranged) {
     Scenario cheap = scenario, dear = scenario;
     cheap.costs = cost_corner(scenario.costs, CostCorner::kCheap, relative);
@@ -150,6 +170,16 @@ int simulate_command(const std::vector<std::string>& args) {
     });
     if (failure) std::rethrow_exception(failure);
     for (auto& r : results) r.wall_range.from = range_from;
+  }
+  if (model_error > 0) {
+    for (auto& r : results) {
+      r.wall_range.cheap_s *= 1 - model_error;
+      r.wall_range.dear_s *= 1 + model_error;
+      r.wall_range.model_error = model_error;
+      r.wall_range.from += fmt::format("{}the model's median wall-clock error of {:.1f}% in {}",
+                                       r.wall_range.from.empty() ? "" : ", widened by ", 100 * model_error,
+                                       validation_file);
+    }
   }
 
   publish_results(vm, outputs,

@@ -67,6 +67,7 @@ ordered run_json(const RunResult& r) {
   out["wall_s"] = r.wall_s;
   if (r.wall_range.known()) {
     out["wall_s_range"] = ordered{{"cheap", r.wall_range.cheap_s}, {"dear", r.wall_range.dear_s}, {"from", r.wall_range.from}};
+    if (r.wall_range.model_error > 0) out["wall_s_range"]["model_error"] = r.wall_range.model_error;
   }
   out["rpcs"] = r.rpcs;
   out["bytes_wire"] = r.bytes_wire;

@@ -94,11 +94,13 @@ struct PlannerResult : PlannerTally {
   std::map<std::string, PlannerTally> by_kind;
 };
 
-// The wall-clock at both ends of the costs' uncertainty (simulate --range):
-// every cost at its cheap end, and at its dear end (CostCorner).
+// The wall-clock's range (simulate --range, --cost-spread, --validation):
+// every cost at its cheap end and at its dear end (CostCorner), widened by the
+// model's validated median error when one is given.
 struct WallRange {
-  double cheap_s = -1, dear_s = -1;  // -1: not simulated
-  std::string from;                  // what the ends came from: "the costs profile's spread", "±20% on every cost"
+  double cheap_s = -1, dear_s = -1;  // -1: not known
+  std::string from;                  // what the ends came from, in words
+  double model_error = 0;            // the validated median wall-clock error it includes (0: none)
   bool known() const { return cheap_s >= 0 && dear_s >= 0; }
 };
 

@@ -108,7 +108,7 @@ RunResult read_run_result(const JsonNode& node) {
   r.wall_s = seconds(node);
   if (const JsonNode range = node.member("wall_s_range"); range.present() && range.expect_object()) {
     r.wall_range = {range.required("cheap").number(0, 0), range.required("dear").number(0, 0),
-                    range.required("from").string()};
+                    range.required("from").string(), range.member("model_error").number(0, 0)};
   }
   r.rpcs = node.required("rpcs").integer(0, 0, kMaxCount);
   r.bytes_wire = node.required("bytes_wire").number(0, 0);

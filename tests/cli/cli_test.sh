@@ -75,6 +75,13 @@ check "simulate --cost-spread: the range column" grep -qE "^64K +[0-9.]+ s +[0-9
 check "simulate --cost-spread: whether the fastest holds" has "is the fastest at both ends of the costs' range (every cost 20% either way)" "$work/err"
 check "simulate --cost-spread: cheap < simulated < dear" python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert all(p["wall_s_range"]["cheap"] < p["wall_s"] < p["wall_s_range"]["dear"] for p in r), r' "$work/range.json"
 check "simulate --cost-spread 0" run 2 simulate "$src/scenarios/default.json" --cost-spread 0
+# The model's validated error widens the range, and a lead smaller than it is said to be none.
+check "a validation to take the error from" run 0 validate --measured "$src/tests/data/validate/suite-measured.json" "$src/scenarios/validation" -o "$work/validation.json"
+check "simulate --validation" run 0 simulate "$src/scenarios/default.json" --validation "$work/validation.json" -o "$work/ranged.json"
+check "simulate --validation: a lead under the model's error" grep -qE "budget-4M leads the next policy by 0\.[0-9]%, less than the model's validated median error of [0-9.]+%: not told apart" "$work/err"
+check "simulate --validation: the range" python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert all(p["wall_s_range"]["cheap"] < p["wall_s"] < p["wall_s_range"]["dear"] and p["wall_s_range"]["model_error"] > 0 for p in r), r' "$work/ranged.json"
+check "simulate --validation of results with no verdict" run 2 simulate "$src/scenarios/default.json" --validation "$work/ranged.json"
+check "simulate --validation of results with no verdict: said" has "expected the results of exsim validate with a verdict" "$work/err"
 # advise: the fastest policy within a memory budget, in fewer simulations than its space.
 check "advise" run 0 advise "$src/scenarios/default.json" --memory-budget 16M -o "$work/advice.json"
 check "advise: the advice" grep -qE "^advice: budget-2M " "$work/out"

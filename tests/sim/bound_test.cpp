@@ -52,6 +52,13 @@ TEST_CASE("one latency-bound channel: every part of the sender's time, by hand")
   CHECK(t.share(Bound::kRoundTrips) == doctest::Approx(round_trips / (r.wall_s * 1e9)).epsilon(1e-6));
 }
 
+// The one channel drained by a consumer of 100k rows a second, behind a receiver queue of `queue`.
+std::string slow_consumer(const std::string& queue) {
+  return test::with_value(one_channel(R"({"buffer": {"flat": "16K"}, "compression": "none", "receiver_buffer": ")" +
+                                      queue + R"("})"),
+                          "/workload/queries/0/exchanges/0/consume_rows_per_s", "1e5");
+}
+
 // The exchange's bound and its share, in one result of one exchange.
 Bound bound_of(const RunResult& r, double* share = nullptr) {
   REQUIRE(r.exchanges.size() == 1);
@@ -89,10 +96,7 @@ TEST_CASE("each bound where it holds by construction") {
     CHECK(share > 0.7);
   }
   SUBCASE("consumer: 100k rows a second drain a receiver queue of 1M") {
-    const std::string slow = test::with_value(
-        one_channel(R"({"buffer": {"flat": "16K"}, "compression": "none", "receiver_buffer": "1M"})"),
-        "/workload/queries/0/exchanges/0/consume_rows_per_s", "1e5");
-    const RunResult r = run(slow);
+    const RunResult r = run(slow_consumer("1M"));
     CHECK(r.exchanges[0].deferred_rpcs > 0);
     CHECK(bound_of(r, &share) == Bound::kConsumer);
     CHECK(share > 0.8);
@@ -102,10 +106,7 @@ TEST_CASE("each bound where it holds by construction") {
 TEST_CASE("a consumer that drains its queue after the senders end: the tail is the consumer's") {
   // A queue big enough for every row: no call is held back, the sender ends
   // early, and the consumer's last second is every sender's wait.
-  const std::string json = test::with_value(
-      one_channel(R"({"buffer": {"flat": "16K"}, "compression": "none", "receiver_buffer": "1G"})"),
-      "/workload/queries/0/exchanges/0/consume_rows_per_s", "1e5");
-  const RunResult r = run(json);
+  const RunResult r = run(slow_consumer("1G"));
   CHECK(r.exchanges[0].deferred_rpcs == 0);
   double share = 0;
   CHECK(bound_of(r, &share) == Bound::kConsumer);

@@ -35,7 +35,7 @@ std::string escape(const std::string& text) {
 
 // The results table's columns, shared by the HTML and the Markdown.
 const std::vector<std::string> kColumns = {"#", "result", "wall", "vs baseline", "RPCs", "wire", "batch mean",
-                                           "sender peak", "expected", "worst case"};
+                                           "sender peak", "expected", "worst case", "bound by"};
 
 std::vector<std::string> row_of(std::size_t index, const Entry& e, const Entry& base) {
   // With the costs' range when simulated at its ends (simulate --range).
@@ -50,7 +50,8 @@ std::vector<std::string> row_of(std::size_t index, const Entry& e, const Entry& 
           human_bytes(e.batch_bytes_mean),
           human_bytes(e.sender_peak),
           human_bytes(e.sender_expected),
-          human_bytes(e.sender_worst)};
+          human_bytes(e.sender_worst),
+          e.bound.empty() ? "-" : e.bound};
 }
 
 // "5" or "0, 4": the distinct values, in order.

@@ -9,6 +9,7 @@
 
 #include "models/base/error.h"
 #include "models/base/json_reader.h"
+#include "models/results/bound.h"
 
 namespace exsim::report {
 namespace {
@@ -46,6 +47,20 @@ Entry entry_of(const JsonNode& node) {
   e.bytes_wire = node.required("bytes_wire").number(0, 0);
   const double uncompressed = node.required("bytes_uncompressed").number(0, 0);
   if (e.rpcs > 0) e.batch_bytes_mean = uncompressed / e.rpcs;
+  // What bounded it: its exchanges' sender time summed (results written
+  // before sender_time_s have none).
+  const JsonNode exchanges = node.member("exchanges");
+  if (exchanges.present() && exchanges.expect_array()) {
+    TimeByBound time;
+    for (std::size_t i = 0; i < exchanges.size(); ++i) {
+      const JsonNode parts = exchanges.element(i).member("sender_time_s");
+      if (!parts.present() || !parts.expect_object()) continue;
+      for (std::size_t b = 0; b < kBounds; ++b) {
+        time.seconds[b] += parts.member(to_string(static_cast<Bound>(b))).number(0, 0);
+      }
+    }
+    e.bound = describe_bound(time);
+  }
   const JsonNode hosts = node.required("hosts");
   if (hosts.present() && hosts.expect_array()) {
     if (hosts.size() == 0) hosts.error("expected at least one host");

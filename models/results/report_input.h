@@ -29,6 +29,7 @@ struct Entry {
   // --range); -1: not simulated.
   double wall_cheap_s = -1, wall_dear_s = -1;
   double sender_peak = 0, sender_expected = 0, sender_worst = 0;  // of the largest host, bytes
+  std::string bound;  // what bounded it, in words ("round trips 69%"); empty: not in the file
   std::vector<std::pair<std::string, double>> cpu_s;              // by stage, in the file's order
   std::vector<std::string> hosts;
   std::vector<std::vector<double>> rtt_nominal_ms;

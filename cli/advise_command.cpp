@@ -12,6 +12,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
+#include "cli/results_table.h"
 #include "cli/workflows/policy_search.h"
 #include "models/base/error.h"
 #include "models/base/size.h"
@@ -173,14 +174,8 @@ int advise_command(const std::vector<std::string>& args) {
   if (vm.count("mt-dop")) overrides.push_back(fmt::format("mt_dop={}", bounded_int(vm, "mt-dop", 0, 64)));
   const Scenario scenario = load_scenario(scenario_file, overrides);
   reads_scenario(outputs, scenario);
-  Policy base = scenario.policies.front();
-  if (vm.count("base")) {
-    const std::string name = vm["base"].as<std::string>();
-    std::vector<std::string> known;
-    for (const auto& p : scenario.policies) known.push_back(p.name);
-    check_policy_names({name}, known, scenario.file);
-    base = *std::find_if(scenario.policies.begin(), scenario.policies.end(), [&](const Policy& p) { return p.name == name; });
-  }
+  const Policy base = vm.count("base") ? select_policies(scenario, {vm["base"].as<std::string>()}, "--base").front()
+                                        : scenario.policies.front();
   outputs.check();
 
   workflows::SearchOptions options;

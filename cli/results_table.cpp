@@ -27,11 +27,12 @@ Bytes largest(const RunResult& r, Bytes HostResult::*field) {
 
 }  // namespace
 
-std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<std::string>& names) {
+std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<std::string>& names,
+                                    const std::string& flag) {
   if (names.empty()) return scenario.policies;
   std::vector<std::string> known;
   for (const auto& p : scenario.policies) known.push_back(p.name);
-  check_policy_names(names, known, scenario.file);
+  check_policy_names(names, known, scenario.file, flag);
   std::vector<Policy> chosen;
   for (const auto& name : names) {
     chosen.push_back(*std::find_if(scenario.policies.begin(), scenario.policies.end(),

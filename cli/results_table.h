@@ -11,8 +11,9 @@
 namespace exsim::cli {
 
 // The named policies of the scenario (all when `names` is empty); UsageError
-// with a "did you mean" for an unknown name.
-std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<std::string>& names);
+// naming `flag`, with a "did you mean", for an unknown name.
+std::vector<Policy> select_policies(const Scenario& scenario, const std::vector<std::string>& names,
+                                    const std::string& flag = "--policy");
 
 // One row per result, deltas against the first, and what bounded it: its
 // exchanges' sender time summed (models/results/bound.h), the largest part and

@@ -222,9 +222,10 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
   html += "<h2>Results</h2>\n<table id=\"results\">\n<tr>";
   for (const auto& c : kColumns) html += fmt::format("<th>{}</th>", escape(c));
   html += "</tr>\n";
+  const auto baselines = in.baselines();
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
     html += "<tr>";
-    for (const auto& cell : row_of(i, in.entries[i], in.baseline_of(in.entries[i]))) {
+    for (const auto& cell : row_of(i, in.entries[i], in.entries[baselines[i]])) {
       html += fmt::format("<td>{}</td>", escape(cell));
     }
     html += "</tr>\n";
@@ -259,9 +260,8 @@ std::string render_markdown(const ReportInput& in, const ReportOptions& options)
   md += "\n";
   for (const auto& line : verdict_lines(in)) md += escape_markdown(line) + "\n\n";
   Table results(kColumns);
-  for (std::size_t i = 0; i < in.entries.size(); ++i) {
-    results.add_row(row_of(i, in.entries[i], in.baseline_of(in.entries[i])));
-  }
+  const auto baselines = in.baselines();
+  for (std::size_t i = 0; i < in.entries.size(); ++i) results.add_row(row_of(i, in.entries[i], in.entries[baselines[i]]));
   md += results.render_markdown();
   if (!in.validations.empty()) {
     Table validations(

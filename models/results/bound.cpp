@@ -23,13 +23,6 @@ constexpr std::array<Names, kBounds> kNames = {{{"producer", "producer"},
 std::string_view to_string(Bound bound) { return kNames[static_cast<std::size_t>(bound)].key; }
 std::string_view in_words(Bound bound) { return kNames[static_cast<std::size_t>(bound)].words; }
 
-std::optional<Bound> bound_from_string(std::string_view name) {
-  for (std::size_t i = 0; i < kBounds; ++i) {
-    if (kNames[i].key == name) return static_cast<Bound>(i);
-  }
-  return std::nullopt;
-}
-
 double TimeByBound::total() const {
   double sum = 0;
   for (double s : seconds) sum += s;

@@ -11,7 +11,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,7 +23,6 @@ inline constexpr std::size_t kBounds = 6;
 std::string_view to_string(Bound bound);
 // The same in words for tables ("round trips", "sender CPU").
 std::string_view in_words(Bound bound);
-std::optional<Bound> bound_from_string(std::string_view name);
 
 // Seconds of sender-thread time by what bounded it.
 struct TimeByBound {

@@ -254,10 +254,12 @@ std::vector<std::string> ReportInput::scenarios() const {
   return names;
 }
 
-const Entry& ReportInput::baseline_of(const Entry& e) const {
-  const std::string point = environment_of(e);
-  return *std::find_if(entries.begin(), entries.end(),
-                       [&](const Entry& f) { return f.scenario == e.scenario && environment_of(f) == point; });
+std::vector<std::size_t> ReportInput::baselines() const {
+  std::vector<std::size_t> baseline(entries.size());
+  for (const auto& point : environment_points(entries)) {
+    for (std::size_t i : point) baseline[i] = point.front();
+  }
+  return baseline;
 }
 
 ReportInput read_report_input(const std::vector<std::string>& paths) {

@@ -60,9 +60,10 @@ struct ReportInput {
 
   // The scenarios, in the order they first appear.
   std::vector<std::string> scenarios() const;
-  // The first result of `e`'s scenario at `e`'s environment point (what the
-  // user does not choose: a sweep's MT_DOP, RTTs...): what `e` is compared with.
-  const Entry& baseline_of(const Entry& e) const;
+  // For each entry, the index of the first result of its scenario at its
+  // environment point (what the user does not choose: a sweep's MT_DOP,
+  // RTTs...): what it is compared with.
+  std::vector<std::size_t> baselines() const;
 };
 
 // A sweep setting as a reader says it: "MT_DOP 8", "cross-group RTT 0.6 ms",

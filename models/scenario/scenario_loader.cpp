@@ -359,14 +359,14 @@ CostProfile reference_cost_profile() {
 }
 
 void check_policy_names(const std::vector<std::string>& names, const std::vector<std::string>& known,
-                        const std::string& file) {
+                        const std::string& file, const std::string& flag) {
   for (auto it = names.begin(); it != names.end(); ++it) {
-    if (std::find(names.begin(), it, *it) != it) throw UsageError(fmt::format("--policy {}: given twice", *it));
+    if (std::find(names.begin(), it, *it) != it) throw UsageError(fmt::format("{} {}: given twice", flag, *it));
     if (std::find(known.begin(), known.end(), *it) != known.end()) continue;
     const std::string hint = closest_name(*it, known);
     std::string all;
     for (const auto& k : known) all += (all.empty() ? "" : ", ") + k;
-    throw UsageError(fmt::format("--policy {}: no such policy in {} (policies: {}){}", *it, file, all,
+    throw UsageError(fmt::format("{} {}: no such policy in {} (policies: {}){}", flag, *it, file, all,
                                  hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
   }
 }

@@ -23,10 +23,10 @@ std::string read_scenario_file(const std::string& path);
 Scenario parse_scenario(std::string_view text, const std::string& file,
                         const std::vector<std::string>& overrides = {});
 
-// --policy NAME...: UsageError for a name given twice, or one that `known`
-// (the policies of `file`) lacks, with a "did you mean".
+// --policy NAME... (or the option `flag` names): UsageError for a name given
+// twice, or one that `known` (the policies of `file`) lacks, with a "did you mean".
 void check_policy_names(const std::vector<std::string>& names, const std::vector<std::string>& known,
-                        const std::string& file);
+                        const std::string& file, const std::string& flag = "--policy");
 
 // A costs profile file (spec "Costs profile").
 CostProfile load_cost_profile(const std::string& path);

@@ -49,8 +49,6 @@ class SenderInstance final : public EventHandler {
   int host() const { return host_; }
   SimTime blocked_ns() const { return blocked_ns_; }
   Bytes peak_bytes() const { return peak_bytes_; }  // largest footprint of this instance's buffers
-  // This thread's time so far by what it went to (models/results/bound.h), nanoseconds.
-  const std::array<SimTime, kBounds>& time_by_bound() const { return time_by_bound_; }
 
  private:
   // A call whose response time is known.

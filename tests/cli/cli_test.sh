@@ -89,6 +89,11 @@ check "advise: what it explored, with what bounded it" grep -qE "^budget-2M .* s
 check "advise: the JSON" python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["pick"] == "budget-2M" and d["simulations"] < d["space"] / 2, d' "$work/advice.json"
 check "advise --grid: the same pick" run 0 advise "$src/scenarios/default.json" --memory-budget 16M --grid
 check "advise --grid: the same pick, said" grep -qE "^advice: budget-2M " "$work/out"
+check "advise --base: an unknown policy" run 2 advise "$src/scenarios/default.json" --memory-budget 16M --base 65K
+check "advise --base: an unknown policy, named by its flag, with a hint" has "--base 65K: no such policy in" "$work/err"
+check "advise --base: ... and a hint" has "did you mean '64K'" "$work/err"
+check "advise --base 64K: compared with it" run 0 advise "$src/scenarios/default.json" --memory-budget 16M --base 64K
+check "advise --base 64K: compared with it, said" grep -qE "^advice: budget-2M .* against 64K " "$work/out"
 check "advise: nothing fits" run 1 advise "$src/scenarios/default.json" --memory-budget 1K
 check "advise: nothing fits, said" has "No policy fits: the smallest needs" "$work/out"
 check "advise: a bad budget" run 2 advise "$src/scenarios/default.json" --memory-budget lots

@@ -411,6 +411,8 @@ class Coordinator {
     r.deferred_rpcs = t.deferred_rpcs;
     r.lz4_ratio = t.compressed_in > 0 ? t.compressed_out / t.compressed_in : 1.0;
     MeasuredSenderTime time = t.time;
+    time.blocked_s = t.blocked_s;
+    time.senders = static_cast<int>(t.planner.senders);
     add_call_parts(time, e, t, wall);
     r.sender_time = attribute_measured(time);
     result.add_exchange(std::move(r));

@@ -68,13 +68,11 @@ void ExchangeTotals::add(const nlohmann::json& s) {
   const auto& t = s.at("time_ns");
   time.life_s += t.at("sender_life").get<double>() * 1e-9;
   time.produce_s += t.at("produce").get<double>() * 1e-9;
-  time.blocked_s += s.at("blocked_ns").get<double>() * 1e-9;
   time.wake_s += t.at("wake").get<double>() * 1e-9;
   time.network_s += t.at("network").get<double>() * 1e-9;
   time.receiver_s += t.at("receiver").get<double>() * 1e-9;
   time.held_s += t.at("held").get<double>() * 1e-9;
   time.drain_s = std::max(time.drain_s, t.at("drain").get<double>() * 1e-9);
-  time.senders += s.at("senders").get<int>();
   const auto add_buckets = [&](const char* key, LogHistogram& into) {
     for (const auto& b : s.at(key)) into.add_bucket(b.at(0).get<int>(), b.at(1).get<std::int64_t>());
   };

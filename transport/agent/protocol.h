@@ -22,8 +22,8 @@ struct ExchangeTotals {
   PlannerResult planner;
   CpuByStage cpu;
   CallHistograms calls;
-  // What the senders' time went to, less the calls' imposed round trips, which
-  // the coordinator knows (round_trips_s).
+  // What the senders' time went to, but what the totals above or the
+  // coordinator give (blocked_s, senders, round_trips_s, nic_busy).
   MeasuredSenderTime time;
   void add(const nlohmann::json& stats);
 };

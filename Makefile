@@ -55,10 +55,16 @@ tsan: deps
 	@cmake --build $(BUILD_DIR)/tsan -j 2 --target exsim_tests
 	./$(BUILD_DIR)/tsan/exsim_tests --test-suite='*' --source-file='*transport*'
 
+# Benchmarks print numbers and assert nothing. The peers (real RPC frameworks
+# doing IMPALA-1638's transfer beside exsim) build in a project of their own.
 bench: build
+	@scripts/install-deps --bench
 	./$(BUILD_DIR)/exsim_bench_sim --repeat 5
 	./$(BUILD_DIR)/exsim_bench_sim bench/scenarios/many-hosts.json --repeat 3
 	./$(BUILD_DIR)/exsim_bench_transport
+	@test -f $(BUILD_DIR)/peers/CMakeCache.txt || cmake -S bench/peers -B $(BUILD_DIR)/peers $(GENERATOR)
+	@cmake --build $(BUILD_DIR)/peers -j 2
+	bench/peers/run-peers --rounds 9 --peers $(BUILD_DIR)/peers --exsim $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -4,7 +4,8 @@
 // against `lz4 -b1` on the same bytes. Prints numbers; asserts nothing.
 // The goodput also prints the CPU each side spends per byte and the ceiling
 // that puts on goodput with every core busy.
-// Usage: exsim_bench_transport [--only goodput|round-trip|lz4]
+// Usage: exsim_bench_transport [--only goodput|round-trip|lz4 | --transfer IN_FLIGHT]
+// (--transfer: one transfer as a JSON line, for bench/peers/run-peers)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,13 +97,16 @@ double own_work_cpu_s_per_gb() {
 }
 
 struct Goodput {
+  double wall_s = 0;
+  double bytes = 0;
+  double cpu_s = 0;
   double bytes_per_s = 0;
   double cpu_per_gb = 0;  // CPU seconds of every thread of both hosts, kernel time included
   double cores_busy = 0;
 };
 
 // One channel of 1 MiB batches (1024 rows of 1 KiB), no compression, no delay line.
-Goodput measure_goodput(int in_flight, bool print_stages) {
+Goodput measure_goodput(int in_flight, bool print_stages, bool quiet = false) {
   const Scenario s = parse_scenario(
       one_channel(fmt::format(R"({{"buffer": {{"flat": "1M"}}, "in_flight": {}, "compression": "none", "receiver_buffer": "64M"}})",
                               in_flight),
@@ -113,10 +117,15 @@ Goodput measure_goodput(int in_flight, bool print_stages) {
   const double cpu_before = process_cpu_s();
   const auto outcome = cluster.run_exchange(s.policies[0], 0, 0, 0, stats, 120s);
   const double cpu = process_cpu_s() - cpu_before;
+  if (!outcome.ok) throw std::runtime_error("the exchange failed: " + outcome.error);
   Goodput g;
+  g.wall_s = outcome.wall_s;
+  g.bytes = static_cast<double>(stats.bytes_uncompressed);
+  g.cpu_s = cpu;
   g.bytes_per_s = static_cast<double>(stats.bytes_uncompressed) / outcome.wall_s;
   g.cpu_per_gb = cpu / (static_cast<double>(stats.bytes_uncompressed) * 1e-9);
   g.cores_busy = cpu / outcome.wall_s;
+  if (quiet) return g;
   fmt::print("  {:<18}{:8.0f} MB/s, {:.2f} cores busy, {:.2f} CPU-s per GB{}\n", fmt::format("exsim, {} in flight", in_flight),
              g.bytes_per_s / 1e6, g.cores_busy, g.cpu_per_gb, outcome.ok ? "" : ", FAILED: " + outcome.error);
   if (print_stages) {
@@ -258,11 +267,26 @@ void lz4_speed() {
 
 }  // namespace
 
+// IMPALA-1638's transfer (1 GiB in 1 MiB batches) once, as one JSON line in the
+// form of bench/peers' programs, for bench/peers/run-peers to set beside them.
+int transfer(int in_flight) {
+  const Goodput g = measure_goodput(in_flight, false, /*quiet=*/true);
+  fmt::print(R"({{"tool": "exsim_bench_transport", "variant": "", "bytes": {:.0f}, "in_flight": {}, "wall_s": {:.6f}, )"
+             R"("cpu_s": {:.6f}}})"
+             "\n",
+             g.bytes, in_flight, g.wall_s, g.cpu_s);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   // --only goodput|round-trip|lz4: one of the three, to profile it alone.
   const std::string only = argc == 3 && std::string(argv[1]) == "--only" ? argv[2] : "";
+  const std::string in_flight = argc == 3 && std::string(argv[1]) == "--transfer" ? argv[2] : "";
+  if (!in_flight.empty() && in_flight.find_first_not_of("0123456789") == std::string::npos) {
+    return transfer(std::stoi(in_flight));
+  }
   if (argc != 1 && only.empty()) {
-    fmt::print(stderr, "usage: exsim_bench_transport [--only goodput|round-trip|lz4]\n");
+    fmt::print(stderr, "usage: exsim_bench_transport [--only goodput|round-trip|lz4 | --transfer IN_FLIGHT]\n");
     return 2;
   }
   if (only.empty() || only == "goodput") goodput();

@@ -1,0 +1,141 @@
+#include "peer_harness.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace peers {
+namespace {
+
+double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; }
+double cpu_s(const rusage& u) { return seconds(u.ru_utime) + seconds(u.ru_stime); }
+
+// "1G", "1M", "16K" or plain bytes.
+std::int64_t parse_size(const std::string& flag, const std::string& text) {
+  std::size_t end = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  const std::string unit = text.substr(end);
+  const std::int64_t scale = unit.empty() ? 1 : unit == "K" ? 1 << 10 : unit == "M" ? 1 << 20 : unit == "G" ? 1 << 30 : 0;
+  if (end == 0 || scale == 0 || value <= 0) {
+    throw std::invalid_argument(flag + ": expected a positive size such as 1G, 1M or 16K, got '" + text + "'");
+  }
+  return value * scale;
+}
+
+Options parse(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) throw std::invalid_argument(flag + ": expected a value after it");
+    const std::string value = argv[++i];
+    if (flag == "--bytes") {
+      options.bytes = parse_size(flag, value);
+    } else if (flag == "--message") {
+      options.message = parse_size(flag, value);
+    } else if (flag == "--in-flight") {
+      options.in_flight = static_cast<int>(parse_size(flag, value));
+    } else if (flag == "--variant") {
+      options.variant = value;
+    } else {
+      throw std::invalid_argument("unknown flag '" + flag + "' (expected --bytes, --message, --in-flight, --variant)");
+    }
+  }
+  return options;
+}
+
+// The server's port from the pipe, or nothing if it does not come within 10 s.
+std::optional<int> read_port(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, 10'000) != 1) return std::nullopt;
+  int port = 0;
+  if (read(fd, &port, sizeof port) != static_cast<ssize_t>(sizeof port) || port <= 0) return std::nullopt;
+  return port;
+}
+
+}  // namespace
+
+int run_peer(const char* tool, int argc, char** argv, const Server& server, const Client& client) {
+  Options options;
+  try {
+    options = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", tool, e.what());
+    return 2;
+  }
+  int fds[2];
+  if (pipe(fds) != 0) {
+    std::perror("pipe");
+    return 1;
+  }
+  // Fork before either side starts a thread: the child is a clean process.
+  const pid_t child = fork();
+  if (child < 0) {
+    std::perror("fork");
+    return 1;
+  }
+  if (child == 0) {
+    close(fds[0]);
+    try {
+      server(options, [&](int port) {
+        if (write(fds[1], &port, sizeof port) != static_cast<ssize_t>(sizeof port)) std::_Exit(1);
+      });
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s server: %s\n", tool, e.what());
+      std::_Exit(1);
+    }
+    std::_Exit(0);
+  }
+  close(fds[1]);
+  const std::optional<int> port = read_port(fds[0]);
+  close(fds[0]);
+  int code = 0;
+  std::chrono::steady_clock::time_point start, end;
+  if (!port) {
+    std::fprintf(stderr, "%s: the server did not report its port within 10 s\n", tool);
+    code = 1;
+  } else {
+    try {
+      client(options, *port, [&] { start = std::chrono::steady_clock::now(); });
+      end = std::chrono::steady_clock::now();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s client: %s\n", tool, e.what());
+      code = 1;
+    }
+  }
+  kill(child, SIGTERM);
+  int status = 0;
+  rusage server_usage{};
+  wait4(child, &status, 0, &server_usage);
+  if (code != 0) return code;
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "%s: the server failed (exit %d)\n", tool, WEXITSTATUS(status));
+    return 1;
+  }
+  rusage client_usage{};
+  getrusage(RUSAGE_SELF, &client_usage);
+  std::printf(
+      "{\"tool\": \"%s\", \"variant\": \"%s\", \"bytes\": %lld, \"message\": %lld, \"in_flight\": %d, \"calls\": %lld, "
+      "\"wall_s\": %.6f, \"client_cpu_s\": %.6f, \"server_cpu_s\": %.6f}\n",
+      tool, options.variant.c_str(), static_cast<long long>(options.calls() * options.message),
+      static_cast<long long>(options.message), options.in_flight, static_cast<long long>(options.calls()),
+      std::chrono::duration<double>(end - start).count(), cpu_s(client_usage), cpu_s(server_usage));
+  return 0;
+}
+
+}  // namespace peers

@@ -1,0 +1,43 @@
+// What every peer program shares: its command line, a server in a child
+// process (a real process on each side, as in `exsim run`), and one JSON line
+// of results. A peer supplies the server loop and the client transfer; the
+// harness times the transfer and collects each side's CPU from the kernel
+// (getrusage for the client, wait4 for the server), so every peer is measured
+// the same way.
+//
+// usage: <peer> [--bytes N] [--message N] [--in-flight K] [--variant NAME]
+// prints: {"tool": ..., "variant": ..., "bytes": ..., "calls": ..., "wall_s": ...,
+//          "client_cpu_s": ..., "server_cpu_s": ...}
+#ifndef EXSIM_BENCH_PEERS_PEER_HARNESS_H_
+#define EXSIM_BENCH_PEERS_PEER_HARNESS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace peers {
+
+struct Options {
+  std::int64_t bytes = std::int64_t{1} << 30;  // moved in all, client to server
+  std::int64_t message = std::int64_t{1} << 20;
+  int in_flight = 2;
+  std::string variant;  // peer-specific (e.g. Thrift's transport)
+  std::int64_t calls() const { return (bytes + message - 1) / message; }
+};
+
+// The server: listens on 127.0.0.1 at an ephemeral port, reports the port
+// through `ready`, then serves until the harness terminates it.
+using Server = std::function<void(const Options&, const std::function<void(int port)>& ready)>;
+// The client: connects to the port and makes `options.calls()` calls of
+// `options.message` bytes with up to `in_flight` outstanding, returning when
+// the last response has arrived. `started` is called once connected, which
+// starts the clock.
+using Client = std::function<void(const Options&, int port, const std::function<void()>& started)>;
+
+// Parses argv, forks the server, runs the client, prints the results line.
+// Returns the process exit code.
+int run_peer(const char* tool, int argc, char** argv, const Server& server, const Client& client);
+
+}  // namespace peers
+
+#endif  // EXSIM_BENCH_PEERS_PEER_HARNESS_H_

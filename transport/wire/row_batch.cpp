@@ -27,8 +27,8 @@ T get(const char*& in) {
 }  // namespace
 
 std::uint64_t RowBatch::checksum() const {
-  std::uint64_t sum = checksum64(offsets_.data(), offsets_.size() * 4);
-  return checksum64(data_.data(), data_.size(), sum);
+  const std::uint64_t sum = checksum64(offsets_.data(), offsets_.size() * 4);
+  return sums_current_ ? data_sums_.value(sum) : checksum64(data_.data(), data_.size(), sum);
 }
 
 void RowBatchHeader::encode(char* out) const {
@@ -108,9 +108,9 @@ bool decode_batch(const RowBatchHeader& header, const char* offsets, const char*
       return false;
     }
   }
-  auto& data = out.mutable_data();
-  data.resize_uninitialized(header.tuple_bytes);
   if (header.compression == Compression::kLz4) {
+    auto& data = out.mutable_data();
+    data.resize_uninitialized(header.tuple_bytes);
     const std::int64_t start = cpu_clock ? cpu_clock() : 0;
     const bool decompressed = Lz4Codec::decompress(payload, header.payload_bytes, data.data(), header.tuple_bytes);
     if (cpu_clock && lz4_ns) *lz4_ns += cpu_clock() - start;
@@ -118,8 +118,8 @@ bool decode_batch(const RowBatchHeader& header, const char* offsets, const char*
       error = "LZ4 payload does not decompress to the announced size";
       return false;
     }
-  } else if (header.tuple_bytes > 0) {
-    std::memcpy(data.data(), payload, header.tuple_bytes);
+  } else {
+    out.assign_data_copy(payload, header.tuple_bytes);  // summed as it is copied
   }
   const std::uint64_t sum = out.checksum();
   if (sum != header.checksum) {

@@ -49,7 +49,15 @@ Options parse(int argc, char** argv) {
     } else if (flag == "--message") {
       options.message = parse_size(flag, value);
     } else if (flag == "--in-flight") {
-      options.in_flight = static_cast<int>(parse_size(flag, value));
+      std::size_t end = 0;
+      try {
+        options.in_flight = std::stoi(value, &end);
+      } catch (const std::exception&) {
+        end = 0;
+      }
+      if (end == 0 || end != value.size() || options.in_flight < 1) {
+        throw std::invalid_argument(flag + ": expected a whole number of calls, 1 or more, got '" + value + "'");
+      }
     } else if (flag == "--variant") {
       options.variant = value;
     } else {

@@ -208,7 +208,7 @@ void SenderInstance::run_hash() {
       std::memcpy(&read, row, key_bytes);
       const int c = static_cast<int>(hash_key(read) % static_cast<std::uint64_t>(count));
       Channel& ch = channels_[static_cast<std::size_t>(c)];
-      ch.collector.append_row_copy(row, end - start);
+      std::memcpy(ch.collector.append_row(end - start), row, end - start);
       if (capacity_.full(ch.collector.rows(), static_cast<Bytes>(ch.collector.tuple_bytes())) && !flush(c)) return;
     }
     charge(stats_.cpu_serialize, thread_cpu_ns() - cpu_start - (aside_ns_ - aside_before));

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "transport/wire/byte_buffer.h"
-#include "transport/wire/checksum.h"
 
 namespace exsim::transport {
 
@@ -19,55 +18,23 @@ class Lz4Codec;
 
 // Rows as contiguous tuple data plus the offset where each row starts. Clearing
 // keeps the capacity, so a reused batch stops allocating once it has grown.
-// Rows copied in (append_row_copy, copy_rows_from, assign_data_copy) are summed
-// for the checksum as they are copied, so encoding and verifying a batch need
-// no second pass over its bytes; rows written through append_row or
-// mutable_data are summed when the checksum is asked for.
 class RowBatch {
  public:
   void clear() {
     offsets_.clear();
     data_.clear();
-    data_sums_ = {};
-    sums_current_ = true;
   }
   // Adds a row of `bytes` bytes and returns where to write them.
   char* append_row(std::size_t bytes) {
-    sums_current_ = false;
     offsets_.push_back(static_cast<std::uint32_t>(data_.size()));
     return data_.append(bytes);
-  }
-  // Adds a row holding a copy of `bytes` bytes at `from`. Rows shorter than a
-  // checksum block are copied plainly and summed in one pass at the end: summing
-  // them one by one costs more than reading the batch again.
-  void append_row_copy(const char* from, std::size_t bytes) {
-    offsets_.push_back(static_cast<std::uint32_t>(data_.size()));
-    char* to = data_.append(bytes);
-    if (sums_current_ && bytes >= kSummedRowBytes) {
-      data_sums_.copy_and_add(to, from, bytes);
-    } else {
-      sums_current_ = false;
-      std::memcpy(to, from, bytes);
-    }
-  }
-  static constexpr std::size_t kSummedRowBytes = 64;
-  // Replaces the tuple data with a copy of `bytes` bytes at `from` (the offsets
-  // are the caller's): a received payload.
-  void assign_data_copy(const char* from, std::size_t bytes) {
-    data_.resize_uninitialized(bytes);
-    data_sums_ = {};
-    data_sums_.copy_and_add(data_.data(), from, bytes);
-    sums_current_ = true;
   }
   std::uint32_t rows() const { return static_cast<std::uint32_t>(offsets_.size()); }
   std::size_t tuple_bytes() const { return data_.size(); }
   const std::vector<std::uint32_t>& offsets() const { return offsets_; }
   const ByteBuffer& data() const { return data_; }
   std::vector<std::uint32_t>& mutable_offsets() { return offsets_; }
-  ByteBuffer& mutable_data() {
-    sums_current_ = false;
-    return data_;
-  }
+  ByteBuffer& mutable_data() { return data_; }
   // Replaces the rows with a deep copy of `from`'s, row by row, as Impala's
   // RowBatch::Serialize copies tuples (row-batch-ir.cc): the serialization work
   // of whole-batch senders.
@@ -77,7 +44,7 @@ class RowBatch {
     for (std::uint32_t r = 0; r < n; ++r) {
       const std::uint32_t start = from.offsets_[r];
       const std::uint32_t end = r + 1 < n ? from.offsets_[r + 1] : static_cast<std::uint32_t>(from.data_.size());
-      append_row_copy(from.data_.data() + start, end - start);
+      std::memcpy(append_row(end - start), from.data_.data() + start, end - start);
     }
   }
 
@@ -89,8 +56,6 @@ class RowBatch {
  private:
   std::vector<std::uint32_t> offsets_;
   ByteBuffer data_;
-  Checksum64 data_sums_;      // of data_, while sums_current_
-  bool sums_current_ = true;  // every byte of data_ came through a copy that summed it
 };
 
 enum class Compression : std::uint8_t { kNone = 0, kLz4 = 1 };

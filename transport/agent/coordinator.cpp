@@ -293,10 +293,14 @@ class Coordinator {
         broadcast(json{{"op", "prepare"}, {"policy", policy.name}, {"query", q}, {"repetition", rep}, {"exchange", x},
                        {"run", id}, {"timeout_s", options_.timeout.count()}});
         for (std::size_t h = 0; h < channels_.size(); ++h) expect(h, "prepared", Clock::now() + std::chrono::seconds(60));
+        // Stamped before the start goes out: an agent's senders begin as soon as
+        // it arrives, and on a busy machine they can take the cores from this
+        // thread before the broadcast returns (a tiny exchange then measured a
+        // wall-clock shorter than its senders' lives).
+        started[id] = Clock::now();
         broadcast(json{{"op", "start"}, {"run", id}});
         state[x] = 1;
         running[id] = x;
-        started[id] = Clock::now();
         if (running.size() - finished == 1) busy_since = started[id];
       }
       // Wait for the next "done" from any agent: a sweep that does not wait,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include <asio/bind_allocator.hpp>
 #include <fmt/format.h>
 
 #include "transport/net/steady_clock.h"
@@ -128,18 +129,20 @@ bool Connection::wait_for_tokens(TokenBucket& bucket, std::size_t bytes, asio::s
   // more than the 13 us a 16 KiB batch takes at 10 Gbit/s).
   if (due <= now + kShortestWaitNs || bytes <= kPacketBytes) return false;
   timer.expires_at(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due)));
-  timer.async_wait([self = shared_from_this(), then](const asio::error_code& error) {
-    if (!error && self->open_) ((*self).*then)();
-  });
+  timer.async_wait(asio::bind_allocator(PoolAllocator<void>(&op_memory_),
+                                        [self = shared_from_this(), then](const asio::error_code& error) {
+                                          if (!error && self->open_) ((*self).*then)();
+                                        }));
   return true;
 }
 
 void Connection::issue_write() {
   ++write_calls_;
   socket_.async_write_some(std::span<const asio::const_buffer>(gather_.data(), gather_count_),
-                           [self = shared_from_this()](const asio::error_code& error, std::size_t bytes) {
-                             self->on_write(error, bytes);
-                           });
+                           asio::bind_allocator(PoolAllocator<void>(&op_memory_),
+                                                [self = shared_from_this()](const asio::error_code& error, std::size_t bytes) {
+                                                  self->on_write(error, bytes);
+                                                }));
 }
 
 void Connection::on_write(const asio::error_code& error, std::size_t bytes) {
@@ -165,9 +168,10 @@ void Connection::read_next() {
   // Straight into the decoder's buffer: a whole large frame in one read, no copy.
   const auto [where, room] = decoder_.prepare();
   socket_.async_read_some(asio::buffer(where, room),
-                          [self = shared_from_this()](const asio::error_code& error, std::size_t bytes) {
-                            self->on_read(error, bytes);
-                          });
+                          asio::bind_allocator(PoolAllocator<void>(&op_memory_),
+                                               [self = shared_from_this()](const asio::error_code& error, std::size_t bytes) {
+                                                 self->on_read(error, bytes);
+                                               }));
 }
 
 void Connection::on_read(const asio::error_code& error, std::size_t bytes) {

@@ -24,6 +24,7 @@
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
 
+#include "transport/net/handler_pool.h"
 #include "transport/net/token_bucket.h"
 #include "transport/wire/frame.h"
 
@@ -104,6 +105,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_read(const asio::error_code& error, std::size_t bytes);
   Outbound& slot(std::size_t i) { return *queue_[(head_ + i) % queue_.size()]; }
 
+  // Memory for the socket's and timers' operations (at most one read, one
+  // write and two waits outstanding): Asio's own per-thread recycling misses
+  // when another thread's posts fill its cache, and then every read and write
+  // would reach malloc. A member: every operation's handler holds the
+  // connection, and Asio frees an operation's memory before the handler.
+  HandlerPool op_memory_;
   asio::ip::tcp::socket socket_;
   Handler& handler_;
   FrameDecoder decoder_;  // reads land in its buffer

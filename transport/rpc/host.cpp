@@ -263,7 +263,7 @@ void Host::call(int to, FrameType type, std::array<asio::const_buffer, 3> pieces
 }
 
 void Host::respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id, const CallResult& result) {
-  reactor_.post([on, call_id, result] {
+  auto send = [on, call_id, result] {
     FrameHeader h;
     h.type = FrameType::kResponse;
     h.call_id = call_id;
@@ -271,7 +271,16 @@ void Host::respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id,
     char body[CallResult::kSize];
     result.encode(body);
     on->send_copy(h, body, sizeof body, 0);
-  });
+  };
+  // A call admitted as it arrives is answered on the reactor thread that read
+  // it: at once, not through a posted handler, which Asio allocates for.
+  // (A deferred call is answered from a consumer's thread: posted, as calls
+  // are, with memory from the host's pool.)
+  if (reactor_.on_reactor_thread()) {
+    send();
+  } else {
+    asio::post(reactor_.context(), asio::bind_allocator(PoolAllocator<void>(&handlers_), std::move(send)));
+  }
 }
 
 Host::AchievedDelays Host::achieved_delays_ms(Statistic statistic) {

@@ -7,7 +7,8 @@
 // responses are held likewise on the way back, so a call sees the full RTT.
 //
 // Thread rule: call() and respond() may be used from any thread; they post to
-// the reactor. Sinks and receivers are called on the reactor thread.
+// the reactor (respond() on the reactor thread sends at once). Sinks and
+// receivers are called on the reactor thread.
 #ifndef EXSIM_TRANSPORT_RPC_HOST_H_
 #define EXSIM_TRANSPORT_RPC_HOST_H_
 

@@ -155,6 +155,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
     // Forget it, so strays and closed peers do not pile up (on the reactor, later:
     // this object is still running).
     host_.reactor_.post([host = &host_, self = shared_from_this()] {
+      if (self->from() >= 0 && self->achieved()) host->closed_calls_achieved_[self->from()].merge(*self->achieved());
       auto& list = host->inbound_;
       list.erase(std::remove(list.begin(), list.end(), self), list.end());
     });
@@ -295,9 +296,11 @@ Host::AchievedDelays Host::achieved_delays_ms(Statistic statistic) {
       if (host < 0 || h >= into.size() || delays.count() == 0) return;
       into[h] = (statistic == Statistic::kMean ? delays.mean() : delays.quantile(0.5)) * 1e-6;
     };
+    std::map<int, LogHistogram> calls = closed_calls_achieved_;
     for (const auto& in : inbound_) {
-      if (in->achieved()) record(result->calls_from, in->from(), *in->achieved());
+      if (in->achieved() && in->from() >= 0) calls[in->from()].merge(*in->achieved());
     }
+    for (const auto& [from, delays] : calls) record(result->calls_from, from, delays);
     for (const auto& out : outbound_) {
       if (out) record(result->responses_from, out->to(), out->responses_achieved());
     }

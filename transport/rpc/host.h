@@ -24,6 +24,7 @@
 
 #include <asio/ip/tcp.hpp>
 
+#include "models/base/histogram.h"
 #include "transport/net/connection.h"
 #include "transport/net/handler_pool.h"
 #include "transport/net/reactor.h"
@@ -145,6 +146,10 @@ class Host {
   asio::ip::tcp::endpoint endpoint_;
   std::vector<std::shared_ptr<Outbound>> outbound_;  // by destination host
   std::vector<std::shared_ptr<Inbound>> inbound_;
+  // One-way delays achieved on inbound connections since closed, by source
+  // host (reactor thread only): a peer that stops first must not take the
+  // delays its calls met here out of this host's report.
+  std::map<int, LogHistogram> closed_calls_achieved_;
   std::mutex targets_mutex_;
   std::map<std::uint32_t, CallTarget*> targets_;
   std::mutex failure_mutex_;

@@ -56,7 +56,8 @@ tsan: deps
 	./$(BUILD_DIR)/tsan/exsim_tests --test-suite='*' --source-file='*transport*'
 
 # Benchmarks print numbers and assert nothing. The peers (real RPC frameworks
-# doing IMPALA-1638's transfer beside exsim) build in a project of their own.
+# doing IMPALA-1638's transfer, one call at a time over 0.2 ms and IMPALA-5528's
+# many small calls beside exsim) build in a project of their own.
 bench: build
 	@scripts/install-deps --bench
 	./$(BUILD_DIR)/exsim_bench_sim --repeat 5
@@ -65,6 +66,8 @@ bench: build
 	@test -f $(BUILD_DIR)/peers/CMakeCache.txt || cmake -S bench/peers -B $(BUILD_DIR)/peers $(GENERATOR)
 	@cmake --build $(BUILD_DIR)/peers -j 2
 	bench/peers/run-peers --rounds 9 --peers $(BUILD_DIR)/peers --exsim $(BUILD_DIR)
+	bench/peers/run-per-rpc --rounds 7 --peers $(BUILD_DIR)/peers --exsim $(BUILD_DIR)/exsim
+	scenarios/seeds/impala-5528-run --rounds 7 --peers $(BUILD_DIR)/peers --exsim $(BUILD_DIR)/exsim
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -1,6 +1,10 @@
 #include "peer_harness.h"
 
+#include "delay_proxy.h"
+
+#include <dlfcn.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -14,6 +18,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace peers {
 namespace {
@@ -38,6 +43,20 @@ std::int64_t parse_size(const std::string& flag, const std::string& text) {
   return value * scale;
 }
 
+std::int64_t whole_number(const std::string& flag, const std::string& text, std::int64_t least, const char* what) {
+  std::size_t end = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  if (end == 0 || end != text.size() || value < least || value > 1'000'000'000) {
+    throw std::invalid_argument(flag + ": expected a whole number of " + what + ", got '" + text + "'");
+  }
+  return value;
+}
+
 Options parse(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
@@ -49,19 +68,14 @@ Options parse(int argc, char** argv) {
     } else if (flag == "--message") {
       options.message = parse_size(flag, value);
     } else if (flag == "--in-flight") {
-      std::size_t end = 0;
-      try {
-        options.in_flight = std::stoi(value, &end);
-      } catch (const std::exception&) {
-        end = 0;
-      }
-      if (end == 0 || end != value.size() || options.in_flight < 1) {
-        throw std::invalid_argument(flag + ": expected a whole number of calls, 1 or more, got '" + value + "'");
-      }
+      options.in_flight = static_cast<int>(whole_number(flag, value, 1, "calls, 1 or more"));
     } else if (flag == "--variant") {
       options.variant = value;
+    } else if (flag == "--delay-us") {
+      options.delay_us = whole_number(flag, value, 0, "microseconds, 0 or more");
     } else {
-      throw std::invalid_argument("unknown flag '" + flag + "' (expected --bytes, --message, --in-flight, --variant)");
+      throw std::invalid_argument("unknown flag '" + flag +
+                                  "' (expected --bytes, --message, --in-flight, --variant, --delay-us)");
     }
   }
   return options;
@@ -74,6 +88,23 @@ std::optional<int> read_port(int fd) {
   int port = 0;
   if (read(fd, &port, sizeof port) != static_cast<ssize_t>(sizeof port) || port <= 0) return std::nullopt;
   return port;
+}
+
+// The server is ended by SIGTERM. Taken by a thread of its own (every other
+// thread blocks it), it lets a preloaded allocation counter
+// (libexsim_alloc_count.so) write the server's count before the process ends.
+void end_on_sigterm() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // inherited by every thread started after
+  std::thread([set] {
+    int signal = 0;
+    sigwait(&set, &signal);
+    using Report = void (*)();
+    if (auto report = reinterpret_cast<Report>(dlsym(RTLD_DEFAULT, "exsim_alloc_count_report"))) report();
+    std::_Exit(0);
+  }).detach();
 }
 
 }  // namespace
@@ -99,6 +130,7 @@ int run_peer(const char* tool, int argc, char** argv, const Server& server, cons
   }
   if (child == 0) {
     close(fds[0]);
+    end_on_sigterm();
     try {
       server(options, [&](int port) {
         if (write(fds[1], &port, sizeof port) != static_cast<ssize_t>(sizeof port)) std::_Exit(1);
@@ -114,13 +146,17 @@ int run_peer(const char* tool, int argc, char** argv, const Server& server, cons
   close(fds[0]);
   int code = 0;
   std::chrono::steady_clock::time_point start, end;
+  std::optional<DelayProxy> proxy;
+  Achieved achieved;
   if (!port) {
     std::fprintf(stderr, "%s: the server did not report its port within 10 s\n", tool);
     code = 1;
   } else {
     try {
-      client(options, *port, [&] { start = std::chrono::steady_clock::now(); });
+      if (options.delay_us >= 0) proxy = start_delay_proxy(*port, options.delay_us);
+      client(options, proxy ? proxy->port : *port, [&] { start = std::chrono::steady_clock::now(); });
       end = std::chrono::steady_clock::now();
+      if (proxy) achieved = stop_delay_proxy(*proxy);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s client: %s\n", tool, e.what());
       code = 1;
@@ -139,10 +175,12 @@ int run_peer(const char* tool, int argc, char** argv, const Server& server, cons
   getrusage(RUSAGE_SELF, &client_usage);
   std::printf(
       "{\"tool\": \"%s\", \"variant\": \"%s\", \"bytes\": %lld, \"message\": %lld, \"in_flight\": %d, \"calls\": %lld, "
-      "\"wall_s\": %.6f, \"client_cpu_s\": %.6f, \"server_cpu_s\": %.6f}\n",
+      "\"wall_s\": %.6f, \"client_cpu_s\": %.6f, \"server_cpu_s\": %.6f",
       tool, options.variant.c_str(), static_cast<long long>(options.calls() * options.message),
       static_cast<long long>(options.message), options.in_flight, static_cast<long long>(options.calls()),
       std::chrono::duration<double>(end - start).count(), cpu_s(client_usage), cpu_s(server_usage));
+  if (proxy) std::printf(", \"one_way_delay_us\": %.2f, \"proxy_cpu_s\": %.6f", achieved.mean_one_way_us, achieved.cpu_s);
+  std::printf("}\n");
   return 0;
 }
 

@@ -5,9 +5,12 @@
 // (getrusage for the client, wait4 for the server), so every peer is measured
 // the same way.
 //
-// usage: <peer> [--bytes N] [--message N] [--in-flight K] [--variant NAME]
+// usage: <peer> [--bytes N] [--message N] [--in-flight K] [--variant NAME] [--delay-us D]
 // prints: {"tool": ..., "variant": ..., "bytes": ..., "calls": ..., "wall_s": ...,
-//          "client_cpu_s": ..., "server_cpu_s": ...}
+//          "client_cpu_s": ..., "server_cpu_s": ...}, and with --delay-us (the
+// client's connection through a delay proxy, D each way; 0 gives the proxy's
+// own cost): "one_way_delay_us"
+// (achieved) and "proxy_cpu_s" (the proxy's own, charged to neither side).
 #ifndef EXSIM_BENCH_PEERS_PEER_HARNESS_H_
 #define EXSIM_BENCH_PEERS_PEER_HARNESS_H_
 
@@ -22,6 +25,7 @@ struct Options {
   std::int64_t message = std::int64_t{1} << 20;
   int in_flight = 2;
   std::string variant;  // peer-specific (e.g. Thrift's transport)
+  std::int64_t delay_us = -1;  // one way, through a delay proxy (0: the proxy, no delay); -1: no proxy
   std::int64_t calls() const { return (bytes + message - 1) / message; }
 };
 

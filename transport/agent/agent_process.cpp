@@ -71,13 +71,23 @@ AgentProcess spawn_agent(const std::string& binary, const std::string& token_fil
   return agent;
 }
 
-void stop_agents(const std::vector<AgentProcess>& agents, std::chrono::milliseconds grace) {
-  for (const auto& a : agents) {
-    if (a.pid > 0) kill(a.pid, SIGTERM);
+void stop_agents(const std::vector<AgentProcess>& agents, std::chrono::milliseconds own_exit,
+                 std::chrono::milliseconds grace) {
+  std::vector<bool> ended(agents.size(), false);
+  const auto own_deadline = Clock::now() + own_exit;
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    if (agents[i].pid <= 0) continue;
+    while (!(ended[i] = waitpid(agents[i].pid, nullptr, WNOHANG) != 0) && Clock::now() < own_deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    if (agents[i].pid > 0 && !ended[i]) kill(agents[i].pid, SIGTERM);
   }
   const auto give_up = Clock::now() + grace;
-  for (const auto& a : agents) {
-    if (a.pid <= 0) continue;
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    const auto& a = agents[i];
+    if (a.pid <= 0 || ended[i]) continue;
     while (waitpid(a.pid, nullptr, WNOHANG) == 0) {
       if (Clock::now() >= give_up) {
         kill(a.pid, SIGKILL);

@@ -28,7 +28,10 @@ AgentProcess spawn_agent(const std::string& binary, const std::string& token_fil
 // Asks every started agent (pid > 0) to stop, and kills any still running
 // after `grace`: a stopped or wedged process never handles SIGTERM, and an
 // unbounded wait would hang the run past its deadline.
-void stop_agents(const std::vector<AgentProcess>& agents, std::chrono::milliseconds grace);
+// Agents that have said "bye" are first given `own_exit` to end by themselves
+// (so that everything a process does at exit is done), then signalled.
+void stop_agents(const std::vector<AgentProcess>& agents, std::chrono::milliseconds own_exit,
+                 std::chrono::milliseconds grace);
 
 }  // namespace exsim::transport
 

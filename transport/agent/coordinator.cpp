@@ -36,7 +36,9 @@ class Coordinator {
 
   ~Coordinator() {
     for (auto& c : channels_) c.reset();
-    stop_agents(agents_, std::chrono::seconds(5));
+    // Agents that said "bye" end by themselves; one that did not (a failed
+    // run) is signalled at once.
+    stop_agents(agents_, said_bye_ ? std::chrono::seconds(2) : std::chrono::milliseconds(0), std::chrono::seconds(5));
     remove_token_file();
   }
 
@@ -58,6 +60,7 @@ class Coordinator {
     for (std::size_t i = 0; i < n; ++i) {
       channels_[i]->send(json{{"op", "shutdown"}}.dump());
       const json bye = expect(i, "bye", Clock::now() + std::chrono::seconds(10));
+      said_bye_ = i + 1 == n;
       for (auto& r : results) {
         r.hosts[i].rss_peak_bytes = bye.at("rss_peak_bytes").get<std::int64_t>();
         r.hosts[i].process_cpu_s = bye.value("process_cpu_s", -1.0);
@@ -436,6 +439,7 @@ class Coordinator {
   std::shared_ptr<Doorbell> doorbell_ = std::make_shared<Doorbell>();
   std::string token_file_;
   std::uint32_t next_run_ = 1;
+  bool said_bye_ = false;  // every agent answered "shutdown"
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace peers {
 namespace {
@@ -26,15 +27,20 @@ namespace {
 double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; }
 double cpu_s(const rusage& u) { return seconds(u.ru_utime) + seconds(u.ru_stime); }
 
+// The leading integer of `text` and where it ends (0: none).
+std::pair<long long, std::size_t> leading_integer(const std::string& text) {
+  std::size_t end = 0;
+  try {
+    const long long value = std::stoll(text, &end);
+    return {value, end};
+  } catch (const std::exception&) {
+    return {0, 0};
+  }
+}
+
 // "1G", "1M", "16K" or plain bytes.
 std::int64_t parse_size(const std::string& flag, const std::string& text) {
-  std::size_t end = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &end);
-  } catch (const std::exception&) {
-    end = 0;
-  }
+  const auto [value, end] = leading_integer(text);
   const std::string unit = text.substr(end);
   const std::int64_t scale = unit.empty() ? 1 : unit == "K" ? 1 << 10 : unit == "M" ? 1 << 20 : unit == "G" ? 1 << 30 : 0;
   if (end == 0 || scale == 0 || value <= 0) {
@@ -44,13 +50,7 @@ std::int64_t parse_size(const std::string& flag, const std::string& text) {
 }
 
 std::int64_t whole_number(const std::string& flag, const std::string& text, std::int64_t least, const char* what) {
-  std::size_t end = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &end);
-  } catch (const std::exception&) {
-    end = 0;
-  }
+  const auto [value, end] = leading_integer(text);
   if (end == 0 || end != text.size() || value < least || value > 1'000'000'000) {
     throw std::invalid_argument(flag + ": expected a whole number of " + what + ", got '" + text + "'");
   }

@@ -6,10 +6,11 @@
 namespace exsim::validate {
 namespace {
 
-constexpr std::array<std::pair<ModelError, const char*>, 4> kNames{{
+constexpr std::array<std::pair<ModelError, const char*>, 5> kNames{{
     {ModelError::kNoLatency, "no-latency"},
     {ModelError::kOneInFlight, "one-in-flight"},
     {ModelError::kLz4HalfCost, "lz4-half-cost"},
+    {ModelError::kLz4DoubleCost, "lz4-double-cost"},
     {ModelError::kNicDoubled, "nic-doubled"},
 }};
 
@@ -51,6 +52,10 @@ void apply(ModelError error, Scenario& scenario) {
     case ModelError::kLz4HalfCost:
       scenario.costs.lz4_compress_bytes_per_s *= 2;
       scenario.costs.lz4_decompress_bytes_per_s *= 2;
+      break;
+    case ModelError::kLz4DoubleCost:
+      scenario.costs.lz4_compress_bytes_per_s /= 2;
+      scenario.costs.lz4_decompress_bytes_per_s /= 2;
       break;
     case ModelError::kNicDoubled:
       scenario.cluster.nic_gbps *= 2;

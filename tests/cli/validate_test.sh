@@ -88,7 +88,7 @@ check "shows where they differ: receiver time" has "receiver mean" "$work/strict
 recorded=$src/tests/data/validate/suite-measured.json
 "$exsim" validate --measured "$recorded" "$src/scenarios/validation" --json "$work/again.json" >"$work/again.out" 2>&1
 check "the recorded suite passes with this model" test $? -eq 0
-for error in no-latency one-in-flight lz4-half-cost nic-doubled; do
+for error in no-latency one-in-flight lz4-half-cost lz4-double-cost nic-doubled; do
   "$exsim" validate --measured "$recorded" "$src/scenarios/validation" --model-error "$error" >"$work/err.out" 2>&1
   check "model error $error fails the recorded suite" test $? -eq 1
   check "model error $error is named in the report" has "deliberate error: $error" "$work/err.out"
@@ -132,7 +132,7 @@ check "names what --cpus expects" has "expected CPU numbers" "$work/bad8"
 check "a CPU this process may not use exits 2" test $? -eq 2
 "$exsim" validate --measured "$work/val.json" --model-error lz4-free >/dev/null 2>"$work/bad10"
 check "unknown --model-error exits 2" test $? -eq 2
-check "lists the model errors" has "no-latency, one-in-flight, lz4-half-cost, nic-doubled" "$work/bad10"
+check "lists the model errors" has "no-latency, one-in-flight, lz4-half-cost, lz4-double-cost, nic-doubled" "$work/bad10"
 "$exsim" validate --measured "$work/val.json" --profile "$work/profile.json" >/dev/null 2>"$work/bad11"
 check "--measured with --profile exits 2" test $? -eq 2
 "$exsim" validate --measured "$work/nothing.json" >/dev/null 2>"$work/bad12"

@@ -218,7 +218,7 @@ TEST_CASE("each deliberate model error changes what the simulator is given, neve
       "policies": {"a": {"in_flight": 2}, "b": {"in_flight": 4}},
       "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 1000,
         "row": {"fixed_bytes": 24}, "lz4_ratio": 0.5}]}]}})");
-  CHECK(model_error_names().size() == 4);
+  CHECK(model_error_names().size() == 5);
   for (const auto& name : model_error_names()) {
     const auto error = parse_model_error(name);
     REQUIRE(error);
@@ -237,6 +237,10 @@ TEST_CASE("each deliberate model error changes what the simulator is given, neve
       case ModelError::kLz4HalfCost:
         CHECK(s.costs.lz4_compress_bytes_per_s == 1e9);
         CHECK(s.costs.lz4_decompress_bytes_per_s == 4e9);
+        break;
+      case ModelError::kLz4DoubleCost:
+        CHECK(s.costs.lz4_compress_bytes_per_s == 2.5e8);
+        CHECK(s.costs.lz4_decompress_bytes_per_s == 1e9);
         break;
       case ModelError::kNicDoubled:
         CHECK(s.cluster.nic_gbps == 20);

@@ -156,10 +156,16 @@ int run_peer(const char* tool, int argc, char** argv, const Server& server, cons
       if (options.delay_us >= 0) proxy = start_delay_proxy(*port, options.delay_us);
       client(options, proxy ? proxy->port : *port, [&] { start = std::chrono::steady_clock::now(); });
       end = std::chrono::steady_clock::now();
-      if (proxy) achieved = stop_delay_proxy(*proxy);
+      if (proxy) achieved = stop_delay_proxy(*std::exchange(proxy, std::nullopt));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s client: %s\n", tool, e.what());
       code = 1;
+    }
+    if (proxy) {  // the client failed with the proxy running: end it, leave no process behind
+      try {
+        stop_delay_proxy(*proxy);
+      } catch (const std::exception&) {
+      }
     }
   }
   kill(child, SIGTERM);
@@ -179,7 +185,9 @@ int run_peer(const char* tool, int argc, char** argv, const Server& server, cons
       tool, options.variant.c_str(), static_cast<long long>(options.calls() * options.message),
       static_cast<long long>(options.message), options.in_flight, static_cast<long long>(options.calls()),
       std::chrono::duration<double>(end - start).count(), cpu_s(client_usage), cpu_s(server_usage));
-  if (proxy) std::printf(", \"one_way_delay_us\": %.2f, \"proxy_cpu_s\": %.6f", achieved.mean_one_way_us, achieved.cpu_s);
+  if (options.delay_us >= 0) {
+    std::printf(", \"one_way_delay_us\": %.2f, \"proxy_cpu_s\": %.6f", achieved.mean_one_way_us, achieved.cpu_s);
+  }
   std::printf("}\n");
   return 0;
 }

@@ -57,16 +57,16 @@ long allocations_for(LocalCluster& cluster, const Scenario& s, std::int64_t* rpc
 
 // Runs `kind` with `rows` and four times the rows; checks the longer run makes
 // well under one more allocation per extra RPC. `extra_policy` and
-// `extra_exchange` add keys to the policy and the exchange; `cluster` gives the
-// hosts and MT_DOP, `senders` where the senders are.
+// `extra_exchange` add keys to the policy and the exchange; `cluster_keys` give
+// the hosts and MT_DOP, `senders` where the senders are.
 void check_steady_state(const std::string& kind, const char* receivers, int rows, const std::string& extra_policy = "",
                         const std::string& extra_exchange = "",
-                        const std::string& cluster = R"("cluster": {"hosts": 2, "rtt_ms": {"same_group": 0.05}})",
+                        const std::string& cluster_keys = R"("cluster": {"hosts": 2, "rtt_ms": {"same_group": 0.05}})",
                         const std::string& senders = R"({"hosts": ["h0"], "per_host": 1})") {
   CAPTURE(kind);
   CAPTURE(extra_policy);
   auto scenario = [&](int count) {
-    return test::scenario_from(std::string(R"({"name": "alloc", )") + cluster + R"(,
+    return test::scenario_from(std::string(R"({"name": "alloc", )") + cluster_keys + R"(,
       "policies": {"p": {"buffer": {"flat": "16K"}, "in_flight": 2)" + extra_policy + R"(}},
       "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": ")" + kind + R"(", "rows": )" +
                                std::to_string(count) + R"(, "row": {"fixed_bytes": 64}, "lz4_ratio": 0.5,

@@ -255,12 +255,16 @@ void Host::connect(const std::vector<asio::ip::tcp::endpoint>& peers) {
   if (!error.empty()) throw std::runtime_error(error);
 }
 
+template <typename F>
+void Host::post_pooled(F&& fn) {
+  asio::post(reactor_.context(), asio::bind_allocator(PoolAllocator<void>(&handlers_), std::forward<F>(fn)));
+}
+
 void Host::call(int to, FrameType type, std::array<asio::const_buffer, 3> pieces, std::size_t count, CallSink* sink,
                 std::uint64_t cookie) {
-  asio::post(reactor_.context(),
-             asio::bind_allocator(PoolAllocator<void>(&handlers_), [this, to, type, pieces, count, sink, cookie] {
-               if (!stopped_) outbound_[static_cast<std::size_t>(to)]->call(type, pieces, count, sink, cookie);
-             }));
+  post_pooled([this, to, type, pieces, count, sink, cookie] {
+    if (!stopped_) outbound_[static_cast<std::size_t>(to)]->call(type, pieces, count, sink, cookie);
+  });
 }
 
 void Host::respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id, const CallResult& result) {
@@ -280,7 +284,7 @@ void Host::respond(const std::shared_ptr<Connection>& on, std::uint64_t call_id,
   if (reactor_.on_reactor_thread()) {
     send();
   } else {
-    asio::post(reactor_.context(), asio::bind_allocator(PoolAllocator<void>(&handlers_), std::move(send)));
+    post_pooled(std::move(send));
   }
 }
 

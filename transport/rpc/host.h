@@ -135,9 +135,13 @@ class Host {
   // Puts a connection to another host behind this host's NIC token buckets.
   void pace(Connection& connection);
   void fail(const std::string& reason);
+  // Runs `fn` on the reactor thread, from any thread, its handler's memory
+  // from handlers_ (defined in host.cpp, its only user).
+  template <typename F>
+  void post_pooled(F&& fn);
 
   Options options_;
-  HandlerPool handlers_;  // calls posted from sender threads (before reactor_: outlives its queue)
+  HandlerPool handlers_;  // handlers posted from other threads (before reactor_: outlives its queue)
   // Before reactor_: connections use them until the reactor stops.
   std::unique_ptr<TokenBucket> nic_;     // outbound
   std::unique_ptr<TokenBucket> nic_in_;  // inbound

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <memory>
 #include <thread>
 
 #include "transport/exchange/channel_window.h"
@@ -100,6 +101,28 @@ TEST_CASE("each wait's wake-up is kept: from the release that frees it to the se
   REQUIRE(window.wait_idle(ChannelWindow::Clock::now() + 10s, waited));
   last.join();
   CHECK(window.wakes().count() == 2);
+}
+
+
+TEST_CASE("a sender may destroy its window as soon as wait_idle returns, while the last release is returning") {
+  // The last release wakes the sender under the lock, so that nothing of the
+  // window is touched once the sender can take it; earlier ones wake it after
+  // the unlock. Under ThreadSanitizer (`make tsan`) a wake-up after the unlock
+  // at the end of the stream races with the window's destruction here.
+  for (int round = 0; round < 200; ++round) {
+    auto window = std::make_unique<ChannelWindow>(1, 2);
+    ChannelWindow::Clock::duration waited{};
+    REQUIRE(window->acquire(0, ChannelWindow::Clock::now() + 10s, waited));
+    REQUIRE(window->acquire(0, ChannelWindow::Clock::now() + 10s, waited));
+    ChannelWindow* raw = window.get();
+    std::thread reactor([raw] {
+      raw->release(0);
+      raw->release(0);
+    });
+    CHECK(window->wait_idle(ChannelWindow::Clock::now() + 10s, waited));
+    window.reset();
+    reactor.join();
+  }
 }
 
 }  // namespace

@@ -44,15 +44,29 @@ class ChannelWindow {
     return true;
   }
 
-  // The call on `channel` has completed.
+  // The call on `channel` has completed. Releases come from one thread, the
+  // reactor of the sender's host (rpc/host.h), which is what makes the wake-up
+  // outside the lock below safe.
   void release(int channel) {
-    // Notify under the lock: the sender may return from its wait and destroy the
-    // window as soon as it can take the mutex.
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     --used_[channel];
     --total_;
     const bool frees = waiting_for_ == kAll ? total_ == 0 : waiting_for_ == channel && used_[channel] < in_flight_;
-    if (frees && freed_at_ == Clock::time_point{}) freed_at_ = Clock::now();
+    if (!frees) return;  // the sender is not waiting for this slot: nothing to wake
+    if (freed_at_ == Clock::time_point{}) freed_at_ = Clock::now();
+    // The end of the stream: the sender may return from wait_idle and destroy
+    // the window as soon as it can take the mutex, so it is woken under the lock.
+    if (waiting_for_ == kAll) {
+      freed_.notify_all();
+      return;
+    }
+    // A slot: woken after the unlock, so that the sender does not wake only to
+    // block on the mutex this thread still holds (two more switches a wait). The
+    // window outlives the wake-up: a sender that takes the slot sends again and
+    // cannot pass wait_idle before that call's release, which runs on this thread
+    // after this one; one that fails keeps its window until the host stops
+    // (ExchangePart retires it).
+    lock.unlock();
     freed_.notify_all();
   }
 

@@ -203,7 +203,7 @@ void ReceiverSide::consume(int index) {
           stats_.add_drain(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                                                 instance.closed_at).count());
           instance.done = true;
-          instance.changed.notify_all();
+          instance.finished.notify_all();
           return;
         }
         instance.changed.wait_for(lock, std::chrono::milliseconds(50));
@@ -255,7 +255,7 @@ bool ReceiverSide::wait(std::chrono::steady_clock::time_point deadline) {
     // elsewhere, which sets stats_.failed without notifying.
     while (!i->done && !stats_.failed) {
       if (std::chrono::steady_clock::now() >= deadline) return false;
-      i->changed.wait_for(lock, std::chrono::milliseconds(100));
+      i->finished.wait_for(lock, std::chrono::milliseconds(100));
     }
     if (!i->done) return false;
   }
@@ -263,7 +263,10 @@ bool ReceiverSide::wait(std::chrono::steady_clock::time_point deadline) {
 }
 
 void ReceiverSide::cancel() {
-  for (auto& i : instances_) i->changed.notify_all();
+  for (auto& i : instances_) {
+    i->changed.notify_all();
+    i->finished.notify_all();
+  }
 }
 
 }  // namespace exsim::transport

@@ -58,7 +58,8 @@ class ReceiverSide final : public CallTarget {
   };
   struct Instance {
     std::mutex mutex;
-    std::condition_variable changed;
+    std::condition_variable changed;   // a batch or an end of stream arrived: wakes the consumer
+    std::condition_variable finished;  // done: wakes wait(), which no batch should wake
     std::vector<Queue> queues;
     int open_queues = 0;
     std::size_t cursor = 0;

@@ -45,7 +45,7 @@ namespace {
 using namespace std::chrono_literals;
 
 long allocations_for(LocalCluster& cluster, const Scenario& s, std::int64_t* rpcs, std::int64_t* deferred = nullptr) {
-  RunStats stats(2);
+  RunStats stats(static_cast<int>(s.cluster.hosts.size()));
   const long before = g_allocations.load();
   const ExchangeOutcome outcome = cluster.run_exchange(s.policies[0], 0, 0, 0, stats, 60s);
   const long used = g_allocations.load() - before;

@@ -118,9 +118,10 @@ struct RunStats {
   void track(std::vector<std::int64_t>& now, std::vector<std::int64_t>& peak, Ledger* ledger, int host,
              std::int64_t delta) {
     std::lock_guard lock(mutex_);
-    auto& n = now[static_cast<std::size_t>(host)];
+    // Checked: a host beyond the stats' size would write past them silently.
+    auto& n = now.at(static_cast<std::size_t>(host));
     n += delta;
-    auto& p = peak[static_cast<std::size_t>(host)];
+    auto& p = peak.at(static_cast<std::size_t>(host));
     if (n > p) p = n;
     if (ledger) ledger->add(delta);
   }

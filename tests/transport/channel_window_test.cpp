@@ -103,7 +103,6 @@ TEST_CASE("each wait's wake-up is kept: from the release that frees it to the se
   CHECK(window.wakes().count() == 2);
 }
 
-
 TEST_CASE("a sender may destroy its window as soon as wait_idle returns, while the last release is returning") {
   // The last release wakes the sender under the lock, so that nothing of the
   // window is touched once the sender can take it; earlier ones wake it after

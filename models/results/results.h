@@ -27,7 +27,7 @@ CallTimes call_times_of(const LogHistogram& ns);
 
 // CPU seconds by stage, summed over every host.
 struct CpuByStage {
-  double produce = 0;      // the operator feeding each sender (produce_rows_per_s)
+  double produce = 0;      // the operator feeding each sender and its scan (produce_rows_per_s, scan)
   double serialize = 0;
   double compress = 0;
   double rpc = 0;          // rpc_cpu_us on both sides

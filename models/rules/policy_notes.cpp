@@ -55,12 +55,12 @@ std::vector<std::string> policy_notes(const Scenario& scenario, const std::vecto
   for (const auto& query : scenario.queries) {
     for (const auto& exchange : query.exchanges) {
       ++exchanges;
-      unbounded += exchange.produce_rows_per_s > 0 ? 0 : 1;
+      unbounded += exchange.produce_rows_per_s > 0 || exchange.scan.rows_per_s > 0 ? 0 : 1;
     }
   }
   if (unbounded > 0) {
     notes.push_back(fmt::format(
-        "{} of {} exchange(s) give no produce_rows_per_s: their producers take no time, so their senders run as "
+        "{} of {} exchange(s) give neither produce_rows_per_s nor scan: their producers take no time, so their senders run as "
         "fast as their own CPU allows (docs/scenario-format.md)",
         unbounded, exchanges));
   }

@@ -46,6 +46,17 @@ struct Placement {
   int host_of(int instance) const { return hosts[static_cast<size_t>(instance / per_host)]; }
 };
 
+// The scan beneath the operator that feeds a sender (Impala's HDFS scan node).
+// Each row sent costs 1 / rows_per_s of one thread's CPU to scan. At mt_dop 0
+// the scan node's `threads` scanner threads do that work beside the sender's
+// thread and hand it row batches through a bounded queue (hdfs-scan-node.cc);
+// at mt_dop > 0 the fragment instance's own thread scans (hdfs-scan-node-mt.cc
+// has no scanner threads). models/rules/scan_feed.h has the rules.
+struct ScanSource {
+  double rows_per_s = 0;  // 0: no scan of its own (the operator's cost is all)
+  int threads = 0;
+};
+
 struct Exchange {
   std::string id;
   PartitionKind kind = PartitionKind::kHash;
@@ -57,6 +68,7 @@ struct Exchange {
   double skew = 0;                  // Zipf exponent over receiver instances (hash)
   double produce_rows_per_s = 0;    // per sender instance; 0 = not a bottleneck
   double consume_rows_per_s = 0;    // per receiver instance; 0 = not a bottleneck
+  ScanSource scan;                  // per sender instance
   std::vector<int> after;           // indices of exchanges of the same query
 
   // How its senders send: a hash sender with a single channel takes the

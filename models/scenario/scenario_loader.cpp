@@ -124,7 +124,7 @@ Exchange read_exchange(const JsonNode& node, const Scenario& scenario) {
   Exchange x;
   if (!node.expect_object()) return x;
   node.reject_unknown_keys({"id", "kind", "rows", "row", "lz4_ratio", "senders", "receivers", "skew",
-                            "produce_rows_per_s", "consume_rows_per_s", "after"});
+                            "produce_rows_per_s", "consume_rows_per_s", "scan", "after"});
   x.id = node.required("id").string();
   x.kind = static_cast<PartitionKind>(node.required("kind").choice({"hash", "broadcast", "random", "merge"}, 0));
   x.rows = node.required("rows").integer(1, 1, 1'000'000'000'000'000);
@@ -161,16 +161,24 @@ Exchange read_exchange(const JsonNode& node, const Scenario& scenario) {
   // Simulated time is integer nanoseconds: a rate so slow that the rows would
   // take decades is refused here, with its path, not midway through a run.
   constexpr double kLongest = 1e9;  // seconds, about 32 years
-  auto check_rate = [&](const char* key, double rate, int instances) {
+  auto check_rate = [&](const JsonNode& at, double rate, int instances) {
     const double seconds = static_cast<double>(x.rows) / std::max(1, instances) / rate;
     if (rate > 0 && seconds > kLongest) {
-      node.member(key).error(fmt::format("at {:g} rows/s an instance's share of the rows takes {:.3g} s; expected a rate "
-                                         "at which it takes at most {:g} s",
-                                         rate, seconds, kLongest));
+      at.error(fmt::format("at {:g} rows/s an instance's share of the rows takes {:.3g} s; expected a rate at which it "
+                           "takes at most {:g} s",
+                           rate, seconds, kLongest));
     }
   };
-  check_rate("produce_rows_per_s", x.produce_rows_per_s, x.senders.instances());
-  check_rate("consume_rows_per_s", x.consume_rows_per_s, x.receivers.instances());
+  check_rate(node.member("produce_rows_per_s"), x.produce_rows_per_s, x.senders.instances());
+  check_rate(node.member("consume_rows_per_s"), x.consume_rows_per_s, x.receivers.instances());
+  if (JsonNode scan = node.member("scan"); scan.present() && scan.expect_object()) {
+    scan.reject_unknown_keys({"rows_per_s", "threads"});
+    x.scan.rows_per_s = scan.required("rows_per_s").number(0, 0, /*min_exclusive=*/true);
+    // Impala's num_scanner_threads is at most the host's cores by default; a
+    // thousand is a typo, not a scan node.
+    x.scan.threads = static_cast<int>(scan.required("threads").integer(1, 1, 1024));
+    check_rate(scan.member("rows_per_s"), x.scan.rows_per_s, x.senders.instances());
+  }
   return x;
 }
 

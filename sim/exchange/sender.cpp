@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "models/rules/partitioning.h"
+#include "models/rules/scan_feed.h"
 #include "models/rules/sender_memory.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/model_context.h"
@@ -51,9 +52,19 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
                                                  static_cast<double>(rows_per_step_));
     rows_per_step_ *= std::clamp<std::int64_t>(group, 1, 1024);
   }
+  if (const int threads = scanner_threads(context_.scenario, x); threads > 0) {
+    const std::int64_t input_rows = full_input_batch(mean_row).rows;
+    ScanFeed::Shape shape{threads,
+                          std::max<std::int64_t>(1, scan_queue_batches(threads, mean_row) * input_rows / rows_per_step_),
+                          1e9 / x.scan.rows_per_s, rows, rows_per_step_};
+    scan_ = std::make_unique<ScanFeed>(context_, host_, shape, *this, kScanned);
+  } else {
+    scan_on_thread_ = x.scan.rows_per_s > 0;
+  }
 }
 
 void SenderInstance::start() {
+  if (scan_) scan_->start();
   plan_next();
   run_steps();
 }
@@ -115,6 +126,17 @@ void SenderInstance::run_steps() {
 }
 
 void SenderInstance::on_event(std::uint64_t tag) {
+  if (tag == kScanned) {
+    // The thread waited for its scanner threads: the producer's time.
+    const SimTime now = context_.simulator.now();
+    add_time(Bound::kProducer, now - scan_wait_since_);
+    if (context_.trace) {
+      context_.trace->span(context_.trace_pid(host_), trace_tid_, "waiting for the scan", scan_wait_since_, now);
+    }
+    plan_next();
+    run_steps();
+    return;
+  }
   if (tag == kWake) {
     wake_at_ = -1;
     attribute_wait();

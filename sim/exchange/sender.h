@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/base/random.h"
@@ -20,6 +21,7 @@
 #include "models/rules/sender_memory.h"
 #include "models/rules/sizing_policy.h"
 #include "sim/exchange/rpc.h"
+#include "sim/exchange/scan_feed.h"
 
 namespace exsim::sim {
 
@@ -28,7 +30,7 @@ struct ModelContext;
 
 class SenderInstance final : public EventHandler {
  public:
-  static constexpr std::uint64_t kCpuDone = 0, kWake = 1;
+  static constexpr std::uint64_t kCpuDone = 0, kWake = 1, kScanned = 2;
   SenderInstance(ExchangeRun& run, int index, int host, std::int64_t rows, std::uint64_t seed);
 
   void start();
@@ -38,7 +40,8 @@ class SenderInstance final : public EventHandler {
   // does it schedule itself for that response (most calls need no event).
   // `parts`: the call's life, for what its waits are given to.
   void on_response_time(const Rpc& rpc, SimTime back, const CallParts& parts);
-  // A CPU step has finished (tag kCpuDone), or a response it waits for is due (kWake).
+  // A CPU step has finished (tag kCpuDone), a response it waits for is due
+  // (kWake), or its scanner threads have queued the rows it waits for (kScanned).
   void on_event(std::uint64_t tag) override;
 
   int index() const { return index_; }
@@ -148,6 +151,9 @@ class SenderInstance final : public EventHandler {
   const int index_;
   const int host_;
   std::int64_t rows_left_;
+  std::unique_ptr<ScanFeed> scan_;  // its scanner threads, when they scan apart (mt_dop 0)
+  bool scan_on_thread_ = false;     // otherwise its thread scans (mt_dop > 0), if there is a scan
+  SimTime scan_wait_since_ = 0;     // when the thread began waiting for its scanner threads
   std::int64_t rows_per_step_ = 0;  // rows planned at a time: an input batch, or a group of them (hash)
   Random random_;
   std::vector<Channel> channels_;

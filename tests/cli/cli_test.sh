@@ -61,7 +61,7 @@ check "a budget clamped to its min" run 0 simulate "$src/scenarios/default.json"
 check "a budget clamped to its min: said" has "note: policy budget-4M: its budget of 64K is below its min of 16K" "$work/err"
 check "a budget clamped to its min: the same results, said" has "note: policies 16K and budget-4M gave the same" "$work/err"
 check "the channel buffer column" grep -qE "^budget-4M .* 16K$" "$work/out"
-check "unbounded producers: said" has "give no produce_rows_per_s" "$work/err"
+check "unbounded producers: said" has "give neither produce_rows_per_s nor scan" "$work/err"
 # Why a policy wins: a latency-bound channel is bound by round trips; 128K makes it CPU-bound.
 check "bound by" run 0 simulate "$src/scenarios/validation/latency.json" --policy 16K --policy 128K -o "$work/bound.json"
 check "bound by: 16K waits on round trips" grep -qE "^16K .* round trips [0-9]+%" "$work/out"

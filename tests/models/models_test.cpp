@@ -414,7 +414,10 @@ TEST_CASE("a budget below its min on every hash exchange is said to send as a fl
   one.queries[0].exchanges[0].produce_rows_per_s = 0;
   const auto unbounded = policy_notes(one, {one.policies[0]});
   REQUIRE(unbounded.size() == 1);
-  CHECK(unbounded[0].find("1 of 1 exchange(s) give no produce_rows_per_s") == 0);
+  CHECK(unbounded[0].find("1 of 1 exchange(s) give neither produce_rows_per_s nor scan") == 0);
+  // A scan alone bounds them.
+  one.queries[0].exchanges[0].scan = {1e6, 1};
+  CHECK(policy_notes(one, {one.policies[0]}).empty());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/rules/partitioning.h"
+#include "models/rules/scan_feed.h"
 #include "transport/data/row_generator.h"
 #include "transport/exchange/receiver_side.h"
 #include "transport/exchange/sender_side.h"
@@ -55,6 +56,7 @@ void ExchangePart::prepare() {
     setup.running = &senders_running_;
     setup.shares = shares;
     setup.deadline = spec_.deadline;
+    setup.scanner_threads = scanner_threads(scenario_, exchange_);
     senders_.push_back(std::make_unique<SenderInstance>(host_, exchange_, policy_, setup, stats_));
   }
 }

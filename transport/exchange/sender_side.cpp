@@ -10,6 +10,7 @@
 
 #include "models/base/random.h"
 #include "models/rules/partitioning.h"
+#include "models/rules/scan_feed.h"
 #include "models/rules/sender_memory.h"
 #include "transport/net/thread_cpu.h"
 
@@ -80,10 +81,16 @@ SenderInstance::SenderInstance(Host& host, const Exchange& exchange, const Polic
     ch.shared_sent_at.resize(static_cast<std::size_t>(policy.in_flight) + 1);
   }
   for (int s = 0; s <= policy.in_flight; ++s) shared_slots_.push_back(std::make_unique<Slot>());
+  if (setup_.scanner_threads > 0) {
+    const double row_bytes = static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean();
+    const ScannerThreads::Shape shape{setup_.scanner_threads, scan_queue_batches(setup_.scanner_threads, row_bytes),
+                                      1e9 / exchange.scan.rows_per_s, setup_.rows, rows_per_input_};
+    scanners_ = std::make_unique<ScannerThreads>(shape, stats_.cpu_produce);
+  }
 }
 
 SenderInstance::~SenderInstance() {
-  window_.cancel("sender destroyed");
+  cancel("sender destroyed");
   if (thread_.joinable()) thread_.join();
 }
 
@@ -93,6 +100,7 @@ void SenderInstance::start() {
     trace_tid_ = stats_.trace->track(fmt::format("{} sender {}", stats_.trace_label, setup_.index));
     for (int c = 0; c < static_cast<int>(channels_.size()); ++c) channel_track(c);
   }
+  if (scanners_) scanners_->start();
   thread_ = std::thread([this] { run(); });
 }
 
@@ -218,9 +226,13 @@ void SenderInstance::run_hash() {
 
 // The operator feeding the sender: `rows` rows at produce_rows_per_s of this
 // thread's CPU (thread_cpu.h says why CPU and not sleep), our generator's own
-// work included.
+// work included, after its scan: the scanner threads' next batch, or the scan's
+// CPU on this thread.
 RowBatch& SenderInstance::next_input(std::int64_t rows) {
   const auto from = Clock::now();
+  if (scanners_ && !scanners_->take(setup_.deadline)) {
+    window_.cancel("its scanner threads delivered no batch by its deadline");  // the loops stop at the next send
+  }
   CpuScope cpu(stats_.cpu_produce);
   RowBatch* batch = &input_;
   if (rows == rows_per_input_) {
@@ -232,9 +244,9 @@ RowBatch& SenderInstance::next_input(std::int64_t rows) {
     input_.clear();
     generator_.fill(input_, rows);
   }
-  if (exchange_.produce_rows_per_s > 0) {
-    burn_thread_cpu_until(cpu.start_ns() + static_cast<std::int64_t>(static_cast<double>(rows) / exchange_.produce_rows_per_s * 1e9));
-  }
+  double ns = exchange_.produce_rows_per_s > 0 ? static_cast<double>(rows) / exchange_.produce_rows_per_s * 1e9 : 0;
+  if (!scanners_ && exchange_.scan.rows_per_s > 0) ns += static_cast<double>(rows) / exchange_.scan.rows_per_s * 1e9;
+  if (ns > 0) burn_thread_cpu_until(cpu.start_ns() + static_cast<std::int64_t>(ns));
   stats_.produce_wall_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - from).count();
   return *batch;
 }

@@ -24,6 +24,7 @@
 #include "transport/data/row_generator.h"
 #include "transport/exchange/channel_window.h"
 #include "transport/exchange/run_stats.h"
+#include "transport/exchange/scanner_threads.h"
 #include "transport/rpc/host.h"
 #include "transport/wire/lz4_codec.h"
 
@@ -38,6 +39,7 @@ struct SenderSetup {
   std::vector<double> shares; // hash: share of each receiver instance
   std::chrono::steady_clock::time_point deadline;
   Countdown* running = nullptr;  // counted down as the thread ends, if set
+  int scanner_threads = 0;       // models/rules/scan_feed.h; 0: the sender's thread scans, if there is a scan
 };
 
 class SenderInstance final : public CallSink {
@@ -48,7 +50,10 @@ class SenderInstance final : public CallSink {
   void start();
   // Joins the thread; false when it failed or missed its deadline.
   bool join();
-  void cancel(const std::string& reason) { window_.cancel(reason); }
+  void cancel(const std::string& reason) {
+    window_.cancel(reason);
+    if (scanners_) scanners_->stop();
+  }
   bool done() const { return done_.load(); }
   // The run is over: late responses only free their slots, they touch no stats.
   void detach() { detached_ = true; }
@@ -118,6 +123,7 @@ class SenderInstance final : public CallSink {
   ByteBuffer scratch_;     // the sender's one LZ4 scratch, swapped with the batch it compresses
   RowBatch serialization_;  // random and merge: serialized into, then swapped into a channel's slot
   RowGenerator generator_;
+  std::unique_ptr<ScannerThreads> scanners_;  // when they scan apart from this thread
   const std::int64_t rows_per_input_;  // a whole operator batch (1024 rows, within 8 MiB)
   std::array<RowBatch, 8> ring_;       // full input batches, generated once, reused in turn
   std::size_t ring_next_ = 0;

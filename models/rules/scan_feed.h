@@ -1,0 +1,31 @@
+// Where a sender's scan runs, and how far it may run ahead of the sender
+// (Impala's scan nodes; the simulator and the real exchange apply both alike).
+//
+// At mt_dop 0 an HDFS scan node starts scanner threads that materialize row
+// batches into a queue the fragment's thread takes them from
+// (hdfs-scan-node.cc); the thread's own work is then the operator above the
+// scan and the sender, and a full queue stops the scanners. At mt_dop > 0 the
+// scan node is HdfsScanNodeMt, which scans on the fragment instance's thread:
+// no scanner threads and no queue.
+#ifndef EXSIM_MODELS_RULES_SCAN_FEED_H_
+#define EXSIM_MODELS_RULES_SCAN_FEED_H_
+
+#include <cstdint>
+
+#include "models/scenario/scenario.h"
+
+namespace exsim {
+
+// Scanner threads feeding each sender instance of `exchange`; 0 when the
+// sender's thread scans itself (or there is no scan).
+int scanner_threads(const Scenario& scenario, const Exchange& exchange);
+
+// Input batches (of full_input_batch rows) the queue between the scanner
+// threads and the sender holds: 5 per scanner thread
+// (max_queued_row_batches_per_scanner_thread, scan-node.cc) and at most
+// 16 MiB of rows (max_queued_row_batch_bytes), never fewer than one.
+std::int64_t scan_queue_batches(int threads, double row_bytes);
+
+}  // namespace exsim
+
+#endif  // EXSIM_MODELS_RULES_SCAN_FEED_H_

@@ -22,7 +22,6 @@ bool ScanFeed::take() {
 void ScanFeed::on_event(std::uint64_t /*tag*/) {
   --scanning_;
   ++queued_;
-  ++scanned_;
   start_scanners();
   if (waiting_) {
     waiting_ = false;
@@ -30,13 +29,13 @@ void ScanFeed::on_event(std::uint64_t /*tag*/) {
   }
 }
 
-// A scanner thread starts a step while rows are left and the queue has room
+// A scanner thread starts a batch while rows are left and the queue has room
 // for it once scanned; a thread that would find it full holds its batch and
-// waits, which comes to the same: at most queue + threads steps scanned or
+// waits, which comes to the same: at most queue + threads batches scanned or
 // being scanned ahead of the sender.
 void ScanFeed::start_scanners() {
   while (rows_left_ > 0 && scanning_ < shape_.threads && queued_ + scanning_ < shape_.queue + shape_.threads) {
-    const std::int64_t rows = std::min(rows_left_, shape_.rows_per_step);
+    const std::int64_t rows = std::min(rows_left_, shape_.rows_per_batch);
     rows_left_ -= rows;
     ++scanning_;
     const double ns = static_cast<double>(rows) * shape_.ns_per_row;

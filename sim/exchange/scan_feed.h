@@ -1,10 +1,9 @@
 // The scanner threads of one sender instance at mt_dop 0 (Impala's HDFS scan
-// node, models/rules/scan_feed.h). They scan the sender's rows a step at a
-// time (the sender's steps: an input batch, or a hash sender's group of them),
-// each step a CPU step on the host's cores, and queue what they scanned; the
-// sender takes one step's rows at a time and, when none is queued, waits for
+// node, models/rules/scan_feed.h). They scan the sender's rows an input batch
+// at a time, each a CPU step on the host's cores, and queue what they scanned;
+// the sender takes one batch at a time and, when none is queued, waits for
 // the next. A full queue stops the scanners, as Impala's blocking queue does:
-// at most `queue` scanned steps wait, plus one a scanner has finished.
+// at most `queue` scanned batches wait, plus one a scanner has finished.
 #ifndef EXSIM_SIM_EXCHANGE_SCAN_FEED_H_
 #define EXSIM_SIM_EXCHANGE_SCAN_FEED_H_
 
@@ -20,24 +19,22 @@ class ScanFeed final : public EventHandler {
  public:
   struct Shape {
     int threads = 1;
-    std::int64_t queue = 1;  // scanned steps the queue holds
+    std::int64_t queue = 1;  // scanned batches the queue holds
     double ns_per_row = 0;   // one scanner thread's CPU per row
     std::int64_t rows = 0;   // all of the sender's rows
-    std::int64_t rows_per_step = 1;
+    std::int64_t rows_per_batch = 1024;
   };
-  // `scanned` is called back (tag `tag`, at the time) when a step is queued
+  // `scanned` is called back (tag `tag`, at the time) when a batch is queued
   // while the sender waits for one.
   ScanFeed(ModelContext& context, int host, const Shape& shape, EventHandler& scanned, std::uint64_t tag);
 
   // Sets the scanner threads going.
   void start() { start_scanners(); }
-  // Takes the next scanned step; false when none is queued yet (the sender is
+  // Takes the next scanned batch; false when none is queued yet (the sender is
   // then called back once one is).
   bool take();
-  // A scanner thread has finished its step.
+  // A scanner thread has finished its batch.
   void on_event(std::uint64_t tag) override;
-
-  std::int64_t steps_scanned() const { return scanned_; }
 
  private:
   void start_scanners();
@@ -49,9 +46,8 @@ class ScanFeed final : public EventHandler {
   const std::uint64_t consumer_tag_;
   std::int64_t rows_left_;  // not yet being scanned
   int scanning_ = 0;        // scanner threads at work
-  std::int64_t queued_ = 0; // scanned steps not taken yet
-  std::int64_t scanned_ = 0;
-  bool waiting_ = false;    // the sender waits for a step
+  std::int64_t queued_ = 0; // scanned batches not taken yet
+  bool waiting_ = false;    // the sender waits for a batch
 };
 
 }  // namespace exsim::sim

@@ -66,6 +66,25 @@ TEST_CASE("a scan faster than its sender: the sender's own work bounds it") {
   CHECK(fast.sender_time()[Bound::kProducer] == doctest::Approx(0.256).epsilon(0.01));  // the operator's, on the thread
 }
 
+TEST_CASE("a hash sender fed by scanner threads delivers every row and byte, the same for the same seed") {
+  // 4 hosts, a skewed hash shuffle of 42 B rows, each sender's scan on 2 threads.
+  const std::string json = R"({"name": "scanned-hash", "seed": 11,
+    "cluster": {"hosts": 4, "groups": {"a": 2, "b": 2}, "rtt_ms": {"same_group": 0.1, "cross_group": 0.5}},
+    "policies": {"p": {"compression": "none"}},
+    "workload": {"queries": [{"name": "q", "exchanges": [
+      {"id": "h", "kind": "hash", "rows": 500000, "row": {"fixed_bytes": 30, "varlen_bytes": 12}, "lz4_ratio": 0.5,
+       "skew": 0.8, "produce_rows_per_s": 2e7, "scan": {"rows_per_s": 5e6, "threads": 2}}]}]}})";
+  const RunResult r = run(json);
+  const ExchangeResult& x = r.exchanges.at(0);
+  CHECK(x.rows == 500000);
+  CHECK(x.bytes_uncompressed == doctest::Approx(46.0 * 500000));
+  CHECK(x.bytes_wire == doctest::Approx(x.bytes_uncompressed + 96.0 * static_cast<double>(x.rpcs + x.eos_rpcs)));
+  CHECK(x.eos_rpcs == 4 * 4);
+  CHECK(r.cpu_s.produce == doctest::Approx(500000 / 2e7 + 500000 / 5e6).epsilon(1e-6));
+  CHECK(results_to_json({r}) == results_to_json({run(json)}));
+  CHECK(results_to_json({r}) != results_to_json({run(json, {"seed=12"})}));
+}
+
 TEST_CASE("a scan without its threads, or with none, is refused by its path") {
   const std::string json = scanned(0, 1, 4);
   CHECK_THROWS_WITH_AS(run(test::with_value(json, "/workload/queries/0/exchanges/0/scan", R"({"rows_per_s": 1e6})")),

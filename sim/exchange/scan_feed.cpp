@@ -40,7 +40,7 @@ void ScanFeed::start_scanners() {
     ++scanning_;
     const double ns = static_cast<double>(rows) * shape_.ns_per_row;
     context_.cpu.produce += ns * 1e-9;
-    context_.cpu_pool(host_).start(std::max<SimTime>(1, to_ns(ns)), this, 0);
+    context_.cpu_pool(host_).start_yielding(std::max<SimTime>(1, to_ns(ns)), kScannerSlice, this, 0);
   }
 }
 

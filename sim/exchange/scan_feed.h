@@ -17,6 +17,15 @@ struct ModelContext;
 
 class ScanFeed final : public EventHandler {
  public:
+  // A scanner thread scans batch after batch, so Linux preempts it for a
+  // thread that wakes (CFS wake-up preemption: the sender it feeds, a call's
+  // receiver work): it yields its core every 50 us here. A woken sender then
+  // waits 25 us on average behind a scanner, the order of a wake-up on a loaded
+  // host, where a first-come queue made it wait for the scanner's batch (docs/
+  // validation.md, "A woken thread waits behind a busy one"). Shorter slices
+  // cost the simulator an event each.
+  static constexpr SimTime kScannerSlice = 50'000;
+
   struct Shape {
     int threads = 1;
     std::int64_t queue = 1;  // scanned batches the queue holds

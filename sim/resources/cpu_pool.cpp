@@ -38,13 +38,13 @@ void CpuPool::sift_down_top(SimTime free_at) {
   heap[i] = free_at;
 }
 
-SimTime CpuPool::start(SimTime work, EventHandler* done, std::uint64_t tag) {
+SimTime CpuPool::start_yielding(SimTime work, SimTime slice, EventHandler* done, std::uint64_t tag) {
   const SimTime now = simulator_.now();
   if (work <= 0) {
     simulator_.at(now, done, tag);
     return now;
   }
-  const SimTime run = std::min(work, slice_);
+  const SimTime run = std::min({work, slice, slice_});
   const SimTime begin = take_core(run);
   if (run == work) {
     simulator_.at(begin + run, done, tag);
@@ -58,7 +58,7 @@ SimTime CpuPool::start(SimTime work, EventHandler* done, std::uint64_t tag) {
     slot = free_slots_.back();
     free_slots_.pop_back();
   }
-  long_steps_[slot] = LongStep{work - run, done, tag};
+  long_steps_[slot] = LongStep{work - run, slice, done, tag};
   simulator_.at(begin + run, this, slot);
   return begin;
 }
@@ -66,7 +66,7 @@ SimTime CpuPool::start(SimTime work, EventHandler* done, std::uint64_t tag) {
 void CpuPool::on_event(std::uint64_t slot) {
   const LongStep step = long_steps_[slot];
   free_slots_.push_back(slot);
-  start(step.remaining, step.done, step.tag);  // to the back of the queue
+  start_yielding(step.remaining, step.slice, step.done, step.tag);  // to the back of the queue
 }
 
 }  // namespace exsim::sim

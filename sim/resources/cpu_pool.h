@@ -39,7 +39,15 @@ class CpuPool final : public EventHandler {
   // Queues `work` nanoseconds of one core's time behind the steps already
   // queued; done->on_event(tag) when finished. Returns when the step (or its
   // first slice) starts running.
-  SimTime start(SimTime work, EventHandler* done, std::uint64_t tag);
+  SimTime start(SimTime work, EventHandler* done, std::uint64_t tag) { return start_yielding(work, slice_, done, tag); }
+
+  // The same for a step of a CPU-bound thread that yields its core every
+  // `slice` (at most the pool's) to whatever asked for a core meanwhile. Linux
+  // lets a thread that wakes after sleeping preempt one that has been running
+  // (CFS wake-up preemption); a scanner thread that scans batch after batch is
+  // preempted so by the sender it feeds, which a first-come run queue would
+  // make wait for the scanner's whole batch.
+  SimTime start_yielding(SimTime work, SimTime slice, EventHandler* done, std::uint64_t tag);
 
   // The same for a step of at most one slice whose caller needs no event at
   // its end (it learns the end and decides later whether to schedule one).
@@ -54,6 +62,7 @@ class CpuPool final : public EventHandler {
   // A step that has run a slice and has more to do.
   struct LongStep {
     SimTime remaining;
+    SimTime slice;
     EventHandler* done;
     std::uint64_t tag;
   };

@@ -94,6 +94,24 @@ TEST_CASE("any number of cores: each step starts on the earliest free core") {
   }
 }
 
+TEST_CASE("a yielding step lets a step that comes meanwhile in at its next slice's end") {
+  // One core: a CPU-bound step of 1000 ns yielding every 100 ns from 0, and a
+  // step of 50 ns asked for at 130. The second runs at 200, when the first's
+  // second slice ends (not at 1000), and sets the first back by its 50 ns.
+  Simulator simulator;
+  CpuPool pool(simulator, 1);
+  Recorder done(simulator);
+  Action hog([&](std::uint64_t) { pool.start_yielding(1000, 100, &done, 0); });
+  Action woken([&](std::uint64_t) { CHECK(pool.start(50, &done, 1) == 200); });
+  simulator.at(0, &hog, 0);
+  simulator.at(130, &woken, 0);
+  simulator.run();
+  CHECK(done.at[1] == 250);
+  CHECK(done.at[0] == 1050);
+  // Without yielding, the same step waits for the whole of the first.
+  CHECK(step_ends(1, {{0, 1000}, {130, 50}}) == std::vector<SimTime>{1000, 1050});
+}
+
 TEST_CASE("run takes a core as start does, and schedules nothing") {
   // Two pools fed the same steps, one by start, one by run: the same ends; the
   // second leaves no event behind.

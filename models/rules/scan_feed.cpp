@@ -18,4 +18,16 @@ std::int64_t scan_queue_batches(int threads, double row_bytes) {
   return std::max<std::int64_t>(1, std::min(kPerThread * threads, by_bytes));
 }
 
+ScanShape scan_shape(const Scenario& scenario, const Exchange& exchange, std::int64_t rows) {
+  ScanShape shape;
+  shape.threads = scanner_threads(scenario, exchange);
+  if (shape.threads == 0) return shape;
+  const double row_bytes = static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean();
+  shape.queue = scan_queue_batches(shape.threads, row_bytes);
+  shape.ns_per_row = 1e9 / exchange.scan.rows_per_s;
+  shape.rows = rows;
+  shape.rows_per_batch = full_input_batch(row_bytes).rows;
+  return shape;
+}
+
 }  // namespace exsim

@@ -26,6 +26,17 @@ int scanner_threads(const Scenario& scenario, const Exchange& exchange);
 // 16 MiB of rows (max_queued_row_batch_bytes), never fewer than one.
 std::int64_t scan_queue_batches(int threads, double row_bytes);
 
+// The scanner threads of one sender instance of `rows` rows, as the simulator
+// and the real exchange both run them.
+struct ScanShape {
+  int threads = 0;         // 0: none, the sender's thread scans (if there is a scan)
+  std::int64_t queue = 1;  // scanned input batches the queue holds
+  double ns_per_row = 0;   // one scanner thread's CPU per row
+  std::int64_t rows = 0;   // all of the sender's rows
+  std::int64_t rows_per_batch = 1024;
+};
+ScanShape scan_shape(const Scenario& scenario, const Exchange& exchange, std::int64_t rows);
+
 }  // namespace exsim
 
 #endif  // EXSIM_MODELS_RULES_SCAN_FEED_H_

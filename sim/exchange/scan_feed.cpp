@@ -6,7 +6,7 @@
 
 namespace exsim::sim {
 
-ScanFeed::ScanFeed(ModelContext& context, int host, const Shape& shape, EventHandler& scanned, std::uint64_t tag)
+ScanFeed::ScanFeed(ModelContext& context, int host, const ScanShape& shape, EventHandler& scanned, std::uint64_t tag)
     : context_(context), host_(host), shape_(shape), consumer_(scanned), consumer_tag_(tag), rows_left_(shape.rows) {}
 
 bool ScanFeed::take() {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "models/rules/scan_feed.h"
 #include "sim/engine/simulator.h"
 
 namespace exsim::sim {
@@ -26,16 +27,9 @@ class ScanFeed final : public EventHandler {
   // cost the simulator an event each.
   static constexpr SimTime kScannerSlice = 50'000;
 
-  struct Shape {
-    int threads = 1;
-    std::int64_t queue = 1;  // scanned batches the queue holds
-    double ns_per_row = 0;   // one scanner thread's CPU per row
-    std::int64_t rows = 0;   // all of the sender's rows
-    std::int64_t rows_per_batch = 1024;
-  };
   // `scanned` is called back (tag `tag`, at the time) when a batch is queued
   // while the sender waits for one.
-  ScanFeed(ModelContext& context, int host, const Shape& shape, EventHandler& scanned, std::uint64_t tag);
+  ScanFeed(ModelContext& context, int host, const ScanShape& shape, EventHandler& scanned, std::uint64_t tag);
 
   // Sets the scanner threads going.
   void start() { start_scanners(); }
@@ -50,7 +44,7 @@ class ScanFeed final : public EventHandler {
 
   ModelContext& context_;
   const int host_;
-  const Shape shape_;
+  const ScanShape shape_;
   EventHandler& consumer_;
   const std::uint64_t consumer_tag_;
   std::int64_t rows_left_;  // not yet being scanned

@@ -51,17 +51,15 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   // 128K slower than 64K; the simulator spends about a third more time.)
   const double mean_row = static_cast<double>(x.row.fixed_bytes) + x.row.varlen.mean();
   rows_per_step_ = full_input_batch(mean_row).rows;
-  const int scanners = scanner_threads(context_.scenario, x);
-  if (x.send_path() == PartitionKind::kHash && scanners == 0) {
+  const ScanShape scan = scan_shape(context_.scenario, x, rows);
+  if (x.send_path() == PartitionKind::kHash && scan.threads == 0) {
     const BatchSize full = full_channel_batch(run.capacity(), mean_row);
     const auto group = static_cast<std::int64_t>(static_cast<double>(full.rows) * count * 2.0 /
                                                  static_cast<double>(rows_per_step_));
     rows_per_step_ *= std::clamp<std::int64_t>(group, 1, 1024);
   }
-  if (scanners > 0) {
-    ScanFeed::Shape shape{scanners, scan_queue_batches(scanners, mean_row), 1e9 / x.scan.rows_per_s, rows,
-                          rows_per_step_};
-    scan_ = std::make_unique<ScanFeed>(context_, host_, shape, *this, kScanned);
+  if (scan.threads > 0) {
+    scan_ = std::make_unique<ScanFeed>(context_, host_, scan, *this, kScanned);
   } else {
     scan_on_thread_ = x.scan.rows_per_s > 0;
   }

@@ -56,7 +56,7 @@ void ExchangePart::prepare() {
     setup.running = &senders_running_;
     setup.shares = shares;
     setup.deadline = spec_.deadline;
-    setup.scanner_threads = scanner_threads(scenario_, exchange_);
+    setup.scan = scan_shape(scenario_, exchange_, setup.rows);
     senders_.push_back(std::make_unique<SenderInstance>(host_, exchange_, policy_, setup, stats_));
   }
 }

@@ -6,7 +6,7 @@
 
 namespace exsim::transport {
 
-ScannerThreads::ScannerThreads(const Shape& shape, std::atomic<std::int64_t>& cpu_stage)
+ScannerThreads::ScannerThreads(const ScanShape& shape, std::atomic<std::int64_t>& cpu_stage)
     : shape_(shape), cpu_stage_(cpu_stage), rows_left_(shape.rows) {}
 
 ScannerThreads::~ScannerThreads() {

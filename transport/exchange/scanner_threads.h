@@ -18,19 +18,14 @@
 #include <thread>
 #include <vector>
 
+#include "models/rules/scan_feed.h"
+
 namespace exsim::transport {
 
 class ScannerThreads {
  public:
-  struct Shape {
-    int threads = 1;
-    std::int64_t queue = 1;  // scanned batches the queue holds
-    double ns_per_row = 0;   // one scanner thread's CPU per row
-    std::int64_t rows = 0;   // all of the sender's rows
-    std::int64_t rows_per_batch = 1024;
-  };
   // Scanning CPU is charged to `cpu_stage`.
-  ScannerThreads(const Shape& shape, std::atomic<std::int64_t>& cpu_stage);
+  ScannerThreads(const ScanShape& shape, std::atomic<std::int64_t>& cpu_stage);
   ~ScannerThreads();  // stops and joins the threads
   ScannerThreads(const ScannerThreads&) = delete;
   ScannerThreads& operator=(const ScannerThreads&) = delete;
@@ -45,7 +40,7 @@ class ScannerThreads {
  private:
   void scan();
 
-  const Shape shape_;
+  const ScanShape shape_;
   std::atomic<std::int64_t>& cpu_stage_;
   std::mutex mutex_;
   std::condition_variable scanned_;  // the sender waits for a batch

@@ -10,7 +10,6 @@
 
 #include "models/base/random.h"
 #include "models/rules/partitioning.h"
-#include "models/rules/scan_feed.h"
 #include "models/rules/sender_memory.h"
 #include "transport/net/thread_cpu.h"
 
@@ -81,12 +80,7 @@ SenderInstance::SenderInstance(Host& host, const Exchange& exchange, const Polic
     ch.shared_sent_at.resize(static_cast<std::size_t>(policy.in_flight) + 1);
   }
   for (int s = 0; s <= policy.in_flight; ++s) shared_slots_.push_back(std::make_unique<Slot>());
-  if (setup_.scanner_threads > 0) {
-    const double row_bytes = static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean();
-    const ScannerThreads::Shape shape{setup_.scanner_threads, scan_queue_batches(setup_.scanner_threads, row_bytes),
-                                      1e9 / exchange.scan.rows_per_s, setup_.rows, rows_per_input_};
-    scanners_ = std::make_unique<ScannerThreads>(shape, stats_.cpu_produce);
-  }
+  if (setup_.scan.threads > 0) scanners_ = std::make_unique<ScannerThreads>(setup_.scan, stats_.cpu_produce);
 }
 
 SenderInstance::~SenderInstance() {

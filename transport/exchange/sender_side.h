@@ -39,7 +39,7 @@ struct SenderSetup {
   std::vector<double> shares; // hash: share of each receiver instance
   std::chrono::steady_clock::time_point deadline;
   Countdown* running = nullptr;  // counted down as the thread ends, if set
-  int scanner_threads = 0;       // models/rules/scan_feed.h; 0: the sender's thread scans, if there is a scan
+  ScanShape scan;                // its scanner threads (models/rules/scan_feed.h); none: its thread scans, if at all
 };
 
 class SenderInstance final : public CallSink {

@@ -16,18 +16,11 @@
 
 namespace exsim {
 
-// Scanner threads feeding each sender instance of `exchange`; 0 when the
-// sender's thread scans itself (or there is no scan).
-int scanner_threads(const Scenario& scenario, const Exchange& exchange);
-
-// Input batches (of full_input_batch rows) the queue between the scanner
-// threads and the sender holds: 5 per scanner thread
-// (max_queued_row_batches_per_scanner_thread, scan-node.cc) and at most
-// 16 MiB of rows (max_queued_row_batch_bytes), never fewer than one.
-std::int64_t scan_queue_batches(int threads, double row_bytes);
-
 // The scanner threads of one sender instance of `rows` rows, as the simulator
-// and the real exchange both run them.
+// and the real exchange both run them. The queue between them and the sender
+// holds 5 input batches per scanner thread
+// (max_queued_row_batches_per_scanner_thread, scan-node.cc) and at most 16 MiB
+// of rows (max_queued_row_batch_bytes), never fewer than one batch.
 struct ScanShape {
   int threads = 0;         // 0: none, the sender's thread scans (if there is a scan)
   std::int64_t queue = 1;  // scanned input batches the queue holds
@@ -36,6 +29,11 @@ struct ScanShape {
   std::int64_t rows_per_batch = 1024;
 };
 ScanShape scan_shape(const Scenario& scenario, const Exchange& exchange, std::int64_t rows);
+
+// CPU the sender's thread spends on `rows` input rows before it routes them:
+// the operator feeding it (produce_rows_per_s) and, unless scanner threads
+// scanned them (`scanned_apart`), their scan.
+double sender_input_ns(const Exchange& exchange, std::int64_t rows, bool scanned_apart);
 
 }  // namespace exsim
 

@@ -58,11 +58,7 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
                                                  static_cast<double>(rows_per_step_));
     rows_per_step_ *= std::clamp<std::int64_t>(group, 1, 1024);
   }
-  if (scan.threads > 0) {
-    scan_ = std::make_unique<ScanFeed>(context_, host_, scan, *this, kScanned);
-  } else {
-    scan_on_thread_ = x.scan.rows_per_s > 0;
-  }
+  if (scan.threads > 0) scan_ = std::make_unique<ScanFeed>(context_, host_, scan, *this, kScanned);
 }
 
 void SenderInstance::start() {

@@ -152,7 +152,6 @@ class SenderInstance final : public EventHandler {
   const int host_;
   std::int64_t rows_left_;
   std::unique_ptr<ScanFeed> scan_;  // its scanner threads, when they scan apart (mt_dop 0)
-  bool scan_on_thread_ = false;     // otherwise its thread scans (mt_dop > 0), if there is a scan
   SimTime scan_wait_since_ = 0;     // when the thread began waiting for its scanner threads
   std::int64_t rows_per_step_ = 0;  // rows planned at a time: an input batch, or a group of them (hash)
   Random random_;

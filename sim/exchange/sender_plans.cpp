@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "models/base/rounding.h"
+#include "models/rules/scan_feed.h"
 #include "models/rules/sender_memory.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/model_context.h"
@@ -53,9 +54,8 @@ struct BatchCpu {
   double produce;
 };
 static BatchCpu batch_cpu(ModelContext& context, const Exchange& x, std::int64_t rows, Bytes tuple_bytes,
-                          int copies, bool scan_on_thread) {
-  double produce = x.produce_rows_per_s > 0 ? static_cast<double>(rows) / x.produce_rows_per_s * 1e9 : 0;
-  if (scan_on_thread) produce += static_cast<double>(rows) / x.scan.rows_per_s * 1e9;
+                          int copies, bool scanned_apart) {
+  const double produce = sender_input_ns(x, rows, scanned_apart);
   double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte +
                      copies * static_cast<double>(rows) * context.rates.serialize_ns_per_row;
   if (x.send_path() == PartitionKind::kHash) {
@@ -139,7 +139,7 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   }
   order_fills();
   const int copies = context_.policy.sender_layout == SenderLayout::kV43 ? 2 : 1;
-  const BatchCpu cpu = batch_cpu(context_, x, rows, tuple_bytes, copies, scan_on_thread_);
+  const BatchCpu cpu = batch_cpu(context_, x, rows, tuple_bytes, copies, scan_ != nullptr);
   const double work = static_cast<double>(cpu.work);
   double done = 0;
   for (const Fill& fill : fills_) {
@@ -179,7 +179,7 @@ void SenderInstance::order_fills() {
 void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   const Exchange& x = run_.exchange();
   const BatchSize batch{rows, tuple_bytes};
-  const SimTime work = batch_cpu(context_, x, rows, tuple_bytes, 0, scan_on_thread_).work;  // produce only; serialization below
+  const SimTime work = batch_cpu(context_, x, rows, tuple_bytes, 0, scan_ != nullptr).work;  // produce only; serialization below
   const auto serialize = [&] {
     double ns = context_.rates.serialize_ns(rows, tuple_bytes);
     context_.cpu.serialize += ns * 1e-9;
@@ -215,7 +215,7 @@ void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
   note_shared(batch, /*serialized=*/true, channels_[c].compress);
   note_batch(channels_[c], batch);
   const SendCpu send = send_cpu(channels_[c], batch);
-  const BatchCpu cpu = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1, scan_on_thread_);
+  const BatchCpu cpu = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1, scan_ != nullptr);
   steps_.push_back(Step::cpu(cpu.work + send.compress, send.compress, 0, to_ns(cpu.produce)));
   steps_.push_back(Step::send(c, batch, send.call));
 }

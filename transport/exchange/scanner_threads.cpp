@@ -23,7 +23,6 @@ void ScannerThreads::stop() {
     std::lock_guard lock(mutex_);
     stopped_ = true;
   }
-  halt_ = true;
   scanned_.notify_all();
   room_.notify_all();
 }
@@ -47,7 +46,7 @@ void ScannerThreads::scan() {
       // In slices of 1 ms, so that a stop need not wait for a long batch.
       CpuScope cpu(cpu_stage_);
       const std::int64_t until = cpu.start_ns() + static_cast<std::int64_t>(static_cast<double>(rows) * shape_.ns_per_row);
-      for (std::int64_t now = cpu.start_ns(); now < until && !halt_.load(std::memory_order_relaxed); now = thread_cpu_ns()) {
+      for (std::int64_t now = cpu.start_ns(); now < until && !stopped_.load(std::memory_order_relaxed); now = thread_cpu_ns()) {
         burn_thread_cpu_until(std::min(until, now + 1'000'000));
       }
     }

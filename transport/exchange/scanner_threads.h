@@ -14,7 +14,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
-#include <string>
 #include <thread>
 #include <vector>
 
@@ -47,8 +46,7 @@ class ScannerThreads {
   std::condition_variable room_;     // scanners wait for room in the queue
   std::int64_t rows_left_;           // not yet being scanned
   std::int64_t queued_ = 0;
-  bool stopped_ = false;
-  std::atomic<bool> halt_{false};    // stopped_, read without the lock while scanning
+  std::atomic<bool> stopped_{false};  // set under the mutex; read without it mid-batch
   std::vector<std::thread> threads_;
 };
 

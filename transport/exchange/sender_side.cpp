@@ -10,6 +10,7 @@
 
 #include "models/base/random.h"
 #include "models/rules/partitioning.h"
+#include "models/rules/scan_feed.h"
 #include "models/rules/sender_memory.h"
 #include "transport/net/thread_cpu.h"
 
@@ -238,8 +239,7 @@ RowBatch& SenderInstance::next_input(std::int64_t rows) {
     input_.clear();
     generator_.fill(input_, rows);
   }
-  double ns = exchange_.produce_rows_per_s > 0 ? static_cast<double>(rows) / exchange_.produce_rows_per_s * 1e9 : 0;
-  if (!scanners_ && exchange_.scan.rows_per_s > 0) ns += static_cast<double>(rows) / exchange_.scan.rows_per_s * 1e9;
+  const double ns = sender_input_ns(exchange_, rows, scanners_ != nullptr);
   if (ns > 0) burn_thread_cpu_until(cpu.start_ns() + static_cast<std::int64_t>(ns));
   stats_.produce_wall_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - from).count();
   return *batch;

@@ -168,12 +168,14 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   result.rpc_network = call_times_of(context.rpc_network_ns);
   result.rpc_receiver = call_times_of(context.rpc_receiver_ns);
   result.sender_wake = call_times_of(context.sender_wake_ns);
-  const auto expected = static_sender_bytes_per_host(scenario, policy, /*worst_case=*/false);
-  const auto worst = static_sender_bytes_per_host(scenario, policy, /*worst_case=*/true);
+  const auto statics = static_sender_memory(scenario, policy);
   for (std::size_t h = 0; h < scenario.cluster.hosts.size(); ++h) {
     const int host = static_cast<int>(h);
-    result.hosts.push_back({scenario.cluster.hosts[h].name, context.memory.sender_peak(host), expected[h], worst[h],
+    const StaticSenderBytes& s = statics[h];
+    result.hosts.push_back({scenario.cluster.hosts[h].name, context.memory.sender_peak(host), s.expected, s.worst,
                             context.memory.receiver_peak(host)});
+    result.hosts.back().sender_expected_held_bytes = s.expected_held;
+    result.hosts.back().sender_worst_held_bytes = s.worst_held;
     result.hosts.back().sender_peak_sum_bytes = driver.sender_peak_sums().at(h);
   }
   if (counters) {

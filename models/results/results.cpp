@@ -113,6 +113,8 @@ ordered run_json(const RunResult& r) {
                             {"sender_expected_bytes", h.sender_expected_bytes},
                             {"sender_worst_bytes", h.sender_worst_bytes},
                             {"receiver_peak_bytes", h.receiver_peak_bytes < 0 ? ordered(nullptr) : ordered(h.receiver_peak_bytes)}});
+    if (h.sender_expected_held_bytes >= 0) hosts.back()["sender_expected_held_bytes"] = h.sender_expected_held_bytes;
+    if (h.sender_worst_held_bytes >= 0) hosts.back()["sender_worst_held_bytes"] = h.sender_worst_held_bytes;
     if (h.rss_peak_bytes >= 0) hosts.back()["rss_peak_bytes"] = h.rss_peak_bytes;
     if (h.process_cpu_s >= 0) hosts.back()["process_cpu_s"] = h.process_cpu_s;
     if (h.sender_peak_sum_bytes >= 0) hosts.back()["sender_peak_sum_bytes"] = h.sender_peak_sum_bytes;

@@ -66,6 +66,10 @@ struct HostResult {
   Bytes sender_expected_bytes = 0;
   Bytes sender_worst_bytes = 0;
   Bytes receiver_peak_bytes = 0;  // -1: not measured (written as null)
+  // The static figures with each buffer counted as the batch it holds, not the
+  // room its doubling growth leaves (models/rules/sender_memory.h); -1: none.
+  Bytes sender_expected_held_bytes = -1;
+  Bytes sender_worst_held_bytes = -1;
   Bytes rss_peak_bytes = -1;      // measured runs: the agent process's peak RSS; -1: none
   // Simulated runs: the largest, over queries, sum of the peaks of the host's
   // sender instances (each at its own peak), as Impala's profiles add them up; -1: none.

@@ -61,6 +61,10 @@ HostResult read_host(const JsonNode& node) {
   h.sender_worst_bytes = node.required("sender_worst_bytes").integer(0, 0, kMaxCount);
   const JsonNode receiver = node.required("receiver_peak_bytes");
   h.receiver_peak_bytes = receiver.present() && receiver.json().is_null() ? -1 : receiver.integer(0, 0, kMaxCount);
+  for (auto [key, field] : {std::pair{"sender_expected_held_bytes", &HostResult::sender_expected_held_bytes},
+                            std::pair{"sender_worst_held_bytes", &HostResult::sender_worst_held_bytes}}) {
+    if (node.member(key).present()) h.*field = node.member(key).integer(-1, 0, kMaxCount);
+  }
   if (node.member("rss_peak_bytes").present()) h.rss_peak_bytes = node.member("rss_peak_bytes").integer(-1, 0, kMaxCount);
   if (node.member("process_cpu_s").present()) h.process_cpu_s = node.member("process_cpu_s").number(-1, 0);
   if (node.member("sender_peak_sum_bytes").present()) {

@@ -36,11 +36,14 @@ Bytes appended_capacity(Bytes bytes, Bytes start) {
   return std::max(start, static_cast<Bytes>(std::bit_ceil(static_cast<std::uint64_t>(bytes))));
 }
 
-BufferRoom room_after(BufferRoom before, BatchSize batch, bool swapped) {
+BufferRoom room_after(BufferRoom before, BatchSize batch, bool swapped, BufferCount count) {
   if (batch.rows == 0) return before;
   const Bytes data = swapped ? lz4_bound(batch.tuple_bytes) : batch.tuple_bytes;
-  return {std::max(before.data, appended_capacity(data)), std::max(before.rows, appended_capacity(batch.rows, 1)),
-          std::max(before.tuple, appended_capacity(batch.tuple_bytes))};
+  const auto grown = [count](Bytes bytes, Bytes start) {
+    return count == BufferCount::kRoom ? appended_capacity(bytes, start) : bytes;
+  };
+  return {std::max(before.data, grown(data, 256)), std::max(before.rows, grown(batch.rows, 1)),
+          std::max(before.tuple, grown(batch.tuple_bytes, 256))};
 }
 
 bool lz4_output_kept(const Exchange& exchange) { return exchange.lz4_ratio < 1.0; }
@@ -89,7 +92,7 @@ Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom s
 }
 
 Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int channels, int local_channels,
-                          double row_bytes) {
+                          double row_bytes, BufferCount count) {
   const PartitionKind path = exchange.send_path();
   const bool hash = path == PartitionKind::kHash;
   BatchSize batch = hash ? full_channel_batch(channel_capacity(policy, exchange.row, channels), row_bytes)
@@ -100,18 +103,19 @@ Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int ch
   const int outbound = outbound_buffers_per_channel(policy);
   Bytes total = 0;
   total += static_cast<Bytes>(channels - local_channels) *
-           channel_buffer_bytes(policy, path, room_after({}, batch, compress_remote && kept),
+           channel_buffer_bytes(policy, path, room_after({}, batch, compress_remote && kept, count),
                                 compress_remote, outbound);
   total += static_cast<Bytes>(local_channels) *
-           channel_buffer_bytes(policy, path, room_after({}, batch, compress_local && kept),
+           channel_buffer_bytes(policy, path, room_after({}, batch, compress_local && kept, count),
                                 compress_local, outbound);
   const bool any_compressed = (compress_remote && channels > local_channels) || (compress_local && local_channels > 0);
-  const Bytes scratch = any_compressed ? room_after({}, batch, true).data : 0;
-  total += shared_buffer_bytes(policy, path, room_after({}, batch, any_compressed && kept), scratch);
+  const Bytes scratch = any_compressed ? room_after({}, batch, true, count).data : 0;
+  total += shared_buffer_bytes(policy, path, room_after({}, batch, any_compressed && kept, count), scratch);
   return total;
 }
 
-std::vector<Bytes> static_sender_bytes_per_host(const Scenario& scenario, const Policy& policy, bool worst_case) {
+std::vector<Bytes> static_sender_bytes_per_host(const Scenario& scenario, const Policy& policy, bool worst_case,
+                                                BufferCount count) {
   const auto hosts = scenario.cluster.hosts.size();
   std::vector<Bytes> result(hosts, 0);
   for (const Query& query : scenario.queries) {
@@ -125,14 +129,26 @@ std::vector<Bytes> static_sender_bytes_per_host(const Scenario& scenario, const 
         // Fixed-length capacity overshoots most with the largest rows; a byte target
         // holds the most rows (offsets) with the smallest: the worst case takes both.
         Bytes bytes = sender_static_bytes(policy, x, channels, local,
-                                          fixed + (worst_case ? x.row.varlen.max() : x.row.varlen.mean()));
-        if (worst_case) bytes = std::max(bytes, sender_static_bytes(policy, x, channels, local, fixed + x.row.varlen.min()));
+                                          fixed + (worst_case ? x.row.varlen.max() : x.row.varlen.mean()), count);
+        if (worst_case) {
+          bytes = std::max(bytes, sender_static_bytes(policy, x, channels, local, fixed + x.row.varlen.min(), count));
+        }
         sum[h] += x.senders.per_host * bytes;
       }
     }
     for (std::size_t h = 0; h < hosts; ++h) result[h] = std::max(result[h], sum[h]);
   }
   return result;
+}
+
+std::vector<StaticSenderBytes> static_sender_memory(const Scenario& scenario, const Policy& policy) {
+  const auto expected = static_sender_bytes_per_host(scenario, policy, false);
+  const auto worst = static_sender_bytes_per_host(scenario, policy, true);
+  const auto expected_held = static_sender_bytes_per_host(scenario, policy, false, BufferCount::kHeld);
+  const auto worst_held = static_sender_bytes_per_host(scenario, policy, true, BufferCount::kHeld);
+  std::vector<StaticSenderBytes> hosts(expected.size());
+  for (std::size_t h = 0; h < hosts.size(); ++h) hosts[h] = {expected[h], worst[h], expected_held[h], worst_held[h]};
+  return hosts;
 }
 
 Bytes planner_sender_estimate(const Exchange& exchange) {

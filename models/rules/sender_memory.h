@@ -39,6 +39,12 @@ int outbound_buffers_per_channel(const Policy& policy);
 // REQUIRES: start a power of two, bytes at most 2^62 (buffers are a few GiB at most).
 Bytes appended_capacity(Bytes bytes, Bytes start = 256);
 
+// How a static figure counts a buffer: by the room Impala's doubling growth
+// leaves it (section 1.6), as it is allocated; or by the batch it holds, as
+// section 2.6's formula and the IMPALA-15512 ticket's modelled figures count it.
+// The two differ by up to 2x: a batch just past a power of two takes twice its room.
+enum class BufferCount { kRoom, kHeld };
+
 // Room of one batch buffer: tuple data and row offsets (4 B each); and the room
 // of the batch's uncompressed tuple data alone, as a v4.3 RowBatch holds it.
 struct BufferRoom {
@@ -53,7 +59,7 @@ struct BufferRoom {
 // scratch's room, LZ4_compressBound of its data, since compression swaps the two
 // (outbound-row-batch.cc:76-82) and buffers pass through the scratch; when it is
 // not, the buffer keeps its own room and only the scratch grows.
-BufferRoom room_after(BufferRoom before, BatchSize batch, bool swapped);
+BufferRoom room_after(BufferRoom before, BatchSize batch, bool swapped, BufferCount count = BufferCount::kRoom);
 
 // Whether LZ4's output is kept for this exchange's batches (they compress at all).
 bool lz4_output_kept(const Exchange& exchange);
@@ -72,13 +78,21 @@ Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom s
 // of rows of `row_bytes` each. `local_channels` of `channels` go to the sender's
 // own process (uncompressed under lz4_skip_local).
 Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int channels, int local_channels,
-                          double row_bytes);
+                          double row_bytes, BufferCount count = BufferCount::kRoom);
 
 // Static sender memory of each host: the largest, over the scenario's queries,
 // of the sum over the query's exchanges of their sender instances on the host
 // (all of a query's fragments hold their buffers at once). Rows of mean size
 // give the expected figure; rows of the largest size, the worst case.
-std::vector<Bytes> static_sender_bytes_per_host(const Scenario& scenario, const Policy& policy, bool worst_case);
+std::vector<Bytes> static_sender_bytes_per_host(const Scenario& scenario, const Policy& policy, bool worst_case,
+                                                BufferCount count = BufferCount::kRoom);
+
+// The four static figures of one host, as results report them.
+struct StaticSenderBytes {
+  Bytes expected = 0, worst = 0;            // rooms (BufferCount::kRoom)
+  Bytes expected_held = 0, worst_held = 0;  // batches held (BufferCount::kHeld)
+};
+std::vector<StaticSenderBytes> static_sender_memory(const Scenario& scenario, const Policy& policy);
 
 // The planner's per-instance estimate (DataStreamSink.java:92-117):
 // channels x 2 batches x 2 (tuple data + scratch) x min(1024 x (avg row + 4), 8 MiB),

@@ -242,6 +242,15 @@ TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula,
   auto per_host = static_sender_bytes_per_host(scenario, scenario.policies[0], false);
   CHECK(per_host[0] == 4 * per_channel + bound);
   CHECK(per_host[1] == 0);
+  // Counted as the batches they hold (section 2.6's formula): 163 rows of 100 B,
+  // LZ4-bound 16300 + 16300 / 255 + 16 = 16379 B of tuple data and 652 B of offsets.
+  const Bytes held = 16379 + 4 * 163;
+  CHECK(sender_static_bytes(scenario.policies[0], x, 4, 0, 100, BufferCount::kHeld) == 4 * 2 * held + 16379);
+  const auto statics = static_sender_memory(scenario, scenario.policies[0]);
+  CHECK(statics[0].expected == 4 * per_channel + bound);
+  CHECK(statics[0].expected_held == 4 * 2 * held + 16379);
+  CHECK(statics[0].worst_held == statics[0].expected_held);  // rows of one size
+  CHECK(statics[1].expected_held == 0);
   // The planner: 4 channels x 2 x 2 x 1024 x (100 + 4). RANDOM is partitioned too;
   // broadcast and merge count one channel.
   CHECK(planner_sender_estimate(x) == 4 * 2 * 2 * 1024 * 104);
@@ -288,6 +297,11 @@ TEST_CASE("buffers filled row by row grow by doubling and never shrink") {
   // Compressed and kept: the LZ4 bound of 65536 B (65808) no longer fits 64 KiB.
   CHECK(room_after({}, BatchSize{1024, 65536}, true).data == 131072);
   CHECK(room_after({}, BatchSize{1024, 65536}, true).tuple == 65536);
+  // Counted as held, a buffer is the batch it held last at its largest.
+  const BufferRoom held = room_after({}, BatchSize{1024, 65536}, true, BufferCount::kHeld);
+  CHECK(held.data == 65536 + 65536 / 255 + 16);
+  CHECK(held.rows == 1024);
+  CHECK(room_after(held, BatchSize{10, 1000}, true, BufferCount::kHeld).data == held.data);
 }
 
 TEST_CASE("round_half_away is std::llround") {

@@ -262,10 +262,12 @@ class Coordinator {
     result.rpc_network = call_times_of(calls.network_ns);
     result.rpc_receiver = call_times_of(calls.receiver_ns);
     result.sender_wake = call_times_of(calls.wake_ns);
-    const auto expected = static_sender_bytes_per_host(scenario_, policy, false);
-    const auto worst = static_sender_bytes_per_host(scenario_, policy, true);
+    const auto statics = static_sender_memory(scenario_, policy);
     for (std::size_t h = 0; h < channels_.size(); ++h) {
-      HostResult host{scenario_.cluster.hosts[h].name, sender_peak[h], expected[h], worst[h], receiver_peak[h]};
+      const StaticSenderBytes& s = statics[h];
+      HostResult host{scenario_.cluster.hosts[h].name, sender_peak[h], s.expected, s.worst, receiver_peak[h]};
+      host.sender_expected_held_bytes = s.expected_held;
+      host.sender_worst_held_bytes = s.worst_held;
       result.hosts.push_back(host);
     }
     return result;

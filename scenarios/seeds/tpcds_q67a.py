@@ -63,8 +63,9 @@ def plan(q67):
         for d in dims:
             dim_ids.append(next(next_id))
             exchanges.append(dict(d, id=dim_ids[-1]))
-        copy = dict(results, id=next(next_id), row_size=tuple_bytes(COLUMNS), cardinality_sf1=results["scan_rows_sf1"] * WINDOW_SHARE,
-                    consumes=dim_ids, group_by=[c for c, _ in COLUMNS])
+        copy = dict(results, id=next(next_id), row_size=tuple_bytes(COLUMNS),
+                    cardinality_sf1=results["scan_rows_sf1"] * WINDOW_SHARE, consumes=dim_ids,
+                    group_by=[c for c, _ in COLUMNS])
         exchanges.append(copy)
         if branch == 0:
             union_inputs.append(copy["id"])

@@ -124,15 +124,18 @@ TEST_CASE("frames of every size arrive whole and in order over loopback") {
     checked.set_value();
   });
   REQUIRE(checked.get_future().wait_for(5s) == std::future_status::ready);
-  std::lock_guard lock(server_side.mutex);
-  REQUIRE(server_side.frames.size() == frames);
-  for (std::size_t i = 0; i < frames; ++i) {
-    CHECK(server_side.frames[i].first == i);
-    CHECK(server_side.frames[i].second == expected[i]);
+  {
+    // Released before the close below: its on_closed takes the same mutexes on the
+    // reactor thread, which stop() joins.
+    std::scoped_lock lock(server_side.mutex, client_side.mutex);
+    REQUIRE(server_side.frames.size() == frames);
+    for (std::size_t i = 0; i < frames; ++i) {
+      CHECK(server_side.frames[i].first == i);
+      CHECK(server_side.frames[i].second == expected[i]);
+    }
+    REQUIRE(client_side.sent.size() == frames);
+    for (std::size_t i = 0; i < frames; ++i) CHECK(client_side.sent[i] == 1000 + i);
   }
-  std::lock_guard lock2(client_side.mutex);
-  REQUIRE(client_side.sent.size() == frames);
-  for (std::size_t i = 0; i < frames; ++i) CHECK(client_side.sent[i] == 1000 + i);
   reactor.post([client, server] {
     client->close("test over");
     server->close("test over");

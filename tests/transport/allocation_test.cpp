@@ -81,11 +81,18 @@ void check_steady_state(const std::string& kind, const char* receivers, int rows
   // is a third of an allocation per extra RPC: one per batch is three times
   // over it, the busy machine's worst (0.14) half of it.
   std::int64_t warm_rpcs = 0, small_rpcs = 0, large_rpcs = 0, large_deferred = 0;
-  const auto steady_allocations = [&](const Scenario& s, std::int64_t* rpcs, std::int64_t* deferred) {
+  // The deferred calls counted are the most of the three runs: a busy machine slows
+  // the senders as well as the consumer, and then one run may defer less.
+  const auto steady_allocations = [&](const Scenario& s, std::int64_t* rpcs, std::int64_t* most_deferred) {
     LocalCluster cluster(s, /*delay_line=*/false);
     allocations_for(cluster, s, &warm_rpcs);
-    long least = allocations_for(cluster, s, rpcs, deferred);
-    for (int i = 0; i < 2; ++i) least = std::min(least, allocations_for(cluster, s, rpcs, deferred));
+    long least = 0;
+    for (int i = 0; i < 3; ++i) {
+      std::int64_t deferred = 0;
+      const long used = allocations_for(cluster, s, rpcs, &deferred);
+      least = i == 0 ? used : std::min(least, used);
+      if (most_deferred != nullptr) *most_deferred = std::max(*most_deferred, deferred);
+    }
     return least;
   };
   const long small_allocations = steady_allocations(small, &small_rpcs, nullptr);

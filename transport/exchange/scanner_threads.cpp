@@ -29,7 +29,7 @@ void ScannerThreads::stop() {
 
 bool ScannerThreads::take(std::chrono::steady_clock::time_point deadline) {
   std::unique_lock lock(mutex_);
-  if (!scanned_.wait_until(lock, deadline, [&] { return queued_ > 0 || stopped_; }) || queued_ == 0) return false;
+  if (!scanned_.wait_until(lock, deadline, [&] { return queued_ > 0 || stopped_; }) || stopped_) return false;
   --queued_;
   lock.unlock();
   room_.notify_one();
@@ -52,6 +52,7 @@ void ScannerThreads::scan() {
     }
     lock.lock();
     room_.wait(lock, [&] { return queued_ < shape_.queue || stopped_; });
+    if (stopped_) break;  // a batch cut short by the stop is not a batch
     ++queued_;
     lock.unlock();
     scanned_.notify_one();

@@ -40,9 +40,11 @@ int outbound_buffers_per_channel(const Policy& policy);
 Bytes appended_capacity(Bytes bytes, Bytes start = 256);
 
 // How a static figure counts a buffer: by the room Impala's doubling growth
-// leaves it (section 1.6), as it is allocated; or by the batch it holds, as
-// section 2.6's formula and the IMPALA-15512 ticket's modelled figures count it.
-// The two differ by up to 2x: a batch just past a power of two takes twice its room.
+// leaves it (section 1.6), as it is allocated; or by the batch it is sized for,
+// as section 2.6's formula and the IMPALA-15512 ticket's modelled figures count
+// it: the batch's bytes, or the LZ4 bound of its data where compression keeps
+// its output (the buffers pass through the scratch), without the doubling. The
+// two differ by up to 2x: a batch just past a power of two takes twice its room.
 enum class BufferCount { kRoom, kHeld };
 
 // Room of one batch buffer: tuple data and row offsets (4 B each); and the room

@@ -28,7 +28,7 @@ from its plan of q67 where q67 has the same operator:
   instances (TPC-DS: 18,000 items, 12 months in the year's window, about 1,000
   brands, 100 classes, 10 categories); its row size is the level's slots
   (strings 12 B, ints 4 B, the decimal sum 16 B) and null bytes, 4-aligned, as
-  Impala lays out a tuple;
+  Impala lays out a tuple; no more than its copy's rows;
 - the union's fragment absorbs its partitioned children (as q77's plan does)
   and sends to the analytic's hash exchange on i_category and the final merge,
   q67's exchanges 18 and 20.
@@ -40,7 +40,7 @@ SUM_BYTES = 16
 # Groups of each rollup level (1 to 8 columns dropped from the right) at scale factor 1.
 LEVEL_GROUPS = [18_000 * 12, 18_000 * 4, 18_000, 18_000, 1_000, 100, 10, 1]
 PLANNER_INSTANCES = 3
-WINDOW_SHARE = 366 / 1826  # the year 2000 among store_sales' sold dates, 1998-01-02 to 2002-12-31
+WINDOW_SHARE = 366 / 1826  # the year 2000's days among the 1826 of store_sales' five years, 1998-2002
 
 
 def tuple_bytes(columns):

@@ -302,6 +302,15 @@ TEST_CASE("buffers filled row by row grow by doubling and never shrink") {
   CHECK(held.data == 65536 + 65536 / 255 + 16);
   CHECK(held.rows == 1024);
   CHECK(room_after(held, BatchSize{10, 1000}, true, BufferCount::kHeld).data == held.data);
+  // Where the two counts part most: 16 KiB of data, compressed, is held at its
+  // LZ4 bound of 16464 B, which doubling rounds up to a room of 32 KiB; sent
+  // uncompressed the same batch is held, and roomed, at exactly 16 KiB.
+  CHECK(room_after({}, BatchSize{128, 16384}, true, BufferCount::kHeld).data == 16464);
+  CHECK(room_after({}, BatchSize{128, 16384}, true).data == 32768);
+  CHECK(room_after({}, BatchSize{128, 16384}, false, BufferCount::kHeld).data == 16384);
+  CHECK(room_after({}, BatchSize{128, 16384}, false).data == 16384);
+  CHECK(room_after({}, BatchSize{100, 16384}, false, BufferCount::kHeld).rows == 100);
+  CHECK(room_after({}, BatchSize{100, 16384}, false).rows == 128);
 }
 
 TEST_CASE("round_half_away is std::llround") {

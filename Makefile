@@ -65,7 +65,7 @@ bench: build
 	./$(BUILD_DIR)/exsim_bench_sim --repeat 5
 	./$(BUILD_DIR)/exsim_bench_sim bench/scenarios/many-hosts.json --repeat 3
 	./$(BUILD_DIR)/exsim_bench_transport
-	taskset -c 1 ./$(BUILD_DIR)/exsim_bench_serialize_split
+	taskset -c 0 ./$(BUILD_DIR)/exsim_bench_serialize_split
 	@test -f $(BUILD_DIR)/peers/CMakeCache.txt || cmake -S bench/peers -B $(BUILD_DIR)/peers $(GENERATOR)
 	@cmake --build $(BUILD_DIR)/peers -j 2
 	bench/peers/run-peers --rounds 9 --peers $(BUILD_DIR)/peers --exsim $(BUILD_DIR)

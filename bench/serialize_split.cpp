@@ -126,14 +126,17 @@ Split least_squares(const std::vector<double>& t, const std::vector<double>& l) 
   const auto n = static_cast<double>(t.size());
   for (std::size_t i = 0; i < t.size(); ++i) mean_t += t[i] / n, mean_l += l[i] / n;
   double num = 0, den = 0;
-  for (std::size_t i = 0; i < t.size(); ++i) num += (l[i] - mean_l) * (t[i] - mean_t), den += (l[i] - mean_l) * (l[i] - mean_l);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    num += (l[i] - mean_l) * (t[i] - mean_t);
+    den += (l[i] - mean_l) * (l[i] - mean_l);
+  }
   const double c = num / den;
   return {mean_t - c * mean_l, c};
 }
 
-void report(const char* what, const char* lz4_what, const std::vector<double>& published_us,
-            const std::vector<double>& lz4_here_us, double batch_bytes) {
-  std::printf("\n%s: t = S + c x (%s here), S per batch of %.0f B\n", what, lz4_what, batch_bytes);
+// Serialization's split, from every pair of batches and from all three together.
+void report_split(const std::vector<double>& published_us, const std::vector<double>& lz4_here_us, double batch_bytes) {
+  std::printf("\nserialization: t = S + c x (LZ4 compress here), S per batch of %.0f B\n", batch_bytes);
   std::printf("  %-26s %8s %8s %10s\n", "from", "S (us)", "c", "S as B/s");
   auto line = [&](const char* from, Split s) {
     if (s.fixed_us > 0) {
@@ -190,7 +193,7 @@ int main() {
                 ser_published.back(), deser_published.back());
   }
   std::printf("\nEvery batch is kept compressed (LZ4 output smaller): LZ4 is inside both of Impala's times.\n");
-  report("serialization", "LZ4 compress", ser_published, compress_here, no_dups_bytes);
+  report_split(ser_published, compress_here, no_dups_bytes);
   std::printf("\ndeserialization, no dups: Impala %.2f us a batch, LZ4 decompression alone %.2f us here; at the c\n"
               "above, decompression is most of Impala's time\n", deser_published[0], decompress_here[0]);
   std::printf("\n(A pair whose LZ4 times here are alike gives a poor split: its S can even be negative.)\n");

@@ -66,6 +66,8 @@ constexpr std::array kFigures{
         R::kOptionalRate, W::kAlways, S::kMedian, 1e5, 1e10),
     figure<&CostProfile::partition_channel_ns>("partition_channel_ns",
         R::kNanos, W::kWhenPositive, S::kMedian, 0, 1000),
+    figure<&CostProfile::partition_channel_mib_ns>("partition_channel_mib_ns",
+        R::kNanos, W::kWhenPositive, S::kMedian, 0, 100000),
     figure<&CostProfile::wire_overhead_bytes>("wire_overhead_bytes", R::kBytes, W::kAlways, S::kMedian, 1, 4096),
     figure<&CostProfile::service_threads>("service_threads",
         R::kCount, W::kWhenPositive, S::kNotMeasured, kNone, kNone),

@@ -21,6 +21,7 @@ CostRates::CostRates(const CostProfile& costs)
       transfer_ns_per_byte(costs.transfer_bytes_per_s > 0 ? 1e9 / costs.transfer_bytes_per_s : 0),
       partition_ns_per_row(costs.partition_rows_per_s > 0 ? 1e9 / costs.partition_rows_per_s : 0),
       partition_channel_ns(costs.partition_channel_ns),
+      partition_channel_mib_ns(costs.partition_channel_mib_ns),
       rpc_latency(to_ns(costs.rpc_latency_us * 1e3)),
       sender_wake(to_ns(costs.sender_wake_us * 1e3)),
       wire_overhead(costs.wire_overhead_bytes) {}

@@ -34,6 +34,7 @@ struct CostRates {
   double transfer_ns_per_byte;  // each side, per byte on the wire
   double partition_ns_per_row;  // hash senders, per row routed
   double partition_channel_ns;  // hash senders, per row routed, per channel beyond kPartitionChannels
+  double partition_channel_mib_ns;  // the same, per MiB of each such channel's batch
   SimTime rpc_latency;
   SimTime sender_wake;  // a blocked sender thread, from the response it waits for to running
   Bytes wire_overhead;
@@ -48,6 +49,13 @@ struct CostRates {
   double deserialize_ns(std::int64_t rows, Bytes tuple_bytes) const {
     return static_cast<double>(tuple_bytes) * deserialize_ns_per_byte +
            static_cast<double>(rows) * deserialize_ns_per_row + deserialize_ns_per_batch;
+  }
+  // A hash sender's routing per row among `channels` channels whose full
+  // batches hold `batch_bytes` of tuple data each.
+  double route_ns_per_row(int channels, Bytes batch_bytes) const {
+    const double per_channel =
+        partition_channel_ns + partition_channel_mib_ns * static_cast<double>(batch_bytes) / (1024.0 * 1024.0);
+    return std::max(0.0, partition_ns_per_row + per_channel * (channels - kPartitionChannels));
   }
   Bytes wire_bytes(Bytes payload, std::int64_t rows) const { return payload + 4 * rows + wire_overhead; }
   // CPU of one side of a call of `wire` bytes among `sharing` calls in flight

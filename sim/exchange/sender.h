@@ -154,6 +154,7 @@ class SenderInstance final : public EventHandler {
   std::unique_ptr<ScanFeed> scan_;  // its scanner threads, when they scan apart (mt_dop 0)
   SimTime scan_wait_since_ = 0;     // when the thread began waiting for its scanner threads
   std::int64_t rows_per_step_ = 0;  // rows planned at a time: an input batch, or a group of them (hash)
+  double route_ns_per_row_ = 0;     // hash senders: routing a row among its channels' batches
   Random random_;
   std::vector<Channel> channels_;
   std::vector<int> order_;  // broadcast channel order, shuffled once per sender (sender.cc:837-841)

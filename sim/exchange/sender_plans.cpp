@@ -48,21 +48,18 @@ void SenderInstance::plan_next() {
 // Work of producing input rows and copying its rows into outbound batches
 // `copies` times (0: producing only); a hash sender also hashes each row to its
 // channel (section 3.2). v4.3 copies every hash row twice: into a RowBatch, then
-// serialized (section 2.5). `produce` is the producing part of it, in nanoseconds.
+// serialized (section 2.5); `route_ns_per_row` is that routing (0: not a hash
+// sender). `produce` is the producing part of it, in nanoseconds.
 struct BatchCpu {
   SimTime work;
   double produce;
 };
 static BatchCpu batch_cpu(ModelContext& context, const Exchange& x, std::int64_t rows, Bytes tuple_bytes,
-                          int copies, bool scanned_apart) {
+                          int copies, bool scanned_apart, double route_ns_per_row) {
   const double produce = sender_input_ns(x, rows, scanned_apart);
-  double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte +
-                     copies * static_cast<double>(rows) * context.rates.serialize_ns_per_row;
-  if (x.send_path() == PartitionKind::kHash) {
-    const double more_channels = static_cast<double>(x.receivers.instances() - kPartitionChannels);
-    serialize += static_cast<double>(rows) *
-                 std::max(0.0, context.rates.partition_ns_per_row + context.rates.partition_channel_ns * more_channels);
-  }
+  const double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte +
+                           copies * static_cast<double>(rows) * context.rates.serialize_ns_per_row +
+                           static_cast<double>(rows) * route_ns_per_row;
   context.cpu.produce += produce * 1e-9;
   context.cpu.serialize += serialize * 1e-9;
   return {to_ns(produce + serialize), produce};
@@ -139,7 +136,7 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   }
   order_fills();
   const int copies = context_.policy.sender_layout == SenderLayout::kV43 ? 2 : 1;
-  const BatchCpu cpu = batch_cpu(context_, x, rows, tuple_bytes, copies, scan_ != nullptr);
+  const BatchCpu cpu = batch_cpu(context_, x, rows, tuple_bytes, copies, scan_ != nullptr, route_ns_per_row_);
   const double work = static_cast<double>(cpu.work);
   double done = 0;
   for (const Fill& fill : fills_) {
@@ -179,7 +176,7 @@ void SenderInstance::order_fills() {
 void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   const Exchange& x = run_.exchange();
   const BatchSize batch{rows, tuple_bytes};
-  const SimTime work = batch_cpu(context_, x, rows, tuple_bytes, 0, scan_ != nullptr).work;  // produce only; serialization below
+  const SimTime work = batch_cpu(context_, x, rows, tuple_bytes, 0, scan_ != nullptr, 0).work;  // produce only; serialization below
   const auto serialize = [&] {
     double ns = context_.rates.serialize_ns(rows, tuple_bytes);
     context_.cpu.serialize += ns * 1e-9;
@@ -215,7 +212,7 @@ void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
   note_shared(batch, /*serialized=*/true, channels_[c].compress);
   note_batch(channels_[c], batch);
   const SendCpu send = send_cpu(channels_[c], batch);
-  const BatchCpu cpu = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1, scan_ != nullptr);
+  const BatchCpu cpu = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1, scan_ != nullptr, 0);
   steps_.push_back(Step::cpu(cpu.work + send.compress, send.compress, 0, to_ns(cpu.produce)));
   steps_.push_back(Step::send(c, batch, send.call));
 }

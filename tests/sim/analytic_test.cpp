@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "models/results/trace.h"
@@ -205,6 +206,28 @@ TEST_CASE("hash routing gives each receiver its Zipf share of the rows") {
     CAPTURE(channel.name);
     CHECK(static_cast<double>(channel.total_rows()) / 400000 == doctest::Approx(expected[c]).epsilon(0.01));
   }
+}
+
+TEST_CASE("routing among more channels costs more per row, the more so the larger their batches") {
+  // 12 channels of 100 B rows, 120000 rows. fixed_len batches: 16K holds 163 rows
+  // (16300 B), 128K 1310 rows (131000 B). Each row costs, beyond its 100 ns of
+  // copying, 9 channels beyond 3 x (2 ns + 16 ns per MiB of a channel's batch).
+  const auto serialize_s = [](const char* buffer, const std::vector<std::string>& costs) {
+    std::string json = one_channel(fmt::format(R"({{"buffer": {{"flat": "{}"}}, "capacity": "fixed_len",
+                                                   "compression": "none"}})", buffer), 120000);
+    json = test::with_value(json, "/workload/queries/0/exchanges/0/receivers/per_host", "12");
+    return run(json, costs).cpu_s.serialize;
+  };
+  const auto expected_s = [](double batch_bytes) {
+    return 120000 * (100 + 9 * (2 + 16 * batch_bytes / (1024.0 * 1024.0))) * 1e-9;
+  };
+  const std::vector<std::string> both = {"costs.partition_channel_ns=2", "costs.partition_channel_mib_ns=16"};
+  CHECK(serialize_s("16K", both) == doctest::Approx(expected_s(16300)));
+  CHECK(serialize_s("128K", both) == doctest::Approx(expected_s(131000)));
+  // Without the part per MiB, the batch size does not matter.
+  const std::vector<std::string> flat = {"costs.partition_channel_ns=2"};
+  CHECK(serialize_s("16K", flat) == doctest::Approx(120000 * (100 + 9 * 2) * 1e-9));
+  CHECK(serialize_s("128K", flat) == doctest::Approx(serialize_s("16K", flat)));
 }
 
 TEST_CASE("head-of-line: a channel that is full stalls the sender's other channels") {

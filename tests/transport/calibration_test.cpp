@@ -44,6 +44,7 @@ std::map<std::string, std::vector<double>> steady_figures() {
       {"lz4_decompress_bytes_per_s", {2e9, 2e9, 2e9}},
       {"partition_rows_per_s", {2e7, 2.1e7, 2e7}},
       {"partition_channel_ns", {3, 3.2, 3.1}},
+      {"partition_channel_mib_ns", {17, 16, 18}},
       {"rpc_cpu_us", {40, 44, 41}},
       {"rpc_cpu_busy_us", {9, 8, 10}},
       {"rpc_latency_us", {1, 1, 1}},
@@ -87,6 +88,7 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(back.deserialize_row_ns == doctest::Approx(2));
   CHECK(back.partition_rows_per_s == doctest::Approx(2e7));
   CHECK(back.partition_channel_ns == doctest::Approx(3.1));
+  CHECK(back.partition_channel_mib_ns == doctest::Approx(17));
   CHECK(back.transfer_bytes_per_s == doctest::Approx(5e9));
   CHECK(back.rpc_cpu_us == doctest::Approx(41));
   CHECK(back.rpc_cpu_busy_us == doctest::Approx(9));

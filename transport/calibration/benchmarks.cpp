@@ -178,12 +178,19 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
       benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})",
                          /*one_pair=*/false, seed));
   // Routing among four times the channels: the hash sender's extra per row
-  // grows with its fan-out (more channels' buffers, more cache misses).
+  // grows with its fan-out (more channels' buffers, more cache misses), and
+  // with the bytes each channel's batch spans (measured on the exchange at
+  // MT_DOP 4 here: 1.9, 2.3, 3.7, 6.2 and 11.1 ns a row and channel more with
+  // 16K, 32K, 64K, 128K and 256K batches, a line in the batch's bytes). So at
+  // two sizes: 16K, and 128K.
   constexpr int kWideReceiversPerHost = 4;
-  say("routing among 12 channels (64K batches, uncompressed)");
-  const Sample wide = run_benchmark(
-      benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})",
-                         /*one_pair=*/false, seed, "hash", 0.001, kWideReceiversPerHost));
+  say("routing among 12 channels (16K and 128K batches, uncompressed)");
+  const auto wide_at = [&](const char* policy) {
+    return run_benchmark(benchmark_scenario(rows(1.5e6), policy, /*one_pair=*/false, seed, "hash", 0.001,
+                                            kWideReceiversPerHost));
+  };
+  const Sample wide_small = wide_at(R"({"buffer": {"flat": "16K"}, "in_flight": 2, "compression": "none"})");
+  const Sample wide_large = wide_at(R"({"buffer": {"flat": "128K"}, "in_flight": 2, "compression": "none"})");
   say("serialization of whole batches (random, uncompressed)");
   const Sample whole = run_benchmark(benchmark_scenario(rows(1.5e6), R"({"in_flight": 2, "compression": "none"})",
                                                         /*one_pair=*/false, seed, "random"));
@@ -252,14 +259,22 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   // Routing per row among 3 channels (kPartitionChannels) and among 12, beyond
   // copying and the per-call part: the first as the rate, the slope to the
   // second per channel. (Both measured as they are used: taken as a line's value
-  // at no channel, the rate varied twofold between calibrations.)
+  // at no channel, the rate varied twofold between calibrations.) The slope at
+  // the two batch sizes gives its part per MiB of a channel's batch, and the
+  // rest at none.
   const auto route_ns_per_row = [&](const Sample& s) {
     return (s.serialize_ns - s.rpcs * serialize_per_call - copying.ns(s.rows, s.tuple_bytes)) / s.rows;
   };
   const double wide_channels = static_cast<double>(kPartitionChannels * kWideReceiversPerHost);
+  const auto per_channel_ns = [&](const Sample& wide) {
+    return (route_ns_per_row(wide) - route_ns_per_row(plain)) / (wide_channels - kPartitionChannels);
+  };
+  const auto batch_mib = [](const Sample& s) { return s.tuple_bytes / std::max(1.0, s.rpcs) / (1024.0 * 1024.0); };
+  const double per_mib = std::max(0.0, (per_channel_ns(wide_large) - per_channel_ns(wide_small)) /
+                                           (batch_mib(wide_large) - batch_mib(wide_small)));
   figures["partition_rows_per_s"] = 1e9 / std::max(1e-3, route_ns_per_row(plain));
-  figures["partition_channel_ns"] = std::max(
-      0.0, (route_ns_per_row(wide) - route_ns_per_row(plain)) / (wide_channels - kPartitionChannels));
+  figures["partition_channel_ns"] = std::max(0.0, per_channel_ns(wide_small) - per_mib * batch_mib(wide_small));
+  figures["partition_channel_mib_ns"] = per_mib;
   // Deserialization, per row and per byte: of narrow rows from both 64K
   // exchanges, uncompressed and compressed (its LZ4 part measured apart), and
   // the whole batches (three times the bytes of one exchange, whose own figure
@@ -291,7 +306,11 @@ const std::map<std::string, std::string>& figure_sources() {
        "measured: the serialize stage of a hash exchange among three hosts (3 channels a sender, 64K batches) beyond "
        "its copying and per-call part, per row"},
       {"partition_channel_ns",
-       "measured: the same among 12 channels a sender, per row and per channel more"},
+       "measured: the same among 12 channels a sender (16K and 128K batches), per row and per channel more, less its "
+       "part per MiB of the channel's batch"},
+      {"partition_channel_mib_ns",
+       "measured: the same, how much more per row and channel the 128K batches cost than the 16K ones, per MiB of "
+       "a batch's tuple data"},
       {"deserialize_batch_us",
        "measured: thread CPU of the deserialize stage per call of the one-row calls through agent processes (the "
        "receiver's part of a call beyond its rows and bytes)"},

@@ -52,11 +52,9 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   const double mean_row = static_cast<double>(x.row.fixed_bytes) + x.row.varlen.mean();
   rows_per_step_ = full_input_batch(mean_row).rows;
   const ScanShape scan = scan_shape(context_.scenario, x, rows);
-  if (x.send_path() == PartitionKind::kHash) {
-    route_ns_per_row_ = context_.rates.route_ns_per_row(count, full_channel_batch(run.capacity(), mean_row).tuple_bytes);
-  }
+  const BatchSize full = full_channel_batch(run.capacity(), mean_row);
+  if (x.send_path() == PartitionKind::kHash) route_ns_per_row_ = context_.rates.route_ns_per_row(count, full.tuple_bytes);
   if (x.send_path() == PartitionKind::kHash && scan.threads == 0) {
-    const BatchSize full = full_channel_batch(run.capacity(), mean_row);
     const auto group = static_cast<std::int64_t>(static_cast<double>(full.rows) * count * 2.0 /
                                                  static_cast<double>(rows_per_step_));
     rows_per_step_ *= std::clamp<std::int64_t>(group, 1, 1024);

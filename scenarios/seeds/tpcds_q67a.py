@@ -74,7 +74,7 @@ def plan(q67):
         level = {"id": next(next_id), "kind": "hash" if kept else "unpartitioned", "row_size": tuple_bytes(kept),
                  "cardinality_sf1": float(min(copy["cardinality_sf1"],
                                               LEVEL_GROUPS[branch - 1] * PLANNER_INSTANCES)),
-                 "tables": [], "scan_rows_sf1": 0.0, "consumes": [copy["id"]],
+                 "tables": [], "scan_rows_sf1": 0.0, "read_rows_sf1": 0.0, "consumes": [copy["id"]],
                  "group_by": [c for c, _ in kept] or None, "consumer_scan_rows_sf1": 0.0, "consumer_scan_row_size": 0}
         exchanges.append(level)
         union_inputs.append(level["id"])

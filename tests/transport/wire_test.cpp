@@ -234,6 +234,28 @@ TEST_CASE("frames come out whole whatever the chunking") {
   }
 }
 
+TEST_CASE("the decoder tells how much of the frame being received is still to come") {
+  // The connection asks the kernel to wake it only once that much has arrived.
+  FrameDecoder decoder(1 << 20);
+  auto big = frame_bytes(FrameType::kTransmitData, 1, std::string(300000, 'b'));
+  auto small = frame_bytes(FrameType::kResponse, 2, "ok");
+  CHECK(decoder.missing() == 0);  // nothing known yet
+  REQUIRE(decoder.push(big.data(), 20));
+  CHECK(decoder.missing() == 0);  // the header is not whole: its length is not known
+  REQUIRE(decoder.push(big.data() + 20, 1000));
+  CHECK(decoder.missing() == big.size() - 1020);
+  REQUIRE(decoder.push(big.data() + 1020, big.size() - 1020 - 1));
+  CHECK(decoder.missing() == 1);
+  REQUIRE(decoder.push(big.data() + big.size() - 1, 1));
+  CHECK(decoder.missing() == 0);  // whole, waiting to be taken
+  REQUIRE(decoder.push(small.data(), FrameHeader::kSize));
+  REQUIRE(decoder.next().has_value());
+  CHECK(decoder.missing() == 2);  // the response's body
+  REQUIRE(decoder.push(small.data() + FrameHeader::kSize, 2));
+  REQUIRE(decoder.next().has_value());
+  CHECK(decoder.missing() == 0);
+}
+
 TEST_CASE("a frame over the limit is refused before its body is buffered") {
   FrameDecoder decoder(1000);
   auto f = frame_bytes(FrameType::kTransmitData, 1, std::string(2000, 'x'));

@@ -82,6 +82,14 @@ SenderInstance::SenderInstance(Host& host, const Exchange& exchange, const Polic
   }
   for (int s = 0; s <= policy.in_flight; ++s) shared_slots_.push_back(std::make_unique<Slot>());
   if (setup_.scan.threads > 0) scanners_ = std::make_unique<ScannerThreads>(setup_.scan, stats_.cpu_produce);
+  // The ring of full input batches is generated here, before the exchange's
+  // clock starts, in the order next_input() takes them: our generator and its
+  // first touch of the ring's pages (a 1 MiB batch is 256 page faults) are not
+  // the operator the sender stands for, whose cost produce_rows_per_s gives.
+  const std::int64_t full_inputs = setup_.rows / rows_per_input_;
+  for (std::size_t i = 0; i < ring_.size() && static_cast<std::int64_t>(i) < full_inputs; ++i) {
+    generator_.fill(ring_[i], rows_per_input_);
+  }
 }
 
 SenderInstance::~SenderInstance() {
@@ -231,10 +239,9 @@ RowBatch& SenderInstance::next_input(std::int64_t rows) {
   CpuScope cpu(stats_.cpu_produce);
   RowBatch* batch = &input_;
   if (rows == rows_per_input_) {
-    // Full input batches come from a small ring generated once: the operator
-    // feeding the sender costs what produce_rows_per_s says, not our generator.
+    // Full input batches come from a small ring generated before the start:
+    // the operator feeding the sender costs what produce_rows_per_s says.
     batch = &ring_[ring_next_++ % ring_.size()];
-    if (batch->rows() == 0) generator_.fill(*batch, rows);
   } else {
     input_.clear();
     generator_.fill(input_, rows);

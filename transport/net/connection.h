@@ -35,6 +35,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   static constexpr std::size_t kPacketBytes = 1500;  // an Ethernet MTU
   // Pacing waits shorter than this are not taken on a timer (connection.cpp).
   static constexpr std::int64_t kShortestWaitNs = 50'000;
+  // A frame with at least this much still to come is read in one wake-up
+  // (connection.cpp, read_next).
+  static constexpr std::size_t kWholeFrameRead = 256 * 1024;
   class Handler {
    public:
     virtual void on_frame(Connection& connection, const FrameHeader& header, const char* body) = 0;
@@ -102,6 +105,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool wait_for_tokens(TokenBucket& bucket, std::size_t bytes, asio::steady_timer& timer, void (Connection::*then)());
   void on_write(const asio::error_code& error, std::size_t bytes);
   void read_next();
+  // Asks the kernel to report the socket readable only once `bytes` have
+  // arrived (SO_RCVLOWAT; 1 restores the default), set only when it changes.
+  void set_read_low_water(std::size_t bytes);
   void on_read(const asio::error_code& error, std::size_t bytes);
   Outbound& slot(std::size_t i) { return *queue_[(head_ + i) % queue_.size()]; }
 
@@ -129,6 +135,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::size_t pace_chunk_ = 0;
   asio::steady_timer pace_timer_;
   asio::steady_timer read_timer_;
+  std::size_t read_low_water_ = 1;
   bool writing_ = false;
   bool open_ = true;
   std::uint64_t bytes_written_ = 0;

@@ -59,6 +59,12 @@ std::pair<char*, std::size_t> FrameDecoder::prepare() {
   return {buffer_.data() + at, want};
 }
 
+std::size_t FrameDecoder::missing() const {
+  if (failed() || buffered() < FrameHeader::kSize) return 0;
+  const std::size_t frame = FrameHeader::kSize + read_at<std::uint32_t>(buffer_.data() + read_ + 8);
+  return frame > buffered() ? frame - buffered() : 0;
+}
+
 bool FrameDecoder::commit(std::size_t size) {
   if (failed()) return false;
   buffer_.resize_uninitialized(buffer_.size() + size);

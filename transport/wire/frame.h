@@ -59,6 +59,10 @@ class FrameDecoder {
   // The next complete frame, if any; nullopt when more bytes are needed or after an error.
   std::optional<Frame> next();
 
+  // Bytes still to come before the frame being received is complete: 0 when no
+  // frame's header is buffered yet, or a complete frame waits to be taken.
+  std::size_t missing() const;
+
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
   std::size_t buffered() const { return buffer_.size() - read_; }

@@ -7,7 +7,8 @@
 // each, at most 64 buffers) straight from their owners' memory and loops over
 // write_some, since Asio's composed write stops at 64 KiB per call. A frame's
 // payload must stay valid until its owner is told it was sent.
-// Inbound: reads land straight in a FrameDecoder's buffer; each complete frame
+// Inbound: reads land straight in a FrameDecoder's buffer (the rest of a large
+// frame in one wake-up, by the socket's low-water mark); each complete frame
 // goes to the handler, its body valid during the call only. A malformed frame or a
 // socket error closes the connection and tells the handler why.
 #ifndef EXSIM_TRANSPORT_NET_CONNECTION_H_

@@ -47,12 +47,8 @@ bool FrameDecoder::push(const char* data, std::size_t size) {
 
 std::pair<char*, std::size_t> FrameDecoder::prepare() {
   compact();
-  std::size_t want = 64 * 1024;
-  if (buffered() >= FrameHeader::kSize) {
-    // The header is known (and checked): read the rest of this frame at once.
-    const std::size_t frame = FrameHeader::kSize + read_at<std::uint32_t>(buffer_.data() + 8);
-    if (frame > buffered()) want = std::max(want, frame - buffered());
-  }
+  // Once the header is known (and checked), the rest of this frame at once.
+  const std::size_t want = std::max<std::size_t>(64 * 1024, missing());
   const std::size_t at = buffer_.size();
   buffer_.append(want);  // reserve without zeroing; commit() keeps what was read
   buffer_.resize_uninitialized(at);

@@ -31,11 +31,20 @@ from its plan of q67 where q67 has the same operator:
   Impala lays out a tuple; no more than its copy's rows;
 - the union's fragment absorbs its partitioned children (as q77's plan does)
   and sends to the analytic's hash exchange on i_category and the final merge,
-  q67's exchanges 18 and 20.
+  q67's exchanges 18 and 20;
+- a row of a copy or a level is its slots (row_size, the fixed-length part)
+  plus its strings' data (row_strings: the mean and the longest, from Impala's
+  TPC-DS statistics), where make-impala-15512 otherwise splits a planner size
+  half and half.
 """
 
 COLUMNS = [("i_category", 12), ("i_class", 12), ("i_brand", 12), ("i_product_name", 12), ("d_year", 4),
            ("d_qoy", 4), ("d_moy", 4), ("s_store_id", 12)]
+# The string columns' data beyond their 12 B slots: mean and longest value in bytes
+# (avgColLen and maxColLen in Impala's TPC-DS statistics, PlannerTest/tpcds_cpu_cost/
+# stats-3TB.json; a column's lengths do not grow with the scale factor).
+STRING_BYTES = {"i_category": (5.91, 11), "i_class": (7.79, 15), "i_brand": (16.16, 22),
+                "i_product_name": (22.85, 30), "s_store_id": (16.0, 16)}
 SUM_BYTES = 16
 # Groups of each rollup level (1 to 8 columns dropped from the right) at scale factor 1.
 LEVEL_GROUPS = [18_000 * 12, 18_000 * 4, 18_000, 18_000, 1_000, 100, 10, 1]
@@ -47,6 +56,12 @@ def tuple_bytes(columns):
     slots = sum(size for _, size in columns) + SUM_BYTES
     null_bytes = (len(columns) + 1 + 7) // 8
     return (slots + null_bytes + 3) // 4 * 4
+
+
+def string_bytes(columns):
+    """The var-len bytes of a row of `columns`: (mean, max) of its strings' data."""
+    lengths = [STRING_BYTES[c] for c, _ in columns if c in STRING_BYTES]
+    return round(sum(m for m, _ in lengths), 2), sum(x for _, x in lengths)
 
 
 def plan(q67):
@@ -65,7 +80,7 @@ def plan(q67):
             exchanges.append(dict(d, id=dim_ids[-1]))
         copy = dict(results, id=next(next_id), row_size=tuple_bytes(COLUMNS),
                     cardinality_sf1=results["scan_rows_sf1"] * WINDOW_SHARE, consumes=dim_ids,
-                    group_by=[c for c, _ in COLUMNS])
+                    group_by=[c for c, _ in COLUMNS], row_strings=string_bytes(COLUMNS))
         exchanges.append(copy)
         if branch == 0:
             union_inputs.append(copy["id"])
@@ -75,7 +90,8 @@ def plan(q67):
                  "cardinality_sf1": float(min(copy["cardinality_sf1"],
                                               LEVEL_GROUPS[branch - 1] * PLANNER_INSTANCES)),
                  "tables": [], "scan_rows_sf1": 0.0, "read_rows_sf1": 0.0, "consumes": [copy["id"]],
-                 "group_by": [c for c, _ in kept] or None, "consumer_scan_rows_sf1": 0.0, "consumer_scan_row_size": 0}
+                 "group_by": [c for c, _ in kept] or None, "consumer_scan_rows_sf1": 0.0, "consumer_scan_row_size": 0,
+                 "row_strings": string_bytes(kept)}
         exchanges.append(level)
         union_inputs.append(level["id"])
     analytic = dict(by_id[18], consumes=union_inputs)

@@ -1,4 +1,4 @@
-// exsim agent --token-file F [--listen ADDRESS:PORT]
+// exsim agent --token-file F [--listen ADDRESS:PORT] [--cpus LIST]
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -8,13 +8,14 @@
 #include "models/base/error.h"
 #include "transport/agent/agent.h"
 #include "transport/net/endpoint_text.h"
+#include "transport/testbed/cpu_set.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
 
 int agent_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim agent --token-file F [--listen ADDRESS:PORT] [--idle-timeout S]\n\n"
+      "usage: exsim agent --token-file F [--listen ADDRESS:PORT] [--idle-timeout S] [--cpus LIST]\n\n"
       "Serves one host of a real exchange run for one `exsim run` coordinator, which must\n"
       "present the token in F. Prints \"listening ADDRESS:PORT\" once bound. Listens on\n"
       "loopback unless given an address.\n\n"
@@ -26,7 +27,8 @@ int agent_command(const std::vector<std::string>& args) {
       ("help,h", "print this help")
       ("listen", po::value<std::string>()->value_name("ADDRESS:PORT")->default_value("127.0.0.1:0"), "address and port to listen on (port 0: any)")
       ("token-file", po::value<std::string>()->value_name("FILE"), "file holding the shared token (required)")
-      ("idle-timeout", po::value<int>()->value_name("SECONDS")->default_value(600), "exit after this many seconds without a coordinator message while no exchange runs");
+      ("idle-timeout", po::value<int>()->value_name("SECONDS")->default_value(600), "exit after this many seconds without a coordinator message while no exchange runs")
+      ("cpus", po::value<std::string>()->value_name("LIST"), "run on these CPUs only, e.g. 1 or 0-3 (default: wherever the kernel puts the agent's threads)");
   const auto parsed = parse_command_line(args, visible);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
@@ -41,6 +43,8 @@ int agent_command(const std::vector<std::string>& args) {
   options.listen_address = std::get<transport::EndpointText>(endpoint).address;
   options.listen_port = std::get<transport::EndpointText>(endpoint).port;
   options.idle_timeout = std::chrono::seconds(bounded_int(vm, "idle-timeout", 1, 86400));
+  // Before the agent starts a thread: every thread it starts inherits the set.
+  if (vm.count("cpus")) transport::pin_process(transport::parse_cpu_list(vm["cpus"].as<std::string>(), "--cpus"));
   return transport::run_agent(options);
 }
 

@@ -1,4 +1,4 @@
-// exsim run SCENARIO [--policy NAME]... [-o OUT] [--set KEY=VALUE]... [--hosts FILE]
+// exsim run SCENARIO [--policy NAME]... [-o OUT] [--set KEY=VALUE]... [--hosts FILE | --pin-hosts]
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -12,14 +12,31 @@
 #include "models/results/trace.h"
 #include "models/scenario/scenario_loader.h"
 #include "transport/agent/coordinator.h"
+#include "transport/testbed/cpu_set.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
+namespace {
+
+// `cpus` split into `hosts` runs of equal length in order, the remainder left
+// unused so that no host has more cores than another.
+std::vector<std::vector<int>> host_cpu_shares(const std::vector<int>& cpus, std::size_t hosts) {
+  if (cpus.size() < hosts) {
+    throw UsageError(fmt::format("--pin-hosts: the scenario's {} hosts need a CPU each; this process may use {} ({})",
+                                 hosts, cpus.size(), transport::cpu_list_text(cpus)));
+  }
+  const std::size_t each = cpus.size() / hosts;
+  std::vector<std::vector<int>> shares(hosts);
+  for (std::size_t h = 0; h < hosts; ++h) shares[h].assign(cpus.begin() + h * each, cpus.begin() + (h + 1) * each);
+  return shares;
+}
+
+}  // namespace
 
 int run_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim run SCENARIO [--policy NAME]... [-o OUT] [--set KEY=VALUE]... [--hosts FILE --token-file F]\n"
-      "                 [--no-delay-line] [--nic-cap] [--timeout S] [--trace FILE [--trace-events N]]\n\n"
+      "                 [--no-delay-line] [--nic-cap] [--pin-hosts] [--timeout S] [--trace FILE [--trace-events N]]\n\n"
       "Runs every policy of SCENARIO (or those named) on the real exchange and prints the\n"
       "same table as `simulate`, measured. By default it starts one `exsim agent` process\n"
       "per scenario host on this machine, on loopback, and imposes the scenario's RTTs with\n"
@@ -37,6 +54,7 @@ int run_command(const std::vector<std::string>& args) {
       ("token-file", po::value<std::string>()->value_name("FILE"), "with --hosts: file holding the agents' shared token")
       ("no-delay-line", "do not impose the scenario's RTTs (real hosts)")
       ("nic-cap", "cap each host's bandwidth at the scenario's nic_gbps, each way (token buckets)")
+      ("pin-hosts", "run each local agent on CPUs of its own, as separate machines' cores: this process's CPUs split evenly among the hosts (at least one each)")
       ("timeout", po::value<int>()->value_name("SECONDS")->default_value(600), "seconds each exchange may take before the run fails");
   add_results_option(visible, "the results (source \"measured\")");
   add_trace_options(visible);
@@ -74,6 +92,10 @@ int run_command(const std::vector<std::string>& args) {
   } else if (vm.count("token-file")) {
     throw UsageError("--token-file applies only with --hosts FILE (agents already running)");
   }
+  if (vm.count("pin-hosts")) {
+    if (vm.count("hosts")) throw UsageError("--pin-hosts applies to local agents only; start remote agents with --cpus");
+    options.host_cpus = host_cpu_shares(transport::allowed_cpus(), scenario.cluster.hosts.size());
+  }
   reads_scenario(outputs, scenario);
   for (const char* flag : {"hosts", "token-file"}) {
     if (vm.count(flag)) outputs.reads(vm[flag].as<std::string>());
@@ -81,8 +103,9 @@ int run_command(const std::vector<std::string>& args) {
   outputs.check();
   const auto results = transport::run_on_agents(scenario, options);
   publish_results(vm, outputs,
-                  fmt::format("{} ({} hosts, mt_dop {}, measured{})", scenario.name, scenario.cluster.hosts.size(),
-                              scenario.mt_dop, options.delay_line ? ", RTTs imposed by delay lines" : ""),
+                  fmt::format("{} ({} hosts, mt_dop {}, measured{}{})", scenario.name, scenario.cluster.hosts.size(),
+                              scenario.mt_dop, options.delay_line ? ", RTTs imposed by delay lines" : "",
+                              options.host_cpus.empty() ? "" : ", each host on CPUs of its own"),
                   scenario, policies, results, trace_events, trace, "measured: " + scenario.name);
   return kExitOk;
 }

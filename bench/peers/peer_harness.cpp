@@ -5,11 +5,13 @@
 #include <dlfcn.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -73,9 +75,14 @@ Options parse(int argc, char** argv) {
       options.variant = value;
     } else if (flag == "--delay-us") {
       options.delay_us = whole_number(flag, value, 0, "microseconds, 0 or more");
+    } else if (flag == "--pin") {
+      const auto comma = value.find(',');
+      if (comma == std::string::npos) throw std::invalid_argument(flag + ": expected CLIENT_CPU,SERVER_CPU, got '" + value + "'");
+      options.client_cpu = static_cast<int>(whole_number(flag, value.substr(0, comma), 0, "a CPU number"));
+      options.server_cpu = static_cast<int>(whole_number(flag, value.substr(comma + 1), 0, "a CPU number"));
     } else {
       throw std::invalid_argument("unknown flag '" + flag +
-                                  "' (expected --bytes, --message, --in-flight, --variant, --delay-us)");
+                                  "' (expected --bytes, --message, --in-flight, --variant, --delay-us, --pin)");
     }
   }
   return options;
@@ -107,6 +114,18 @@ void end_on_sigterm() {
   }).detach();
 }
 
+// Keeps this process (and the threads it starts) on `cpu`; -1 leaves it free.
+void pin_to(int cpu, const char* side) {
+  if (cpu < 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    throw std::runtime_error(std::string("--pin: cannot run the ") + side + " on CPU " + std::to_string(cpu) +
+                             ": " + std::strerror(errno));
+  }
+}
+
 }  // namespace
 
 int run_peer(const char* tool, int argc, char** argv, const Server& server, const Client& client) {
@@ -132,6 +151,7 @@ int run_peer(const char* tool, int argc, char** argv, const Server& server, cons
     close(fds[0]);
     end_on_sigterm();
     try {
+      pin_to(options.server_cpu, "server");
       server(options, [&](int port) {
         if (write(fds[1], &port, sizeof port) != static_cast<ssize_t>(sizeof port)) std::_Exit(1);
       });
@@ -154,6 +174,7 @@ int run_peer(const char* tool, int argc, char** argv, const Server& server, cons
   } else {
     try {
       if (options.delay_us >= 0) proxy = start_delay_proxy(*port, options.delay_us);
+      pin_to(options.client_cpu, "client");  // this thread and those it starts; the proxy's stay free
       client(options, proxy ? proxy->port : *port, [&] { start = std::chrono::steady_clock::now(); });
       end = std::chrono::steady_clock::now();
       if (proxy) achieved = stop_delay_proxy(*std::exchange(proxy, std::nullopt));

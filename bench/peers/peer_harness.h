@@ -5,12 +5,14 @@
 // (getrusage for the client, wait4 for the server), so every peer is measured
 // the same way.
 //
-// usage: <peer> [--bytes N] [--message N] [--in-flight K] [--variant NAME] [--delay-us D]
+// usage: <peer> [--bytes N] [--message N] [--in-flight K] [--variant NAME] [--delay-us D] [--pin C,S]
 // prints: {"tool": ..., "variant": ..., "bytes": ..., "calls": ..., "wall_s": ...,
 //          "client_cpu_s": ..., "server_cpu_s": ...}, and with --delay-us (the
 // client's connection through a delay proxy, D each way; 0 gives the proxy's
 // own cost): "one_way_delay_us"
 // (achieved) and "proxy_cpu_s" (the proxy's own, charged to neither side).
+// --pin C,S runs the client on CPU C and the server on CPU S, each side on a
+// core of its own as two hosts would be (run-peers pins every tool alike).
 #ifndef EXSIM_BENCH_PEERS_PEER_HARNESS_H_
 #define EXSIM_BENCH_PEERS_PEER_HARNESS_H_
 
@@ -26,6 +28,8 @@ struct Options {
   int in_flight = 2;
   std::string variant;  // peer-specific (e.g. Thrift's transport)
   std::int64_t delay_us = -1;  // one way, through a delay proxy (0: the proxy, no delay); -1: no proxy
+  int client_cpu = -1;  // the CPU each side runs on (--pin); -1: wherever the kernel puts it
+  int server_cpu = -1;
   std::int64_t calls() const { return (bytes + message - 1) / message; }
 };
 

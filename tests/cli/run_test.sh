@@ -219,4 +219,43 @@ check "two coordinators at once: the other is not a timeout" test "$code_a" -ne 
 check "two coordinators at once: the refused one says why" \
   grep -qE "another (coordinator|run)" "$work/err13a" "$work/err13b"
 
+# 10. Hosts on CPUs of their own (--pin-hosts): every thread of each local agent
+# runs on its share of the run's CPUs; too few CPUs for the hosts is a usage
+# error; a hand-started agent takes --cpus.
+pair=$src/scenarios/seeds/impala-1638.json  # two hosts
+cpus=$(python3 -c "import os; print(' '.join(map(str, sorted(os.sched_getaffinity(0))[:2])))")
+if [ "$(wc -w <<<"$cpus")" -ge 2 ]; then
+  read -r c0 c1 <<<"$cpus"
+  taskset -c "$c0,$c1" "$exsim" run "$pair" --policy two-in-flight --pin-hosts --no-delay-line --timeout 60 \
+    --set "workload.queries.0.exchanges.0.rows=65536" --set "workload.queries.0.exchanges.0.consume_rows_per_s=20000" \
+    --json "$work/pinned.json" >"$work/out14" 2>"$work/err14" &
+  run_pid=$!
+  seen=""
+  for _ in $(seq 100); do
+    agents=$(pgrep -P "$run_pid")
+    [ "$(wc -w <<<"$agents")" -eq 2 ] && sleep 0.5 && break
+    sleep 0.05
+  done
+  for a in $agents; do  # every thread of the agent, and which CPUs it may use
+    seen="$seen $(cat /proc/"$a"/task/*/status 2>/dev/null | sed -n 's/^Cpus_allowed_list:\s*//p' | sort -u | tr '\n' ' ')"
+  done
+  wait "$run_pid"
+  code=$?
+  check "--pin-hosts: the run succeeds" test "$code" -eq 0
+  [ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err14" | head -5
+  check "--pin-hosts: each agent's threads on one CPU, the two apart (seen:$seen)" \
+    test "$(tr ' ' '\n' <<<"$seen" | grep -c .)" -eq 2 -a "$(tr ' ' '\n' <<<"$seen" | sort -u | grep -c .)" -eq 2
+  check "--pin-hosts: every row delivered" has '"rows": 65536' "$work/pinned.json"
+  check "--pin-hosts: said in the table's title" has "each host on CPUs of its own" "$work/out14"
+fi
+taskset -c "${cpus%% *}" "$exsim" run "$pair" --pin-hosts >/dev/null 2>"$work/err15"
+check "--pin-hosts on one CPU: a usage error" test $? -eq 2
+check "--pin-hosts on one CPU: says what the hosts need" has "the scenario's 2 hosts need a CPU each; this process may use 1" "$work/err15"
+"$exsim" run "$pair" --pin-hosts --hosts "$work/hosts" --token-file "$work/token" >/dev/null 2>"$work/err16"
+check "--pin-hosts with --hosts: a usage error" test $? -eq 2
+check "--pin-hosts with --hosts: names the agents' own flag" has "start remote agents with --cpus" "$work/err16"
+"$exsim" agent --token-file "$work/token" --cpus 99999 >/dev/null 2>"$work/err17"
+check "agent --cpus of a CPU it may not use: a usage error" test $? -eq 2
+check "agent --cpus: the flag named" has "--cpus" "$work/err17"
+
 summary

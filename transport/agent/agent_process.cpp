@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "transport/testbed/cpu_set.h"
+
 extern char** environ;
 
 namespace exsim::transport {
@@ -30,7 +32,7 @@ std::string random_token() {
   return fmt::format("{:016x}{:016x}", words[0], words[1]);
 }
 
-AgentProcess spawn_agent(const std::string& binary, const std::string& token_file) {
+AgentProcess spawn_agent(const std::string& binary, const std::string& token_file, const std::vector<int>& cpus) {
   int out[2];
   if (pipe(out) != 0) throw std::runtime_error("cannot create a pipe for an agent");
   posix_spawn_file_actions_t actions;
@@ -38,6 +40,10 @@ AgentProcess spawn_agent(const std::string& binary, const std::string& token_fil
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, out[0]);
   std::vector<std::string> args{binary, "agent", "--listen", "127.0.0.1:0", "--token-file", token_file};
+  if (!cpus.empty()) {
+    args.push_back("--cpus");
+    args.push_back(cpu_list_text(cpus));
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -20,10 +20,11 @@ struct AgentProcess {
 // 128 bits from the kernel's random source, in hex.
 std::string random_token();
 
-// Starts `binary agent --listen 127.0.0.1:0 --token-file token_file` and waits
-// (20 s at most) for the address it reports. Throws std::runtime_error naming
-// what failed; an agent that does not report is killed.
-AgentProcess spawn_agent(const std::string& binary, const std::string& token_file);
+// Starts `binary agent --listen 127.0.0.1:0 --token-file token_file`, on
+// `cpus` only when given (`--cpus`), and waits (20 s at most) for the address
+// it reports. Throws std::runtime_error naming what failed; an agent that does
+// not report is killed.
+AgentProcess spawn_agent(const std::string& binary, const std::string& token_file, const std::vector<int>& cpus = {});
 
 // Asks every started agent (pid > 0) to stop, and kills any still running
 // after `grace`: a stopped or wedged process never handles SIGTERM, and an

@@ -94,7 +94,10 @@ class Coordinator {
       const bool written = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
       close(fd);
       if (!written) throw std::runtime_error(fmt::format("cannot write the token file {}", token_file_));
-      for (std::size_t h = 0; h < hosts; ++h) agents_.push_back(spawn_agent(options_.exsim_binary, token_file_));
+      for (std::size_t h = 0; h < hosts; ++h) {
+        agents_.push_back(spawn_agent(options_.exsim_binary, token_file_,
+                                      options_.host_cpus.empty() ? std::vector<int>{} : options_.host_cpus.at(h)));
+      }
     } else {
       for (const auto& endpoint : read_hosts_file(options_.hosts_file)) {
         agents_.push_back({-1, endpoint.address, endpoint.port});

@@ -29,6 +29,9 @@ struct RunOptions {
   std::string hosts_file;             // agents already running: one ADDRESS:PORT per scenario host
   std::string token;                  // with hosts_file: the agents' token
   std::string exsim_binary;           // to start local agents
+  // Local agents only: host h's agent runs on host_cpus[h] (empty: every
+  // agent wherever the kernel puts it).
+  std::vector<std::vector<int>> host_cpus;
   std::chrono::seconds timeout{600};  // for each exchange
   // When set, every policy's run is traced into it: the hosts' threads as
   // processes "<policy>: <host>", each agent keeping an even sample of at most

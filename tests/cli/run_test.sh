@@ -230,14 +230,17 @@ if [ "$(wc -w <<<"$cpus")" -ge 2 ]; then
     --set "workload.queries.0.exchanges.0.rows=65536" --set "workload.queries.0.exchanges.0.consume_rows_per_s=20000" \
     --json "$work/pinned.json" >"$work/out14" 2>"$work/err14" &
   run_pid=$!
+  # Each agent pins itself before it reports its port: poll (5 s at most) until
+  # both are up and every thread of each shows one CPU list, the two lists apart.
   seen=""
   for _ in $(seq 100); do
-    agents=$(pgrep -P "$run_pid")
-    [ "$(wc -w <<<"$agents")" -eq 2 ] && sleep 0.5 && break
+    now=""
+    for a in $(pgrep -P "$run_pid"); do  # the agents are the run's children
+      now="$now $(sed -n 's/^Cpus_allowed_list:\s*//p' /proc/"$a"/task/*/status 2>/dev/null | sort -u | tr '\n' ' ')"
+    done
+    [ -n "${now// /}" ] && seen=$now  # the last look at running agents, for the message
+    [ "$(tr ' ' '\n' <<<"$seen" | grep -c .)" -eq 2 ] && [ "$(tr ' ' '\n' <<<"$seen" | sort -u | grep -c .)" -eq 2 ] && break
     sleep 0.05
-  done
-  for a in $agents; do  # every thread of the agent, and which CPUs it may use
-    seen="$seen $(cat /proc/"$a"/task/*/status 2>/dev/null | sed -n 's/^Cpus_allowed_list:\s*//p' | sort -u | tr '\n' ' ')"
   done
   wait "$run_pid"
   code=$?

@@ -232,6 +232,7 @@ if [ "$(wc -w <<<"$cpus")" -ge 2 ]; then
   run_pid=$!
   # Each agent pins itself before it reports its port: poll (5 s at most) until
   # both are up and every thread of each shows one CPU list, the two lists apart.
+  apart() { [ "$(tr ' ' '\n' <<<"$1" | grep -c .)" -eq 2 ] && [ "$(tr ' ' '\n' <<<"$1" | sort -u | grep -c .)" -eq 2 ]; }
   seen=""
   for _ in $(seq 100); do
     now=""
@@ -239,15 +240,14 @@ if [ "$(wc -w <<<"$cpus")" -ge 2 ]; then
       now="$now $(sed -n 's/^Cpus_allowed_list:\s*//p' /proc/"$a"/task/*/status 2>/dev/null | sort -u | tr '\n' ' ')"
     done
     [ -n "${now// /}" ] && seen=$now  # the last look at running agents, for the message
-    [ "$(tr ' ' '\n' <<<"$seen" | grep -c .)" -eq 2 ] && [ "$(tr ' ' '\n' <<<"$seen" | sort -u | grep -c .)" -eq 2 ] && break
+    apart "$seen" && break
     sleep 0.05
   done
   wait "$run_pid"
   code=$?
   check "--pin-hosts: the run succeeds" test "$code" -eq 0
   [ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err14" | head -5
-  check "--pin-hosts: each agent's threads on one CPU, the two apart (seen:$seen)" \
-    test "$(tr ' ' '\n' <<<"$seen" | grep -c .)" -eq 2 -a "$(tr ' ' '\n' <<<"$seen" | sort -u | grep -c .)" -eq 2
+  check "--pin-hosts: each agent's threads on one CPU, the two apart (seen:$seen)" apart "$seen"
   check "--pin-hosts: every row delivered" has '"rows": 65536' "$work/pinned.json"
   check "--pin-hosts: said in the table's title" has "each host on CPUs of its own" "$work/out14"
 fi

@@ -34,7 +34,8 @@ using ordered = nlohmann::ordered_json;
 
 ordered cpu_json(const CpuByStage& c) {
   return ordered{{"serialize", c.serialize}, {"compress", c.compress},     {"decompress", c.decompress},
-                 {"deserialize", c.deserialize}, {"rpc", c.rpc},           {"produce", c.produce},
+                 {"deserialize", c.deserialize}, {"call", c.call},         {"rpc", c.rpc},
+                 {"produce", c.produce},
                  {"consume", c.consume}};
 }
 
@@ -156,6 +157,7 @@ CpuByStage& operator+=(CpuByStage& a, const CpuByStage& b) {
   a.rpc += b.rpc;
   a.decompress += b.decompress;
   a.deserialize += b.deserialize;
+  a.call += b.call;
   a.consume += b.consume;
   return a;
 }

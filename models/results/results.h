@@ -27,10 +27,17 @@ CallTimes call_times_of(const LogHistogram& ns);
 
 // CPU seconds by stage, summed over every host.
 struct CpuByStage {
+  // What Impala's profile counts as a query's TotalCpuTime: its fragment
+  // instances' and scanner threads' CPU (coordinator.cc, fragment-instance-state.cc,
+  // hdfs-scan-node.cc), not the RPC layer's reactor and service threads, on
+  // which calls are sent, received and deserialized.
+  double query_threads() const { return produce + serialize + compress + call + consume; }
+
   double produce = 0;      // the operator feeding each sender and its scan (produce_rows_per_s, scan)
   double serialize = 0;
   double compress = 0;
-  double rpc = 0;          // rpc_cpu_us on both sides
+  double call = 0;         // each call's work on the sending query's own thread (rpc_caller_cpu_us)
+  double rpc = 0;          // the rest of rpc_cpu_us on both sides: the RPC layer's threads
   double decompress = 0;
   double deserialize = 0;
   double consume = 0;      // the operator fed by each receiver (consume_rows_per_s)

@@ -21,6 +21,8 @@ CpuByStage read_cpu(const JsonNode& node) {
   c.compress = node.required("compress").number(0, 0);
   c.decompress = node.required("decompress").number(0, 0);
   c.deserialize = node.required("deserialize").number(0, 0);
+  // Results written before the calls' share on the query's threads was counted apart have it in rpc.
+  if (node.member("call").present()) c.call = node.member("call").number(0, 0);
   c.rpc = node.required("rpc").number(0, 0);
   c.produce = node.required("produce").number(0, 0);
   c.consume = node.required("consume").number(0, 0);

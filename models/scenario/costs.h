@@ -40,6 +40,14 @@ struct CostProfile {
   // calls and wake-ups: a call among k in flight costs busy + (rpc_cpu_us - busy) / k.
   // < 0: rpc_cpu_us whatever k (no sharing).
   double rpc_cpu_busy_us = -1;
+  // Of rpc_cpu_us on the sending side, the part on the sending query's own
+  // thread: building the request and queueing it to a reactor, and being woken
+  // when it completes (Kudu's Proxy::AsyncRequest, krpc-data-stream-sender.cc's
+  // DoTransmitDataRpc and WaitForRpc). The rest, the bytes' CPU and the whole
+  // receiving side run on the RPC layer's reactor and service threads, which a
+  // query's TotalCpuTime does not count. The simulated time is the same either
+  // way; 0: none of it on the query's thread.
+  double rpc_caller_cpu_us = 0;
   double rpc_latency_us = 0;              // software latency per RPC, beyond the RTT
   // A sender thread blocked on its channel runs again this long after the
   // response arrives: the reactor thread's callback frees the channel and

@@ -31,6 +31,7 @@ struct CostRates {
   double decompress_ns_per_byte;
   SimTime rpc_cpu;
   double rpc_cpu_busy;          // ns, with many calls in flight on the connection
+  double rpc_caller_cpu;        // ns, of a sending side's per-call CPU, on the sender's own thread
   double transfer_ns_per_byte;  // each side, per byte on the wire
   double partition_ns_per_row;  // hash senders, per row routed
   double partition_channel_ns;  // hash senders, per row routed, per channel beyond kPartitionChannels

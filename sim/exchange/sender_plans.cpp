@@ -80,7 +80,11 @@ SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch) {
   const int sharing = others_at_host() + 1;
   const double rpc =
       context_.rates.call_ns(context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows), sharing);
-  context_.cpu.rpc += rpc * 1e-9;
+  // All of it on the sender's timeline; counted as the query's own CPU only the
+  // caller's part (ModelContext's CostRates::rpc_caller_cpu).
+  const double caller = std::min(rpc, context_.rates.rpc_caller_cpu);
+  context_.cpu.call += caller * 1e-9;
+  context_.cpu.rpc += (rpc - caller) * 1e-9;
   return to_ns(rpc);
 }
 

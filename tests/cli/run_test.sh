@@ -50,6 +50,14 @@ for r in json.load(open('$work/run.json')):
         assert 0 < sum(t.values()) <= 1.2 * 6 * x['wall_s'], x
 "
 check "RPC CPU measured" test "$(grep -c '"rpc": 0.0,' "$work/run.json")" -eq 0
+# The senders' own part of their calls (handing each to a reactor) apart from
+# the reactors': some, and less than the rest of both sides.
+check "calls' CPU on the sender threads measured apart" python3 -c "
+import json
+for r in json.load(open('$work/run.json')):
+    c = r['cpu_s']
+    assert 0 < c['call'] < c['rpc'], c
+"
 check "no agent left behind" test -z "$(pgrep -f "exsim agent --listen 127.0.0.1:0 --token-file /tmp/exsim-token" || true)"
 
 # 2. Agents started by hand, given by a hosts file; then a wrong token.

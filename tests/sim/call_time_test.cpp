@@ -80,5 +80,27 @@ TEST_CASE("one service thread takes the calls of two senders in turn: its work b
   CHECK(many.rpc_network.p50_us == doctest::Approx(2 * 106.6 + 520).epsilon(0.03));
 }
 
+TEST_CASE("a call's part on the sender's own thread is the query's CPU, the rest the RPC layer's; the time is the same") {
+  // 98 batches and end-of-stream: 99 calls from s, each 10 us a side
+  // (rpc_cpu_us), the bytes' CPU free. Of the sending side, rpc_caller_cpu_us
+  // is counted as the query's thread's (what Impala's TotalCpuTime counts), at
+  // most the whole side; the receiving side is all the RPC layer's.
+  const std::string policy = R"({"buffer": {"flat": "16K"}, "compression": "none"})";
+  const RunResult none = run(one_channel(policy), {"costs.rpc_caller_cpu_us=0"});
+  const RunResult part = run(one_channel(policy), {"costs.rpc_caller_cpu_us=4"});
+  const RunResult beyond = run(one_channel(policy), {"costs.rpc_caller_cpu_us=50"});
+  CHECK(none.cpu_s.call == 0);
+  CHECK(none.cpu_s.rpc == doctest::Approx(2 * 99 * 10e-6));
+  CHECK(part.cpu_s.call == doctest::Approx(99 * 4e-6));
+  CHECK(part.cpu_s.rpc == doctest::Approx(99 * 16e-6));
+  CHECK(beyond.cpu_s.call == doctest::Approx(99 * 10e-6));
+  CHECK(beyond.cpu_s.rpc == doctest::Approx(99 * 10e-6));
+  CHECK(part.cpu_s.query_threads() - none.cpu_s.query_threads() == doctest::Approx(99 * 4e-6));
+  for (const RunResult* r : {&part, &beyond}) {
+    CHECK(r->wall_s == none.wall_s);
+    CHECK(r->cpu_s.call + r->cpu_s.rpc == doctest::Approx(none.cpu_s.rpc));
+  }
+}
+
 }  // namespace
 }  // namespace exsim

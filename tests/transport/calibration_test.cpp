@@ -47,6 +47,7 @@ std::map<std::string, std::vector<double>> steady_figures() {
       {"partition_channel_mib_ns", {17, 16, 18}},
       {"rpc_cpu_us", {40, 44, 41}},
       {"rpc_cpu_busy_us", {9, 8, 10}},
+      {"rpc_caller_cpu_us", {6, 7, 6}},
       {"rpc_latency_us", {1, 1, 1}},
       {"sender_wake_us", {12, 14, 13}},
       {"transfer_bytes_per_s", {5e9, 5e9, 5.2e9}},
@@ -62,6 +63,7 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(c.profile.deserialize_bytes_per_s == 5e9);
   CHECK(c.profile.rpc_cpu_us == 41);
   CHECK(c.profile.rpc_cpu_busy_us == 9);
+  CHECK(c.profile.rpc_caller_cpu_us == 6);
   CHECK(c.spread.at("rpc_cpu_us").min == 40);
   CHECK(c.spread.at("rpc_cpu_us").max == 44);
   CHECK(c.profile.wire_overhead_bytes == 88);
@@ -92,6 +94,7 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(back.transfer_bytes_per_s == doctest::Approx(5e9));
   CHECK(back.rpc_cpu_us == doctest::Approx(41));
   CHECK(back.rpc_cpu_busy_us == doctest::Approx(9));
+  CHECK(back.rpc_caller_cpu_us == doctest::Approx(6));
   CHECK(back.deserialize_batch_us == doctest::Approx(3));
   CHECK(back.sender_wake_us == doctest::Approx(12));  // the least repetition: the uncontended wake-up
   // Not written: the real exchange's calls are read and decoded by one reactor

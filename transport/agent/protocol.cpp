@@ -29,6 +29,7 @@ nlohmann::json stats_to_json(const RunStats& s, int host) {
             {"decompress", s.cpu_decompress.load()},
             {"deserialize", s.cpu_deserialize.load()},
             {"consume", s.cpu_consume.load()},
+            {"call", s.cpu_call.load()},
             {"handoff", s.cpu_handoff.load()}}},
           {"time_ns",
            {{"sender_life", s.sender_life_ns.load()},
@@ -64,6 +65,7 @@ void ExchangeTotals::add(const nlohmann::json& s) {
   cpu.decompress += c.at("decompress").get<double>() * 1e-9;
   cpu.deserialize += c.at("deserialize").get<double>() * 1e-9;
   cpu.consume += c.at("consume").get<double>() * 1e-9;
+  cpu.call += c.at("call").get<double>() * 1e-9;
   cpu.rpc += c.at("handoff").get<double>() * 1e-9;  // with the reactors' CPU, which the agents report apart
   const auto& t = s.at("time_ns");
   time.life_s += t.at("sender_life").get<double>() * 1e-9;

@@ -42,8 +42,11 @@ struct RunStats {
   // Of decompress + deserialize, the part done on a reactor thread (so that the
   // reactor's remaining CPU can be reported as RPC work).
   std::atomic<std::int64_t> cpu_decode_on_reactor{0};
-  // Sender and consumer threads' CPU outside their stages (thread_cpu.h):
-  // RPC work beside the reactor's.
+  // Sender threads' CPU outside their stages (thread_cpu.h): handing calls
+  // over and waiting for their windows, the calls' work on the query's own
+  // threads (stage `call`).
+  std::atomic<std::int64_t> cpu_call{0};
+  // Consumer threads' CPU outside their stages: RPC work beside the reactor's.
   std::atomic<std::int64_t> cpu_handoff{0};
   std::atomic<int> peak_in_flight{0};
   // What the senders' time went to (models/results/bound.h, MeasuredSenderTime),

@@ -149,7 +149,7 @@ void SenderInstance::run() {
     run_whole_batches();
   }
   ok_ = !stats_.failed && finish();
-  stats_.cpu_handoff += ledger.unstaged_ns();
+  stats_.cpu_call += ledger.unstaged_ns();
   stats_.blocked_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(blocked_).count();
   if (!detached_) {
     stats_.add_wakes(window_.wakes());

@@ -33,10 +33,9 @@ namespace {
 using ordered = nlohmann::ordered_json;
 
 ordered cpu_json(const CpuByStage& c) {
-  return ordered{{"serialize", c.serialize}, {"compress", c.compress},     {"decompress", c.decompress},
+  return ordered{{"serialize", c.serialize},     {"compress", c.compress}, {"decompress", c.decompress},
                  {"deserialize", c.deserialize}, {"call", c.call},         {"rpc", c.rpc},
-                 {"produce", c.produce},
-                 {"consume", c.consume}};
+                 {"produce", c.produce},         {"consume", c.consume}};
 }
 
 const char* name_of(CapacityRule c) { return c == CapacityRule::kBytes ? "bytes" : "fixed_len"; }

@@ -26,13 +26,10 @@ struct CallTimes {
 CallTimes call_times_of(const LogHistogram& ns);
 
 // CPU seconds by stage, summed over every host.
+// Impala's TotalCpuTime counts the query's own threads only: produce,
+// serialize, compress, call and consume, not the RPC layer's reactor and
+// service threads (rpc, decompress, deserialize); docs/scenario-format.md.
 struct CpuByStage {
-  // What Impala's profile counts as a query's TotalCpuTime: its fragment
-  // instances' and scanner threads' CPU (coordinator.cc, fragment-instance-state.cc,
-  // hdfs-scan-node.cc), not the RPC layer's reactor and service threads, on
-  // which calls are sent, received and deserialized.
-  double query_threads() const { return produce + serialize + compress + call + consume; }
-
   double produce = 0;      // the operator feeding each sender and its scan (produce_rows_per_s, scan)
   double serialize = 0;
   double compress = 0;

@@ -102,6 +102,10 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
       x.bytes_uncompressed = s.bytes_uncompressed;
       x.sender_blocked_s = static_cast<double>(s.blocked_ns) * 1e-9;
       x.deferred_rpcs = s.deferred_rpcs;
+      if (s.rpcs > 0) {
+        x.rpc_network_us_mean = static_cast<double>(s.network_ns) * 1e-3 / static_cast<double>(s.rpcs);
+        x.rpc_receiver_us_mean = static_cast<double>(s.receiver_ns) * 1e-3 / static_cast<double>(s.rpcs);
+      }
       for (std::size_t b = 0; b < kBounds; ++b) x.sender_time.seconds[b] = static_cast<double>(s.sender_time_ns[b]) * 1e-9;
       // After the last sender's end of stream is answered, the receivers still
       // drain their queues: every sender instance waits on the consumers.

@@ -96,6 +96,8 @@ ordered run_json(const RunResult& r) {
                                 {"sender_blocked_s", x.sender_blocked_s},
                                 {"deferred_rpcs", x.deferred_rpcs}});
     if (x.lz4_ratio >= 0) exchanges.back()["lz4_ratio"] = x.lz4_ratio;
+    if (x.rpc_network_us_mean >= 0) exchanges.back()["rpc_network_us_mean"] = x.rpc_network_us_mean;
+    if (x.rpc_receiver_us_mean >= 0) exchanges.back()["rpc_receiver_us_mean"] = x.rpc_receiver_us_mean;
     if (!x.sender_time.empty()) {
       const Bound bound = x.sender_time.largest();
       exchanges.back()["bound_by"] = to_string(bound);

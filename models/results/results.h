@@ -61,6 +61,10 @@ struct ExchangeResult {
   double sender_blocked_s = 0;       // summed over sender instances
   std::int64_t deferred_rpcs = 0;
   double lz4_ratio = -1;             // measured runs: LZ4 ratio achieved; -1: none
+  // Its TransmitData calls' mean network and receiver times, as Impala's
+  // profile gives each sender's RpcNetworkTime and RpcRecvrTime; -1: not known.
+  double rpc_network_us_mean = -1;
+  double rpc_receiver_us_mean = -1;
   TimeByBound sender_time;           // what its sender threads' time went to (bound.h); empty: not known
 };
 

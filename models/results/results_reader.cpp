@@ -46,6 +46,8 @@ ExchangeResult read_exchange(const JsonNode& node) {
   x.sender_blocked_s = node.required("sender_blocked_s").number(0, 0);
   x.deferred_rpcs = node.required("deferred_rpcs").integer(0, 0, kMaxCount);
   if (node.member("lz4_ratio").present()) x.lz4_ratio = node.member("lz4_ratio").number(-1, 0);
+  if (node.member("rpc_network_us_mean").present()) x.rpc_network_us_mean = node.member("rpc_network_us_mean").number(0, 0);
+  if (node.member("rpc_receiver_us_mean").present()) x.rpc_receiver_us_mean = node.member("rpc_receiver_us_mean").number(0, 0);
   if (const JsonNode parts = node.member("sender_time_s"); parts.present()) {
     for (std::size_t b = 0; b < kBounds; ++b) {
       x.sender_time.seconds[b] = parts.required(std::string(to_string(static_cast<Bound>(b)))).number(0, 0);

@@ -28,6 +28,10 @@ struct ExchangeStats {
   double bytes_wire = 0;
   double bytes_uncompressed = 0;  // TransmitData tuple data plus offsets
   SimTime blocked_ns = 0;
+  // TransmitData calls' network and receiver times, summed (RpcNetworkTime and
+  // RpcRecvrTime, which Impala's profile keeps per sender).
+  SimTime network_ns = 0;
+  SimTime receiver_ns = 0;
   std::array<SimTime, kBounds> sender_time_ns{};  // sender threads' time by what bounded it
   SimTime last_sender_done = 0;
 };

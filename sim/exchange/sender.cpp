@@ -213,6 +213,11 @@ int SenderInstance::own_at(int host) const {
 void SenderInstance::on_response_time(const Rpc& rpc, SimTime back, const CallParts& parts) {
   --calls_to_host_[static_cast<std::size_t>(rpc.to_host)];
   channels_[rpc.channel].answered.push_back({rpc.issued, back, rpc.rows, rpc.wire_bytes, parts});
+  if (!rpc.eos) {
+    ExchangeStats& stats = run_.stats();
+    stats.network_ns += parts.transfer + parts.to_receiver + parts.back;
+    stats.receiver_ns += parts.receiver + parts.held;
+  }
   --unknown_;
   if (blocked_channel_ == rpc.channel || waiting_all_) schedule_wake();
 }

@@ -58,6 +58,18 @@ for r in json.load(open('$work/run.json')):
     c = r['cpu_s']
     assert 0 < c['call'] < c['rpc'], c
 "
+# Each exchange's own network and receiver times (a sender's RpcNetworkTime and
+# RpcRecvrTime, as Impala's profile gives them): present wherever calls went,
+# and together, weighted by their calls, the run's means (histograms: 3%).
+check "network and receiver times per exchange" python3 -c "
+import json
+for r in json.load(open('$work/run.json')):
+    xs = [x for x in r['exchanges'] if x['rpcs'] > 0]
+    assert xs and all(x['rpc_network_us_mean'] > 0 and x['rpc_receiver_us_mean'] > 0 for x in xs), xs
+    for key, total in (('rpc_network_us_mean', 'rpc_network_us'), ('rpc_receiver_us_mean', 'rpc_receiver_us')):
+        mean = sum(x[key] * x['rpcs'] for x in xs) / sum(x['rpcs'] for x in xs)
+        assert abs(mean / r[total]['mean'] - 1) < 0.03, (key, mean, r[total])
+"
 check "no agent left behind" test -z "$(pgrep -f "exsim agent --listen 127.0.0.1:0 --token-file /tmp/exsim-token" || true)"
 
 # 2. Agents started by hand, given by a hosts file; then a wrong token.

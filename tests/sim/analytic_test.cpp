@@ -54,6 +54,11 @@ TEST_CASE("one channel, one RPC in flight: wall-clock follows the closed form") 
   CHECK(r.rpc_network.p50_us == doctest::Approx((104 * 1024 + 100 + 520e3) / 1e3).epsilon(0.03));
   // Receiver time per RPC (Impala's RpcRecvrTime): its RPC CPU and deserialization, 10 + 51.2 us.
   CHECK(r.rpc_receiver.p50_us == doctest::Approx((10e3 + 50 * 1024) / 1e3).epsilon(0.03));
+  // The exchange's own means, as Impala's profile gives a sender's, exactly
+  // (sums, not histogram buckets): 97 full batches and one of 672 rows.
+  const double wire_mean = (97 * (104 * 1024 + 100) + (104 * 672 + 100)) / 98.0;
+  CHECK(r.exchanges[0].rpc_network_us_mean * 1e3 == doctest::Approx(wire_mean + 520e3).epsilon(1e-6));
+  CHECK(r.exchanges[0].rpc_receiver_us_mean * 1e3 == doctest::Approx(10e3 + 50 * (97 * 1024 + 672) / 98.0).epsilon(1e-6));
 }
 
 TEST_CASE("per-row serialization and deserialization: rows x per row + bytes x per byte") {

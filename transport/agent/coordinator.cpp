@@ -422,6 +422,10 @@ class Coordinator {
     r.sender_blocked_s = t.blocked_s;
     r.deferred_rpcs = t.deferred_rpcs;
     r.lz4_ratio = t.compressed_in > 0 ? t.compressed_out / t.compressed_in : 1.0;
+    if (t.rpcs > 0) {
+      r.rpc_network_us_mean = t.time.network_s * 1e6 / static_cast<double>(t.rpcs);
+      r.rpc_receiver_us_mean = t.time.receiver_s * 1e6 / static_cast<double>(t.rpcs);
+    }
     MeasuredSenderTime time = t.time;
     time.blocked_s = t.blocked_s;
     time.senders = static_cast<int>(t.planner.senders);

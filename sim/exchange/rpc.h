@@ -23,6 +23,10 @@ struct CallParts {
   SimTime receiver = 0;     // waiting for a service thread, and the receiver's work
   SimTime held = 0;         // deferred: the receiver's queue full until its consumer took a batch
   SimTime back = 0;         // half the RTT of the response
+  // As Impala's sender counts a call: the receiver's time from its arrival to
+  // its response (RpcRecvrTime), and the rest of the call (RpcNetworkTime).
+  SimTime receiver_time() const { return receiver + held; }
+  SimTime network_time() const { return transfer + to_receiver + back; }
 };
 
 struct Rpc {

@@ -87,18 +87,16 @@ void RpcTransport::start_receiver_work(Rpc* rpc, SimTime work) {
 void RpcTransport::respond(Rpc* rpc) {
   const SimTime now = context_.simulator.now();
   const SimTime half_rtt = response_delay_[static_cast<std::size_t>(rpc->to_host * hosts_ + rpc->from_host)];
-  // Network time as Impala counts it: the whole call minus the receiver's time.
-  const SimTime total = now + half_rtt - rpc->issued;
-  if (!rpc->eos) {
-    context_.rpc_network_ns.add(total - (now - rpc->arrived));
-    context_.rpc_receiver_ns.add(now - rpc->arrived);
-  }
   --at_host_[static_cast<std::size_t>(rpc->from_host)];
   if (rpc->to_host != rpc->from_host) --at_host_[static_cast<std::size_t>(rpc->to_host)];
   const SimTime arrival = arrival_delay_[static_cast<std::size_t>(rpc->from_host * hosts_ + rpc->to_host)];
   const SimTime out = rpc->arrived - rpc->issued;
   const CallParts parts{std::max<SimTime>(0, out - arrival), std::min(out, arrival),
                         now - rpc->arrived - rpc->held_for, rpc->held_for, half_rtt};
+  if (!rpc->eos) {
+    context_.rpc_network_ns.add(parts.network_time());
+    context_.rpc_receiver_ns.add(parts.receiver_time());
+  }
   rpc->sender->on_response_time(*rpc, now + half_rtt, parts);
   pool_.release(rpc);
 }

@@ -215,8 +215,8 @@ void SenderInstance::on_response_time(const Rpc& rpc, SimTime back, const CallPa
   channels_[rpc.channel].answered.push_back({rpc.issued, back, rpc.rows, rpc.wire_bytes, parts});
   if (!rpc.eos) {
     ExchangeStats& stats = run_.stats();
-    stats.network_ns += parts.transfer + parts.to_receiver + parts.back;
-    stats.receiver_ns += parts.receiver + parts.held;
+    stats.network_ns += parts.network_time();
+    stats.receiver_ns += parts.receiver_time();
   }
   --unknown_;
   if (blocked_channel_ == rpc.channel || waiting_all_) schedule_wake();

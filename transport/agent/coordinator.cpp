@@ -364,7 +364,8 @@ class Coordinator {
           if (running.size() - ++finished == 0) wall_s += std::chrono::duration<double>(now - busy_since).count();
           progressed = true;
           broadcast(json{{"op", "release"}, {"run", id}});
-          record_exchange(scenario_, options_, result, calls, query, x, rep, totals[id], std::chrono::duration<double>(now - started[id]).count());
+          record_exchange(scenario_, options_, result, calls, query, x, rep, totals[id],
+                          std::chrono::duration<double>(now - started[id]).count());
         }
         if (!progressed && !any && !doorbell_->wait_past(seen, deadline)) {
           throw std::runtime_error("no agent reported before the deadline");

@@ -17,11 +17,6 @@
 namespace exsim::transport {
 namespace {
 
-inline std::uint64_t hash_key(std::uint64_t key) {
-  std::uint64_t state = key;
-  return splitmix64(state);
-}
-
 // What a call's response must tell its sender: the channel, and where the
 // batch it carried is (one of the channel's slots, one of the slots every
 // channel shares, or none: an end-of-stream). It travels as the RPC layer's
@@ -175,51 +170,34 @@ void SenderInstance::run() {
 
 
 void SenderInstance::run_hash() {
-  const int count = static_cast<int>(channels_.size());
-  const auto key_bytes = static_cast<std::size_t>(std::min<Bytes>(8, exchange_.row.fixed_bytes));
-  const std::uint64_t key_mask = key_bytes == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * key_bytes)) - 1;
-  // Keys that hash to each channel, so that rows follow the scenario's shares
-  // while the partitioning below still hashes every row for real.
-  std::vector<std::vector<std::uint64_t>> keys(static_cast<std::size_t>(count));
-  std::size_t full = 0;
-  for (std::uint64_t k = 1; full < keys.size() && k <= std::min<std::uint64_t>(key_mask, 1ULL << 26); ++k) {
-    auto& pool = keys[hash_key(k & key_mask) % static_cast<std::uint64_t>(count)];
-    if (pool.size() < 8 && (pool.push_back(k & key_mask), pool.size() == 8)) ++full;
-  }
-  if (std::any_of(keys.begin(), keys.end(), [](auto& v) { return v.empty(); })) {
-    stats_.fail(fmt::format("sender {}: rows of {} fixed bytes cannot hold keys for {} receiver instances",
-                            setup_.index, exchange_.row.fixed_bytes, count));
+  try {
+    keys_.emplace(setup_.shares, static_cast<int>(std::min<Bytes>(8, exchange_.row.fixed_bytes)),
+                  setup_.seed ^ 0x6b657973ULL);  // "keys"
+  } catch (const std::invalid_argument& e) {
+    stats_.fail(fmt::format("sender {}: {}", setup_.index, e.what()));
     return;
   }
-  std::vector<double> cumulative(setup_.shares.size());
-  double sum = 0;
-  for (std::size_t c = 0; c < cumulative.size(); ++c) cumulative[c] = sum += setup_.shares[c];
-  Random random(setup_.seed ^ 0x6b657973ULL);  // "keys"
   std::int64_t left = setup_.rows;
   while (left > 0 && !stats_.failed) {
     const std::int64_t n = std::min<std::int64_t>(left, rows_per_input_);
     left -= n;
     serialize_from_ = Clock::now();
-    RowBatch& input = next_input(n);
-    // Routing and copying the batch's rows is the serialize stage. It is timed
-    // per input batch (a thread CPU clock read costs about as much as a row),
-    // less the encoding of the batches it fills, which is timed on its own.
+    const RowBatch& input = next_input(n);
+    // Routing and copying the batch's rows is the serialize stage, as Impala's
+    // HashAndAddRows: the key's hash modulo the channels, the row appended to
+    // that channel's batch. It is timed per input batch (a thread CPU clock
+    // read costs about as much as a row), less the encoding of the batches it
+    // fills, which is timed on its own.
     const std::int64_t cpu_start = thread_cpu_ns();
     const std::int64_t aside_before = aside_ns_;
+    const char* data = input.data().data();
+    const auto& offsets = input.offsets();
     for (std::uint32_t r = 0; r < input.rows(); ++r) {
-      const std::uint32_t start = input.offsets()[r];
-      const std::uint32_t end = r + 1 < input.rows() ? input.offsets()[r + 1] : static_cast<std::uint32_t>(input.tuple_bytes());
-      char* row = input.mutable_data().data() + start;
-      const double u = random.uniform() * sum;
-      const auto target = static_cast<std::size_t>(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
-      const auto& pool = keys[std::min(target, keys.size() - 1)];
-      const std::uint64_t key = pool[random.below(pool.size())];
-      std::memcpy(row, &key, key_bytes);
-      std::uint64_t read = 0;
-      std::memcpy(&read, row, key_bytes);
-      const int c = static_cast<int>(hash_key(read) % static_cast<std::uint64_t>(count));
+      const std::uint32_t start = offsets[r];
+      const std::uint32_t end = r + 1 < input.rows() ? offsets[r + 1] : static_cast<std::uint32_t>(input.tuple_bytes());
+      const int c = keys_->channel_of(data + start);
       Channel& ch = channels_[static_cast<std::size_t>(c)];
-      std::memcpy(ch.collector.append_row(end - start), row, end - start);
+      std::memcpy(ch.collector.append_row(end - start), data + start, end - start);
       if (capacity_.full(ch.collector.rows(), static_cast<Bytes>(ch.collector.tuple_bytes())) && !flush(c)) return;
     }
     charge(stats_.cpu_serialize, thread_cpu_ns() - cpu_start - (aside_ns_ - aside_before));
@@ -246,6 +224,8 @@ RowBatch& SenderInstance::next_input(std::int64_t rows) {
     input_.clear();
     generator_.fill(input_, rows);
   }
+  // The rows' partitioning keys come with them from the operator (routing_keys.h).
+  if (keys_) keys_->write(*batch);
   const double ns = sender_input_ns(exchange_, rows, scanners_ != nullptr);
   if (ns > 0) burn_thread_cpu_until(cpu.start_ns() + static_cast<std::int64_t>(ns));
   stats_.produce_wall_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - from).count();

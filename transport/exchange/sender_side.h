@@ -14,6 +14,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "transport/exchange/countdown.h"
@@ -22,6 +23,7 @@
 #include "models/rules/sizing_policy.h"
 #include "models/scenario/scenario.h"
 #include "transport/data/row_generator.h"
+#include "transport/data/routing_keys.h"
 #include "transport/exchange/channel_window.h"
 #include "transport/exchange/run_stats.h"
 #include "transport/exchange/scanner_threads.h"
@@ -123,6 +125,7 @@ class SenderInstance final : public CallSink {
   ByteBuffer scratch_;     // the sender's one LZ4 scratch, swapped with the batch it compresses
   RowBatch serialization_;  // random and merge: serialized into, then swapped into a channel's slot
   RowGenerator generator_;
+  std::optional<RoutingKeys> keys_;  // hash: the rows' keys, written as they are produced
   std::unique_ptr<ScannerThreads> scanners_;  // when they scan apart from this thread
   const std::int64_t rows_per_input_;  // a whole operator batch (1024 rows, within 8 MiB)
   std::array<RowBatch, 8> ring_;       // full input batches, generated once, reused in turn

@@ -65,10 +65,15 @@ constexpr std::array kFigures{
         R::kOptionalRate, W::kAlways, S::kMedian, 1e6, 1e11),
     figure<&CostProfile::partition_rows_per_s>("partition_rows_per_s",
         R::kOptionalRate, W::kAlways, S::kMedian, 1e5, 1e10),
-    figure<&CostProfile::partition_channel_ns>("partition_channel_ns",
-        R::kNanos, W::kWhenPositive, S::kMedian, 0, 1000),
-    figure<&CostProfile::partition_channel_mib_ns>("partition_channel_mib_ns",
-        R::kNanos, W::kWhenPositive, S::kMedian, 0, 100000),
+    // The cache: what a memory access costs is bounded by nanoseconds, not
+    // microseconds, a cache is between 64 KiB and 16 GiB, and a prefetcher
+    // follows up to a few hundred streams.
+    figure<&CostProfile::cache_bytes>("cache_bytes", R::kCacheBytes, W::kWhenPositive, S::kMedian, 65536, 16e9),
+    figure<&CostProfile::prefetch_streams>("prefetch_streams", R::kStreams, W::kWhenPositive, S::kMedian, 0, 4096),
+    figure<&CostProfile::prefetched_miss_share>("prefetched_miss_share", R::kShare, W::kAlways, S::kMedian, 0, 1),
+    figure<&CostProfile::cache_miss_row_ns>("cache_miss_row_ns", R::kNanos, W::kAlways, S::kMedian, 0, 2000),
+    figure<&CostProfile::cache_miss_byte_ns>("cache_miss_byte_ns", R::kNanos, W::kAlways, S::kMedian, 0, 100),
+    figure<&CostProfile::transfer_miss_byte_ns>("transfer_miss_byte_ns", R::kNanos, W::kAlways, S::kMedian, 0, 100),
     figure<&CostProfile::wire_overhead_bytes>("wire_overhead_bytes", R::kBytes, W::kAlways, S::kMedian, 1, 4096),
     figure<&CostProfile::service_threads>("service_threads",
         R::kCount, W::kWhenPositive, S::kNotMeasured, kNone, kNone),

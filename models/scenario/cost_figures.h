@@ -23,6 +23,9 @@ struct CostFigure {
     kBytes,         // a byte size, at most 1 MiB
     kCount,         // an integer, at most 65536 (0: the default)
     kCores,         // an integer in [1, 4096], or null or absent: 0
+    kCacheBytes,    // a byte size, at most 1 TiB (0: none)
+    kStreams,       // a number >= 0, at most 65536
+    kShare,         // a fraction in [0, 1]
   };
   // When a profile is written with it: always (a key left out reads as the
   // reference's value, so 0 must be written), or only when it says something.
@@ -41,7 +44,8 @@ struct CostFigure {
 
   // Held and written as an integer.
   constexpr bool integral() const {
-    return reading == Reading::kBytes || reading == Reading::kCount || reading == Reading::kCores;
+    return reading == Reading::kBytes || reading == Reading::kCount || reading == Reading::kCores ||
+           reading == Reading::kCacheBytes;
   }
 };
 

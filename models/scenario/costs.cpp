@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -90,6 +91,15 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
       case Reading::kCores:
         figure.set(costs, value.present() && !value.json().is_null() ? static_cast<double>(value.integer(0, 1, 4096)) : 0);
         break;
+      case Reading::kCacheBytes:
+        figure.set(costs, static_cast<double>(value.size(static_cast<Bytes>(fallback), 0, Bytes{1} << 40)));
+        break;
+      case Reading::kStreams:
+        figure.set(costs, value.number(fallback, 0, false, 65536));
+        break;
+      case Reading::kShare:
+        figure.set(costs, value.number(fallback, 0, false, 1));
+        break;
     }
   }
   JsonNode sources = node.member("sources");
@@ -128,44 +138,62 @@ namespace {
 bool more_is_cheaper(const CostFigure& figure) {
   using Reading = CostFigure::Reading;
   return figure.reading == Reading::kRate || figure.reading == Reading::kOptionalRate ||
-         figure.reading == Reading::kCount;
+         figure.reading == Reading::kCount || figure.reading == Reading::kCacheBytes ||
+         figure.reading == Reading::kStreams;
 }
 
 }  // namespace
 
+std::optional<FigureEnds> figure_ends(const CostProfile& costs, const CostFigure& figure, double relative) {
+  // The machine and the framing's bytes are not costs that vary.
+  if (figure.summary == CostFigure::Summary::kNotMeasured || figure.reading == CostFigure::Reading::kBytes) {
+    return std::nullopt;
+  }
+  const double value = figure.get(costs);
+  const auto spread = costs.spread.find(std::string(figure.key));
+  double low = value, high = value;
+  if (relative > 0 && value > 0) {
+    low = value * (1 - relative);
+    high = value * (1 + relative);
+  } else if (spread != costs.spread.end()) {
+    // The profile's value is the repetitions' median, or their least: its
+    // range moves with the figure as the scenario has it (a --set moves it
+    // too), but for a figure at 0, whose range is where it could be instead.
+    const FigureSpread& sp = spread->second;
+    const double kept = figure.summary == CostFigure::Summary::kLeast ? sp.min : sp.median;
+    if (kept > 0 && value > 0) {
+      low = value * sp.min / kept;
+      high = value * sp.max / kept;
+    } else {
+      low = sp.min;
+      high = sp.max;
+    }
+  }
+  const auto tidy = [&](double v) {
+    if (figure.integral()) v = std::max(1.0, std::round(v));
+    if (figure.reading == CostFigure::Reading::kRate) v = std::max(1.0, v);
+    if (figure.reading == CostFigure::Reading::kShare) v = std::min(1.0, v);
+    return std::max(0.0, v);
+  };
+  low = tidy(low);
+  high = tidy(high);
+  if (!(low < high)) return std::nullopt;
+  return more_is_cheaper(figure) ? FigureEnds{high, low} : FigureEnds{low, high};
+}
+
 CostProfile cost_corner(const CostProfile& costs, CostCorner corner, double relative) {
   CostProfile out = costs;
   for (const CostFigure& figure : cost_figures()) {
-    // The machine and the framing's bytes are not costs that vary.
-    if (figure.summary == CostFigure::Summary::kNotMeasured || figure.reading == CostFigure::Reading::kBytes) continue;
-    const double value = figure.get(costs);
-    if (value <= 0) continue;  // free, or absent
-    double low = 1, high = 1;  // factors on the value
-    if (relative > 0) {
-      low = 1 - relative;
-      high = 1 + relative;
-    } else if (const auto it = costs.spread.find(std::string(figure.key)); it != costs.spread.end()) {
-      // The profile's value is the repetitions' median, or their least.
-      const FigureSpread& s = it->second;
-      const double kept = figure.summary == CostFigure::Summary::kLeast ? s.min : s.median;
-      if (kept > 0) {
-        low = s.min / kept;
-        high = s.max / kept;
-      }
+    if (const auto ends = figure_ends(costs, figure, relative)) {
+      figure.set(out, corner == CostCorner::kCheap ? ends->cheap : ends->dear);
     }
-    const bool up = (corner == CostCorner::kCheap) == more_is_cheaper(figure);
-    double moved = value * (up ? high : low);
-    if (figure.integral()) moved = std::max(1.0, std::round(moved));
-    if (figure.reading == CostFigure::Reading::kRate) moved = std::max(1.0, moved);
-    figure.set(out, moved);
   }
   return out;
 }
 
 bool has_cost_uncertainty(const CostProfile& costs, double relative) {
-  if (relative > 0) return true;
-  for (const auto& [key, s] : costs.spread) {
-    if (s.min < s.median || s.max > s.median) return true;
+  for (const CostFigure& figure : cost_figures()) {
+    if (figure_ends(costs, figure, relative)) return true;
   }
   return false;
 }

@@ -4,16 +4,13 @@
 #define EXSIM_MODELS_SCENARIO_COSTS_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/base/size.h"
 
 namespace exsim {
-
-// The fan-out at which partition_rows_per_s holds (and is measured): a
-// sender's channels are the receivers of its exchange.
-inline constexpr int kPartitionChannels = 3;
 
 // How one measured figure varied over its repetitions.
 struct FigureSpread {
@@ -56,20 +53,26 @@ struct CostProfile {
   // RpcRecvrTime contains it, yet every round of a latency-bound channel does. 0: none.
   double sender_wake_us = 0;
   double transfer_bytes_per_s = 0;        // CPU per byte on the wire, each side (socket copies); 0: free
-  // Hash senders: rows routed to their channel per CPU second, by a sender of
-  // kPartitionChannels channels; 0: free.
+  // Hash senders: rows routed to their channel per CPU second (the key's hash
+  // modulo the channels, and the bookkeeping of the channel's batch), while the
+  // batches being filled stay in the cache; 0: free.
   double partition_rows_per_s = 0;
-  // Hash senders: more CPU per routed row for each channel beyond
-  // kPartitionChannels (less for each fewer): routing among more channels'
-  // buffers misses more caches (measured: about 20 ns a row among 3 channels,
-  // 38 among 12 with 16K batches); 0: the same whatever the fan-out.
-  double partition_channel_ns = 0;
-  // Hash senders: more still, for each channel beyond kPartitionChannels, per
-  // MiB of that channel's batch: the more bytes the fan-out's batches span, the
-  // more of each row's writes miss the caches and the TLB (measured at MT_DOP 4:
-  // 1.9 ns a row and channel with 16K batches, 6.2 with 128K; calibrated, about
-  // 0.3 ns plus 30 ns per MiB); 0: the same whatever the batch size.
-  double partition_channel_mib_ns = 0;
+  // The host's cache, as a hash sender's routing and the RPC layer's copies
+  // meet it (models/rules/cache_load.h): the working set of the senders'
+  // buffers evicts from `cache_bytes` (the cache they share; 0: no cache
+  // model, every byte at the cached rates) a share 1 - exp(-W / cache_bytes) of
+  // a batch's lines before they are written again; of an evicted line, a
+  // routed row pays cache_miss_row_ns + cache_miss_byte_ns per byte of the row
+  // when the prefetcher cannot follow its channel's stream, and
+  // prefetched_miss_share of that when it can: of s streams on a core it
+  // follows about prefetch_streams (0: none). A byte of a call whose batch was
+  // evicted costs transfer_miss_byte_ns more on each side.
+  double cache_bytes = 0;
+  double prefetch_streams = 0;
+  double prefetched_miss_share = 1;
+  double cache_miss_row_ns = 0;
+  double cache_miss_byte_ns = 0;
+  double transfer_miss_byte_ns = 0;
   Bytes wire_overhead_bytes = 0;          // framing and headers per RPC
   // Threads that take a host's arriving calls, each a call at a time from the
   // admission check to the response (Impala: datastream_service_num_svc_threads,
@@ -89,6 +92,15 @@ struct CostProfile {
 // threads) or dear. `relative` > 0 moves every figure by that fraction instead
 // (a user's stated uncertainty: a rate times 1 + relative or 1 - relative).
 enum class CostCorner { kCheap, kDear };
+struct CostFigure;
+// One figure's value at the cheap and at the dear end of its uncertainty: its
+// spread (relative to the value the scenario has, or where a figure at 0
+// could be instead), or `relative` > 0 either way of a value above 0. None
+// for a figure that cannot move (the machine, the framing's bytes, no range).
+struct FigureEnds {
+  double cheap = 0, dear = 0;
+};
+std::optional<FigureEnds> figure_ends(const CostProfile& costs, const CostFigure& figure, double relative = 0);
 CostProfile cost_corner(const CostProfile& costs, CostCorner corner, double relative = 0);
 // Whether cost_corner can move anything: a spread, or `relative` > 0.
 bool has_cost_uncertainty(const CostProfile& costs, double relative = 0);

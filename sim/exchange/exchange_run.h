@@ -60,6 +60,10 @@ class ExchangeRun {
   int channels() const { return exchange_.receivers.instances(); }
   const BatchCapacity& capacity() const { return capacity_; }
   const HashSplitter& splitter() const { return splitter_; }
+  // The load this exchange's senders put on `host`'s cache, and what it makes
+  // a byte on the wire cost each side there (CostRates).
+  const CacheLoad& cache_load(int host) const { return cache_load_[static_cast<std::size_t>(host)]; }
+  double transfer_ns_per_byte(int host) const { return transfer_ns_per_byte_[static_cast<std::size_t>(host)]; }
   ReceiverInstance& receiver(int instance) { return *receivers_[static_cast<std::size_t>(instance)]; }
   ExchangeStats& stats() { return stats_; }
   const ExchangeStats& stats() const { return stats_; }
@@ -75,6 +79,8 @@ class ExchangeRun {
   Listener& listener_;
   BatchCapacity capacity_;
   HashSplitter splitter_;
+  std::vector<CacheLoad> cache_load_;
+  std::vector<double> transfer_ns_per_byte_;
   std::vector<std::unique_ptr<SenderInstance>> senders_;
   std::vector<std::unique_ptr<ReceiverInstance>> receivers_;
   ExchangeStats stats_;

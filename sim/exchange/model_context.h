@@ -12,6 +12,7 @@
 #include "models/base/rounding.h"
 #include "models/results/results.h"
 #include "models/results/trace.h"
+#include "models/rules/cache_load.h"
 #include "models/scenario/scenario.h"
 #include "sim/engine/simulator.h"
 #include "sim/resources/cpu_pool.h"
@@ -33,9 +34,14 @@ struct CostRates {
   double rpc_cpu_busy;          // ns, with many calls in flight on the connection
   double rpc_caller_cpu;        // ns, of a sending side's per-call CPU, on the sender's own thread
   double transfer_ns_per_byte;  // each side, per byte on the wire
-  double partition_ns_per_row;  // hash senders, per row routed
-  double partition_channel_ns;  // hash senders, per row routed, per channel beyond kPartitionChannels
-  double partition_channel_mib_ns;  // the same, per MiB of each such channel's batch
+  double partition_ns_per_row;  // hash senders, per row routed, batches in the cache
+  // The cache (models/rules/cache_load.h).
+  double cache_bytes;
+  double prefetch_streams;
+  double prefetched_miss_share;
+  double cache_miss_row_ns;
+  double cache_miss_byte_ns;
+  double transfer_miss_ns_per_byte;  // each side, per byte on the wire, of a batch evicted
   SimTime rpc_latency;
   SimTime sender_wake;  // a blocked sender thread, from the response it waits for to running
   Bytes wire_overhead;
@@ -51,21 +57,26 @@ struct CostRates {
     return static_cast<double>(tuple_bytes) * deserialize_ns_per_byte +
            static_cast<double>(rows) * deserialize_ns_per_row + deserialize_ns_per_batch;
   }
-  // A hash sender's routing per row among `channels` channels whose full
-  // batches hold `batch_bytes` of tuple data each.
-  double route_ns_per_row(int channels, Bytes batch_bytes) const {
-    const double per_channel =
-        partition_channel_ns + partition_channel_mib_ns * static_cast<double>(batch_bytes) / (1024.0 * 1024.0);
-    return std::max(0.0, partition_ns_per_row + per_channel * (channels - kPartitionChannels));
+  // A hash sender's routing per row of `row_bytes` under the load its
+  // exchange's senders put on their cache: in the cache, and the misses of
+  // the lines evicted since their buffer was last filled.
+  double route_ns_per_row(const CacheLoad& load, double row_bytes) const {
+    return partition_ns_per_row + evicted_share(load.working_set, cache_bytes) *
+                                      exposed_share(load.streams, prefetch_streams, prefetched_miss_share) *
+                                      (cache_miss_row_ns + cache_miss_byte_ns * row_bytes);
+  }
+  // Each side's CPU per byte on the wire of a call whose batch is under that load.
+  double transfer_ns_per_byte_at(const CacheLoad& load) const {
+    return transfer_ns_per_byte + evicted_share(load.working_set, cache_bytes) * transfer_miss_ns_per_byte;
   }
   Bytes wire_bytes(Bytes payload, std::int64_t rows) const { return payload + 4 * rows + wire_overhead; }
   // CPU of one side of a call of `wire` bytes among `sharing` calls in flight
   // on its connection: per call (shared system calls and wake-ups make it fall
   // from rpc_cpu alone towards rpc_cpu_busy), and per byte on the wire (each
-  // side pays both).
-  double call_ns(Bytes wire, int sharing) const {
+  // side pays both), `ns_per_byte` (transfer_ns_per_byte_at).
+  double call_ns(Bytes wire, int sharing, double ns_per_byte) const {
     const double per_call = rpc_cpu_busy + (static_cast<double>(rpc_cpu) - rpc_cpu_busy) / std::max(1, sharing);
-    return per_call + static_cast<double>(wire) * transfer_ns_per_byte;
+    return per_call + static_cast<double>(wire) * ns_per_byte;
   }
 };
 

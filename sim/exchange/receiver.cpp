@@ -29,7 +29,7 @@ Bytes ReceiverInstance::limit() const {
 
 void ReceiverInstance::on_arrival(Rpc* rpc) {
   if (rpc->eos) {  // EndDataStream is always admitted (IMPALA-13130)
-    const double rpc_work = context_.rates.call_ns(rpc->wire_bytes, sharing(*rpc));
+    const double rpc_work = context_.rates.call_ns(rpc->wire_bytes, sharing(*rpc), run_.transfer_ns_per_byte(host_));
     context_.cpu.rpc += rpc_work * 1e-9;
     context_.transport->start_receiver_work(rpc, to_ns(rpc_work));
     return;
@@ -53,7 +53,7 @@ void ReceiverInstance::start_work(Rpc* rpc) {
   const double deserialize = context_.rates.deserialize_ns(rpc->rows, rpc->tuple_bytes);
   context_.cpu.decompress += decompress * 1e-9;
   context_.cpu.deserialize += deserialize * 1e-9;
-  const double rpc_work = context_.rates.call_ns(rpc->wire_bytes, sharing(*rpc));
+  const double rpc_work = context_.rates.call_ns(rpc->wire_bytes, sharing(*rpc), run_.transfer_ns_per_byte(host_));
   context_.cpu.rpc += rpc_work * 1e-9;
   context_.transport->start_receiver_work(rpc, to_ns(decompress + deserialize + rpc_work));
 }

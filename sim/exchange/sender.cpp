@@ -53,7 +53,7 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   rows_per_step_ = full_input_batch(mean_row).rows;
   const ScanShape scan = scan_shape(context_.scenario, x, rows);
   const BatchSize full = full_channel_batch(run.capacity(), mean_row);
-  if (x.send_path() == PartitionKind::kHash) route_ns_per_row_ = context_.rates.route_ns_per_row(count, full.tuple_bytes);
+  if (x.send_path() == PartitionKind::kHash) route_ns_per_row_ = context_.rates.route_ns_per_row(run.cache_load(host_), mean_row);
   if (x.send_path() == PartitionKind::kHash && scan.threads == 0) {
     const auto group = static_cast<std::int64_t>(static_cast<double>(full.rows) * count * 2.0 /
                                                  static_cast<double>(rows_per_step_));

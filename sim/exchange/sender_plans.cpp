@@ -79,7 +79,8 @@ SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch) {
   // calls and wake-ups.
   const int sharing = others_at_host() + 1;
   const double rpc =
-      context_.rates.call_ns(context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows), sharing);
+      context_.rates.call_ns(context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows), sharing,
+                             run_.transfer_ns_per_byte(host_));
   // All of it on the sender's timeline; counted as the query's own CPU only the
   // caller's part (ModelContext's CostRates::rpc_caller_cpu).
   const double caller = std::min(rpc, context_.rates.rpc_caller_cpu);

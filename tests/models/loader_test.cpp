@@ -258,7 +258,11 @@ TEST_CASE("a profile's spread: read with it, checked, and its corners move each 
   CHECK(cheap.lz4_compress_bytes_per_s == s.costs.lz4_compress_bytes_per_s);
   CHECK(has_cost_uncertainty(s.costs));
   // A stated uncertainty moves every cost: rates up 20% at the cheap end, times down.
-  const Scenario plain = test::scenario_from(kGood);
+  // The reference profile states every figure's range; a profile without a
+  // spread has none.
+  Scenario plain = test::scenario_from(kGood);
+  CHECK(has_cost_uncertainty(plain.costs));
+  plain.costs.spread.clear();
   CHECK_FALSE(has_cost_uncertainty(plain.costs));
   CHECK(has_cost_uncertainty(plain.costs, 0.2));
   const CostProfile cheap20 = cost_corner(plain.costs, CostCorner::kCheap, 0.2);
@@ -320,10 +324,14 @@ TEST_CASE("a profile written and read back has the same costs, free stages (0) i
 TEST_CASE("every cost figure is written and read back as its own field") {
   // Each figure gets a value of its own, so one read into or written from
   // another's field, or left out of the table, shows.
+  // A share is a fraction: its own value, scaled into [0, 1].
+  const auto distinct_value = [](const CostFigure& figure, double value) {
+    return figure.reading == CostFigure::Reading::kShare ? value / 1000 : value;
+  };
   CostProfile distinct;
   double value = 2;
   for (const CostFigure& figure : cost_figures()) {
-    figure.set(distinct, value);
+    figure.set(distinct, distinct_value(figure, value));
     value += 1;
   }
   std::set<std::string_view> keys;
@@ -342,7 +350,7 @@ TEST_CASE("every cost figure is written and read back as its own field") {
   value = 2;
   for (const CostFigure& figure : cost_figures()) {
     CAPTURE(figure.key);
-    CHECK(figure.get(back) == value);
+    CHECK(figure.get(back) == distinct_value(figure, value));
     value += 1;
   }
   CHECK(find_cost_figure("source") == nullptr);  // a profile's file, not a figure
@@ -403,8 +411,15 @@ TEST_CASE("the shipped reference profile has a source for every figure") {
            source.starts_with("LZ4 README")));
     CHECK(source.size() > 40);
   }
-  CHECK(figures == 15);
-  CHECK(sources.size() == 15);
+  CHECK(figures == 21);
+  CHECK(sources.size() == 21);
+  // Every measured or derived figure has its range, zeros included.
+  const auto& spread = profile.at("spread");
+  for (const auto& [key, value] : profile.items()) {
+    if (!value.is_number() || key == "wire_overhead_bytes" || key == "service_threads") continue;
+    CAPTURE(key);
+    CHECK(spread.contains(key));
+  }
 }
 
 }  // namespace

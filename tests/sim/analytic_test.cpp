@@ -4,6 +4,8 @@
 // moving bytes through the RPC stack and routing rows cost nothing here.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -15,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/results/trace.h"
+#include "models/rules/cache_load.h"
 #include "models/rules/partitioning.h"
 #include "sim/simulate.h"
 #include "tests/sim/analytic_scenarios.h"
@@ -213,26 +216,35 @@ TEST_CASE("hash routing gives each receiver its Zipf share of the rows") {
   }
 }
 
-TEST_CASE("routing among more channels costs more per row, the more so the larger their batches") {
-  // 12 channels of 100 B rows, 120000 rows. fixed_len batches: 16K holds 163 rows
-  // (16300 B), 128K 1310 rows (131000 B). Each row costs, beyond its 100 ns of
-  // copying, 9 channels beyond 3 x (2 ns + 16 ns per MiB of a channel's batch).
-  const auto serialize_s = [](const char* buffer, const std::vector<std::string>& costs) {
-    std::string json = one_channel(fmt::format(R"({{"buffer": {{"flat": "{}"}}, "capacity": "fixed_len",
-                                                   "compression": "none"}})", buffer), 120000);
-    json = test::with_value(json, "/workload/queries/0/exchanges/0/receivers/per_host", "12");
-    return run(json, costs).cpu_s.serialize;
+TEST_CASE("routing pays for the lines its channels' batches lost to the cache, as their working set grows") {
+  // 12 channels of 100 B rows, 120000 rows, one RPC in flight: each channel
+  // holds the batch being filled and one outbound, full. fixed_len batches: 16K
+  // holds 163 rows (16300 B and 652 B of offsets), 128K 1310 rows (131000 B and
+  // 5240 B). The working set is 12 x 2 x those. A cache of 1 MiB loses
+  // 1 - exp(-W / 1 MiB) of the lines; 12 streams against a prefetcher of 12
+  // expose 0.2 + 0.8 x 12 / 24 = 0.6 of a miss; a miss costs 10 ns + 0.5 ns a
+  // byte, 60 ns for these rows. Beyond the 100 ns of copying a row, that is it.
+  const std::vector<std::string> cache = {"costs.cache_bytes=1M", "costs.prefetch_streams=12",
+                                          "costs.prefetched_miss_share=0.2", "costs.cache_miss_row_ns=10",
+                                          "costs.cache_miss_byte_ns=0.5"};
+  const auto json_of = [](const char* buffer) {
+    const std::string json = one_channel(fmt::format(R"({{"buffer": {{"flat": "{}"}}, "capacity": "fixed_len",
+                                                         "compression": "none"}})", buffer), 120000);
+    return test::with_value(json, "/workload/queries/0/exchanges/0/receivers/per_host", "12");
   };
-  const auto expected_s = [](double batch_bytes) {
-    return 120000 * (100 + 9 * (2 + 16 * batch_bytes / (1024.0 * 1024.0))) * 1e-9;
+  const auto expected_s = [](double working_set) {
+    return 120000 * (100 + (1 - std::exp(-working_set / 1048576.0)) * 0.6 * 60) * 1e-9;
   };
-  const std::vector<std::string> both = {"costs.partition_channel_ns=2", "costs.partition_channel_mib_ns=16"};
-  CHECK(serialize_s("16K", both) == doctest::Approx(expected_s(16300)));
-  CHECK(serialize_s("128K", both) == doctest::Approx(expected_s(131000)));
-  // Without the part per MiB, the batch size does not matter.
-  const std::vector<std::string> flat = {"costs.partition_channel_ns=2"};
-  CHECK(serialize_s("16K", flat) == doctest::Approx(120000 * (100 + 9 * 2) * 1e-9));
-  CHECK(serialize_s("128K", flat) == doctest::Approx(serialize_s("16K", flat)));
+  const double small = 12 * 2 * (16300 + 652), large = 12 * 2 * (131000 + 5240);
+  const Scenario scenario = test::scenario_from(json_of("16K"), cache);
+  const std::vector<CacheLoad> load =
+      sender_cache_load(scenario, scenario.policies[0], scenario.queries[0].exchanges[0]);
+  CHECK(load[0].working_set == small);
+  CHECK(load[0].streams == 12);
+  CHECK(run(json_of("16K"), cache).cpu_s.serialize == doctest::Approx(expected_s(small)));
+  CHECK(run(json_of("128K"), cache).cpu_s.serialize == doctest::Approx(expected_s(large)));
+  // Without a cache model, the batches' size does not matter.
+  CHECK(run(json_of("128K")).cpu_s.serialize == doctest::Approx(120000 * 100e-9));
 }
 
 TEST_CASE("head-of-line: a channel that is full stalls the sender's other channels") {

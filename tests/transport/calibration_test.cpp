@@ -43,8 +43,12 @@ std::map<std::string, std::vector<double>> steady_figures() {
       {"lz4_compress_bytes_per_s", {3e8, 3e8, 3.1e8}},
       {"lz4_decompress_bytes_per_s", {2e9, 2e9, 2e9}},
       {"partition_rows_per_s", {2e7, 2.1e7, 2e7}},
-      {"partition_channel_ns", {3, 3.2, 3.1}},
-      {"partition_channel_mib_ns", {17, 16, 18}},
+      {"cache_bytes", {2e7, 2.2e7, 1.8e7}},
+      {"prefetch_streams", {40, 44, 36}},
+      {"prefetched_miss_share", {0.3, 0.35, 0.3}},
+      {"cache_miss_row_ns", {12, 11, 13}},
+      {"cache_miss_byte_ns", {0.4, 0.45, 0.4}},
+      {"transfer_miss_byte_ns", {0.1, 0.12, 0.1}},
       {"rpc_cpu_us", {40, 44, 41}},
       {"rpc_cpu_busy_us", {9, 8, 10}},
       {"rpc_caller_cpu_us", {6, 7, 6}},
@@ -89,8 +93,12 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(back.serialize_row_ns == doctest::Approx(12));
   CHECK(back.deserialize_row_ns == doctest::Approx(2));
   CHECK(back.partition_rows_per_s == doctest::Approx(2e7));
-  CHECK(back.partition_channel_ns == doctest::Approx(3.1));
-  CHECK(back.partition_channel_mib_ns == doctest::Approx(17));
+  CHECK(back.cache_bytes == doctest::Approx(2e7));
+  CHECK(back.prefetch_streams == doctest::Approx(40));
+  CHECK(back.prefetched_miss_share == doctest::Approx(0.3));
+  CHECK(back.cache_miss_row_ns == doctest::Approx(12));
+  CHECK(back.cache_miss_byte_ns == doctest::Approx(0.4));
+  CHECK(back.transfer_miss_byte_ns == doctest::Approx(0.1));
   CHECK(back.transfer_bytes_per_s == doctest::Approx(5e9));
   CHECK(back.rpc_cpu_us == doctest::Approx(41));
   CHECK(back.rpc_cpu_busy_us == doctest::Approx(9));

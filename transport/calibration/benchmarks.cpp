@@ -9,95 +9,14 @@
 #include "models/scenario/costs.h"
 #include "models/scenario/scenario_loader.h"
 #include "transport/agent/coordinator.h"
-#include "transport/exchange/local_cluster.h"
-#include "transport/exchange/run_stats.h"
+#include "transport/calibration/benchmark_exchange.h"
+#include "transport/calibration/cache_benchmarks.h"
 
 namespace exsim::transport {
 namespace {
 
-// One exchange of `rows` rows of 24 + ~16 bytes, under `policy` (JSON), on
-// loopback hosts. `one_pair`: two hosts, one sender on h0 whose rows all go to
-// one receiver instance on h1 (two instances there, so that the sender routes
-// row by row, as hash senders with more than one channel do, section 1.7; a
-// Zipf skew of 30 leaves the second a share of 1e-9). Otherwise three hosts at
-// mt_dop 1, each sending to all three: on one machine the hosts' threads
-// contend for its cores and caches, which raises the CPU per byte, and
-// three-way contention is what a cluster's emulated hosts meet more than two.
-// `receivers_per_host` (three hosts): receiver instances on each, so that each
-// sender has three times as many channels.
-// `fixed_bytes`: each row's fixed part (24 here, 200 for the wide rows that
-// tell per-row serialization from per-byte).
-std::string benchmark_scenario(std::int64_t rows, const std::string& policy, bool one_pair, std::uint64_t seed,
-                               const char* kind = "hash", double rtt_ms = 0.001, int receivers_per_host = 1,
-                               int fixed_bytes = 24) {
-  const std::string placement =
-      one_pair ? R"(, "skew": 30, "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 2})"
-      : receivers_per_host > 1
-          ? fmt::format(R"(, "receivers": {{"hosts": ["h0", "h1", "h2"], "per_host": {}}})", receivers_per_host)
-          : "";
-  return fmt::format(
-      R"({{"name": "calibrate", "seed": {}, "cluster": {{"hosts": {}, "rtt_ms": {{"same_group": {}}}}}, "mt_dop": 1,
-          "policies": {{"p": {}}},
-          "workload": {{"queries": [{{"name": "q", "exchanges": [
-            {{"id": "x", "kind": "{}", "rows": {},
-              "row": {{"fixed_bytes": {}, "varlen_bytes": {{"dist": "uniform", "mean": 16, "max": 48}}}},
-              "lz4_ratio": 0.5{}}}]}}]}}}})",
-      seed, one_pair ? 2 : 3, rtt_ms, policy, kind, rows, fixed_bytes, placement);
-}
-
 // The RTT at which the per-call latency is measured: like a cluster's shorter distances.
 constexpr double kDistantRttMs = 0.2;
-
-// What one benchmark exchange measured.
-struct Sample {
-  double wall_s = 0;
-  double rpcs = 0, eos_rpcs = 0;
-  double rows = 0;
-  double tuple_bytes = 0;       // uncompressed tuple data sent
-  double bytes_wire = 0;
-  double bytes_uncompressed = 0;  // tuple data plus offsets
-  double compressed_in = 0;       // tuple bytes given to LZ4
-  double serialize_ns = 0, compress_ns = 0, decompress_ns = 0, deserialize_ns = 0, rpc_ns = 0;
-  double achieved_rtt_ms = -1;  // if asked: host 0's calls to host 1, mean one-way delays there and back
-};
-
-Sample run_benchmark(const std::string& text, bool measure_rtt = false) {
-  const Scenario scenario = parse_scenario(text, "(calibration benchmark)");
-  LocalCluster cluster(scenario, /*delay_line=*/true, /*nic_cap=*/true);
-  RunStats stats(static_cast<int>(scenario.cluster.hosts.size()));
-  std::int64_t reactor_before = 0;
-  const int hosts = static_cast<int>(scenario.cluster.hosts.size());
-  for (int h = 0; h < hosts; ++h) reactor_before += cluster.host(h).reactor_cpu_ns();
-  const ExchangeOutcome outcome = cluster.run_exchange(scenario.policies.front(), 0, 0, 0, stats, std::chrono::seconds(120));
-  if (!outcome.ok) throw std::runtime_error(fmt::format("calibration exchange failed: {}", outcome.error));
-  std::int64_t reactor_after = 0;
-  for (int h = 0; h < hosts; ++h) reactor_after += cluster.host(h).reactor_cpu_ns();
-  Sample s;
-  s.wall_s = outcome.wall_s;
-  s.rpcs = static_cast<double>(stats.rpcs.load());
-  s.eos_rpcs = static_cast<double>(stats.eos_rpcs.load());
-  s.rows = static_cast<double>(stats.rows_delivered.load());
-  s.bytes_wire = static_cast<double>(stats.bytes_wire.load());
-  s.bytes_uncompressed = static_cast<double>(stats.bytes_uncompressed.load());
-  s.tuple_bytes = s.bytes_uncompressed - 4 * s.rows;
-  s.compressed_in = static_cast<double>(stats.payload_compressed_in.load());
-  s.serialize_ns = static_cast<double>(stats.cpu_serialize.load());
-  s.compress_ns = static_cast<double>(stats.cpu_compress.load());
-  s.decompress_ns = static_cast<double>(stats.cpu_decompress.load());
-  s.deserialize_ns = static_cast<double>(stats.cpu_deserialize.load());
-  // RPC work: the reactors' CPU beyond decoding, and the sender and consumer
-  // threads' beyond their stages (waiting, handing calls over, waking up).
-  s.rpc_ns = static_cast<double>(reactor_after - reactor_before - stats.cpu_decode_on_reactor.load() +
-                                 stats.cpu_handoff.load() + stats.cpu_call.load());
-  if (measure_rtt) {
-    // Host 0's calls as host 1 received them, and their responses as host 0 did.
-    const auto delay = [](const std::vector<double>& by_host, std::size_t h) { return h < by_host.size() ? by_host[h] : -1; };
-    const double call_ms = delay(cluster.host(1).achieved_delays_ms(Host::Statistic::kMean).calls_from, 0);
-    const double response_ms = delay(cluster.host(0).achieved_delays_ms(Host::Statistic::kMean).responses_from, 1);
-    if (call_ms >= 0 && response_ms >= 0) s.achieved_rtt_ms = call_ms + response_ms;
-  }
-  return s;
-}
 
 // What `text`'s exchange measured made as `exsim run` makes it, each host an
 // agent process: the CPU per call and side beyond deserializing its batch (on
@@ -150,75 +69,82 @@ RowAndByteCost split_row_and_byte(const WorkSample& narrow, const WorkSample& wi
   return cost;
 }
 
+namespace {
+
+constexpr const char* kOneRowCalls =
+    R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 1, "compression": "none"})";
+
+BenchmarkShape one_row_calls_shape(double scale, std::uint64_t seed) {
+  BenchmarkShape shape;
+  shape.rows = std::max<std::int64_t>(1000, static_cast<std::int64_t>(4000 * scale));
+  shape.policy = kOneRowCalls;
+  shape.one_pair = true;
+  shape.seed = seed;
+  return shape;
+}
+
+}  // namespace
+
+double measure_serialize_per_call_ns(double scale, std::uint64_t seed) {
+  const Sample calls = run_benchmark(one_row_calls_shape(scale, seed));
+  return calls.serialize_ns / std::max(1.0, calls.rpcs);
+}
+
 std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
                                               const std::function<void(const std::string&)>& say, double& agents_cpu_s) {
   const auto rows = [&](double n) { return std::max<std::int64_t>(1000, static_cast<std::int64_t>(n * scale)); };
+  const auto shape = [&](double n, const char* policy) {
+    BenchmarkShape s;
+    s.rows = rows(n);
+    s.policy = policy;
+    s.seed = seed;
+    return s;
+  };
   std::map<std::string, double> figures;
   say("per-RPC costs (one-row batches, one in flight)");
-  const char* one_row_calls = R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 1, "compression": "none"})";
-  const Sample calls = run_benchmark(benchmark_scenario(rows(4000), one_row_calls, /*one_pair=*/true, seed));
+  const BenchmarkShape call_shape = one_row_calls_shape(scale, seed);
+  const Sample calls = run_benchmark(call_shape);
   // The same calls at a distance the delay line must wait out: its timer's
   // lateness (tens of microseconds, section 7 of the transport notes) is part
   // of every call's latency on this machine; at 1 us nothing waits.
   say(fmt::format("per-RPC latency (one-row batches, one in flight, {} ms RTT)", kDistantRttMs));
-  const std::string distant_calls =
-      benchmark_scenario(rows(1500), one_row_calls, /*one_pair=*/true, seed, "hash", kDistantRttMs);
+  BenchmarkShape distant_shape = call_shape;
+  distant_shape.rows = rows(1500);
+  distant_shape.rtt_ms = kDistantRttMs;
+  const std::string distant_calls = benchmark_scenario(distant_shape);
   const Sample distant = run_benchmark(distant_calls, /*measure_rtt=*/true);
   // And with 64 in flight on each channel: the calls share the connection's
   // system calls and wake-ups (at 1, 8 and 64 in flight a call cost 81, 26 and
   // 8 us a side on the development machine).
-  const char* many_calls = R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 64, "compression": "none"})";
-  const std::string busy_calls = benchmark_scenario(rows(8000), many_calls, /*one_pair=*/true, seed, "hash", kDistantRttMs);
+  BenchmarkShape busy_shape = distant_shape;
+  busy_shape.rows = rows(8000);
+  busy_shape.policy = R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 64, "compression": "none"})";
+  const std::string busy_calls = benchmark_scenario(busy_shape);
   // The CPU per call the model charges, from the same calls made as the real
   // runs make them: through agent processes.
   say(fmt::format("per-RPC costs through agent processes (one and 64 in flight, {} ms RTT)", kDistantRttMs));
   const AgentCalls alone = agents_calls(distant_calls, agents_cpu_s);
   const double call_alone_ns = alone.call_ns;
   const double call_shared_ns = agents_calls(busy_calls, agents_cpu_s).call_ns;
-  say("serialization (64K batches, uncompressed)");
-  const Sample plain = run_benchmark(
-      benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})",
-                         /*one_pair=*/false, seed));
-  // Routing among four times the channels: the hash sender's extra per row
-  // grows with its fan-out (more channels' buffers, more cache misses), and
-  // with the bytes each channel's batch spans (measured on the exchange at
-  // MT_DOP 4 here: 1.9, 2.3, 3.7, 6.2 and 11.1 ns a row and channel more with
-  // 16K, 32K, 64K, 128K and 256K batches, a line in the batch's bytes). So at
-  // two sizes: 16K, and 128K.
-  constexpr int kWideReceiversPerHost = 4;
-  say("routing among 12 channels (16K and 128K batches, uncompressed)");
-  const auto wide_at = [&](const char* policy) {
-    return run_benchmark(benchmark_scenario(rows(1.5e6), policy, /*one_pair=*/false, seed, "hash", 0.001,
-                                            kWideReceiversPerHost));
-  };
-  const Sample wide_small = wide_at(R"({"buffer": {"flat": "16K"}, "in_flight": 2, "compression": "none"})");
-  const Sample wide_large = wide_at(R"({"buffer": {"flat": "128K"}, "in_flight": 2, "compression": "none"})");
-  say("serialization of whole batches (random, uncompressed)");
-  const Sample whole = run_benchmark(benchmark_scenario(rows(1.5e6), R"({"in_flight": 2, "compression": "none"})",
-                                                        /*one_pair=*/false, seed, "random"));
+  say("deserialization (64K batches, uncompressed)");
+  const Sample plain = run_benchmark(shape(1.5e6, R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})"));
+  // One sender, so that its few buffers stay in the cache (three senders'
+  // batches of 216 B rows, 4.6 MiB, did not, and made the copying's cost a
+  // byte 3 times the routing's).
+  say("serialization of whole batches (random, uncompressed, one sender)");
+  BenchmarkShape whole_shape = shape(1.5e6, R"({"in_flight": 1, "compression": "none"})");
+  whole_shape.kind = "random";
+  whole_shape.one_sender = true;
+  const Sample whole = run_benchmark(whole_shape);
   // The same with rows five times as wide (216 B, like TPC-DS q72's shuffle):
   // with the narrow ones, per-row work apart from per-byte.
-  constexpr int kWideRowFixedBytes = 200;
-  say("serialization of whole batches of wide rows (random, uncompressed)");
-  const Sample wide_rows =
-      run_benchmark(benchmark_scenario(rows(0.3e6), R"({"in_flight": 2, "compression": "none"})", /*one_pair=*/false,
-                                       seed, "random", 0.001, 1, kWideRowFixedBytes));
+  say("serialization of whole batches of wide rows (random, uncompressed, one sender)");
+  BenchmarkShape wide_shape = whole_shape;
+  wide_shape.rows = rows(0.3e6);
+  wide_shape.fixed_bytes = 200;
+  const Sample wide_rows = run_benchmark(wide_shape);
   say("LZ4 (64K batches, compressed)");
-  const Sample lz4 = run_benchmark(
-      benchmark_scenario(rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "lz4"})",
-                         /*one_pair=*/false, seed));
-  // Bytes through the RPC stack: 64K batches between the two hosts of the
-  // one-row calls, one in flight, so that their per-call part is the one-row
-  // calls' and what is left is the bytes'. (1 MiB batches cost five times as
-  // much per byte, in writes and reads cut short by the socket buffers; taken
-  // out of a three-host exchange of 64K batches, the per-call part was most of
-  // the CPU and the bytes' remainder ranged over a factor of ten.)
-  say("transfer (64K batches between two hosts, uncompressed)");
-  const std::string one_row_text = benchmark_scenario(rows(4000), one_row_calls, /*one_pair=*/true, seed);
-  const Sample calls_before = run_benchmark(one_row_text);
-  const Sample bulk = run_benchmark(benchmark_scenario(
-      rows(1.5e6), R"({"buffer": {"flat": "64K"}, "in_flight": 1, "compression": "none"})", /*one_pair=*/true, seed));
-  const Sample calls_after = run_benchmark(one_row_text);
+  const Sample lz4 = run_benchmark(shape(1.5e6, R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "lz4"})"));
 
   // Per call, beyond its bytes: what each stage spent on one-row batches.
   const double calls_n = calls.rpcs + calls.eos_rpcs;
@@ -241,43 +167,19 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   figures["deserialize_batch_us"] = alone.deserialize_ns * 1e-3;
   figures["wire_overhead_bytes"] = (calls.bytes_wire - calls.bytes_uncompressed) / calls_n;
 
-  // The RPC work beyond the per-call part moves the bytes (socket copies). The
-  // per-call part is three quarters of a 64K call's RPC CPU, so a few percent off
-  // in it moves the bytes' remainder by four times as much: it is the median of
-  // the one-row calls before everything and right before and after the bulk ones
-  // (one run alone left the figure ranging 3.8-6.3 GB/s over a calibration).
-  const auto per_call = [](const Sample& s) { return s.rpc_ns / s.rpcs; };
-  const double rpc_per_call = spread_of({per_call(calls), per_call(calls_before), per_call(calls_after)}).median;
-  const double transfer_ns = bulk.rpc_ns - bulk.rpcs * rpc_per_call;
-  figures["transfer_bytes_per_s"] = bulk.bytes_wire / std::max(1.0, transfer_ns / 2) * 1e9;
   // Serialization proper, row by row, from the whole-batch senders of narrow
-  // and of wide rows, less their per-call part: per row and per byte. The hash
-  // sender's extra per row is routing.
+  // and of wide rows, less their per-call part: per row and per byte.
   const auto copy = [&](const Sample& s) {
     return WorkSample{s.serialize_ns - s.rpcs * serialize_per_call, s.rows, s.tuple_bytes};
   };
   const RowAndByteCost copying = split_row_and_byte(copy(whole), copy(wide_rows));
   figures["serialize_row_ns"] = copying.row_ns;
   figures["serialize_bytes_per_s"] = 1e9 / copying.byte_ns;
-  // Routing per row among 3 channels (kPartitionChannels) and among 12, beyond
-  // copying and the per-call part: the first as the rate, the slope to the
-  // second per channel. (Both measured as they are used: taken as a line's value
-  // at no channel, the rate varied twofold between calibrations.) The slope at
-  // the two batch sizes gives its part per MiB of a channel's batch, and the
-  // rest at none.
-  const auto route_ns_per_row = [&](const Sample& s) {
-    return (s.serialize_ns - s.rpcs * serialize_per_call - copying.ns(s.rows, s.tuple_bytes)) / s.rows;
-  };
-  const double wide_channels = static_cast<double>(kPartitionChannels * kWideReceiversPerHost);
-  const auto per_channel_ns = [&](const Sample& wide) {
-    return (route_ns_per_row(wide) - route_ns_per_row(plain)) / (wide_channels - kPartitionChannels);
-  };
-  const auto batch_mib = [](const Sample& s) { return s.tuple_bytes / std::max(1.0, s.rpcs) / (1024.0 * 1024.0); };
-  const double per_mib = std::max(0.0, (per_channel_ns(wide_large) - per_channel_ns(wide_small)) /
-                                           (batch_mib(wide_large) - batch_mib(wide_small)));
-  figures["partition_rows_per_s"] = 1e9 / std::max(1e-3, route_ns_per_row(plain));
-  figures["partition_channel_ns"] = std::max(0.0, per_channel_ns(wide_small) - per_mib * batch_mib(wide_small));
-  figures["partition_channel_mib_ns"] = per_mib;
+  // The hash sender's routing beyond copying, in the cache and beyond it, and
+  // the RPC layer's bytes (cache_benchmarks.h).
+  for (const auto& [key, value] : measure_cache_figures(scale, seed, say, serialize_per_call, copying)) {
+    figures[key] = value;
+  }
   // Deserialization, per row and per byte: of narrow rows from both 64K
   // exchanges, uncompressed and compressed (its LZ4 part measured apart), and
   // the whole batches (three times the bytes of one exchange, whose own figure
@@ -306,14 +208,25 @@ const std::map<std::string, std::string>& figure_sources() {
        "measured: thread CPU of the deserialize stage of the random exchanges of 216 B and 40 B rows and the hash "
        "exchanges of 40 B, less the per-call part, per row"},
       {"partition_rows_per_s",
-       "measured: the serialize stage of a hash exchange among three hosts (3 channels a sender, 64K batches) beyond "
-       "its copying and per-call part, per row"},
-      {"partition_channel_ns",
-       "measured: the same among 12 channels a sender (16K and 128K batches), per row and per channel more, less its "
-       "part per MiB of the channel's batch"},
-      {"partition_channel_mib_ns",
-       "measured: the same, how much more per row and channel the 128K batches cost than the 16K ones, per MiB of "
-       "a batch's tuple data"},
+       "measured: the serialize stage of hash exchanges of one sender (3 to 81 channels, 16K to 2M batches) beyond "
+       "its copying and per-call part, per row, fitted with the cache's figures: the routing of a row whose batch "
+       "is in the cache"},
+      {"cache_bytes",
+       "measured: the same exchanges' routing, the working set (the sender's buffers, full) at which the cost rises "
+       "from the cached rate towards the memory-bound one, as a cache of this size evicting at random makes it"},
+      {"prefetch_streams",
+       "measured: the same, how the memory-bound routing cost rises with the channels' write streams (12, 48, 81 "
+       "channels beyond the cache): the streams the prefetcher follows"},
+      {"prefetched_miss_share",
+       "measured: the same, the share of an evicted line's cost a stream the prefetcher follows still pays"},
+      {"cache_miss_row_ns",
+       "measured: the same, the routing cost beyond the cache per row, fully exposed, less its part per byte"},
+      {"cache_miss_byte_ns",
+       "measured: the same with rows of 216 B beside those of 40 B: the routing cost beyond the cache per byte of a "
+       "row"},
+      {"transfer_miss_byte_ns",
+       "measured: RPC CPU (reactors and hand-offs) per call of the same exchanges, pairs at one fan-out and two "
+       "batch sizes, per byte on the wire and side: the extra of a batch evicted from the cache"},
       {"deserialize_batch_us",
        "measured: thread CPU of the deserialize stage per call of the one-row calls through agent processes (the "
        "receiver's part of a call beyond its rows and bytes)"},
@@ -341,8 +254,9 @@ const std::map<std::string, std::string>& figure_sources() {
        "measured: the same calls through agent processes, one in flight, so that the sender waits for every "
        "response: the median time from the reactor thread freeing the channel to the sender thread running"},
       {"transfer_bytes_per_s",
-       "measured: RPC CPU (reactors and hand-offs) of 64K uncompressed batches between two hosts, one in flight, "
-       "beyond the one-row calls' per-call part, per byte on the wire, per side"},
+       "measured: RPC CPU (reactors and hand-offs) per call of hash exchanges of one sender at 3 channels (16K and "
+       "256K batches) and at 48 (16K and 512K), the difference per byte on the wire and side (the per-call part "
+       "the same in both): a batch in the cache"},
       {"wire_overhead_bytes", "measured: bytes on the wire per call beyond the rows' tuple data and offsets"},
       {"cores", "CPUs this process may use (sched_getaffinity); every emulated host shares them"},
   };

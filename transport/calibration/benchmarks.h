@@ -35,6 +35,11 @@ struct RowAndByteCost {
 // explains the total of both samples.
 RowAndByteCost split_row_and_byte(const WorkSample& narrow, const WorkSample& wide);
 
+// The serialize stage's CPU per call of one-row calls (one in flight, one
+// channel): its per-call part, which the routing and copying are measured
+// beyond. Throws std::runtime_error when the exchange fails.
+double measure_serialize_per_call_ns(double scale, std::uint64_t seed);
+
 // How each figure is measured, by profile key.
 const std::map<std::string, std::string>& figure_sources();
 

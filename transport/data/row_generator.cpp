@@ -19,13 +19,14 @@ RowGenerator::RowGenerator(const RowShape& row, double random_share, std::uint64
   for (auto& c : dictionary_) c = static_cast<char>(words.next());
 }
 
-void RowGenerator::write(char* out, std::size_t bytes) {
+void RowGenerator::write(char* out, std::size_t bytes, std::vector<Piece>* random_pieces, std::size_t at) {
   // 32-byte pieces, each either random or copied from a fixed dictionary: a copy
   // is a long LZ4 match (a few bytes of output), a random piece does not shrink.
   for (std::size_t i = 0; i < bytes; i += kPiece) {
     const std::size_t n = std::min(kPiece, bytes - i);
     const std::uint64_t draw = random_.next();
     if (draw < threshold_) {
+      if (random_pieces) random_pieces->push_back({static_cast<std::uint32_t>(at + i), static_cast<std::uint32_t>(n)});
       for (std::size_t k = 0; k < n; k += 8) {
         const std::uint64_t word = random_.next();
         std::memcpy(out + i + k, &word, std::min<std::size_t>(8, n - k));
@@ -37,11 +38,22 @@ void RowGenerator::write(char* out, std::size_t bytes) {
   }
 }
 
-void RowGenerator::fill(RowBatch& batch, std::int64_t rows) {
+void RowGenerator::fill(RowBatch& batch, std::int64_t rows, std::vector<Piece>* random_pieces) {
   const auto fixed = static_cast<std::size_t>(row_.fixed_bytes);
   for (std::int64_t r = 0; r < rows; ++r) {
     const auto varlen = static_cast<std::size_t>(std::llround(row_.varlen.draw(random_)));
-    write(batch.append_row(fixed + varlen), fixed + varlen);
+    const std::size_t at = batch.tuple_bytes();
+    write(batch.append_row(fixed + varlen), fixed + varlen, random_pieces, at);
+  }
+}
+
+void RowGenerator::refresh(RowBatch& batch, const std::vector<Piece>& random_pieces) {
+  char* data = batch.mutable_data().data();
+  for (const Piece& piece : random_pieces) {
+    for (std::uint32_t k = 0; k < piece.bytes; k += 8) {
+      const std::uint64_t word = random_.next();
+      std::memcpy(data + piece.at + k, &word, std::min<std::uint32_t>(8, piece.bytes - k));
+    }
   }
 }
 

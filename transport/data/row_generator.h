@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "models/base/random.h"
 #include "models/scenario/scenario.h"
@@ -21,11 +22,25 @@ class RowGenerator {
   // `random_share`: fraction of pieces that are random (see calibrate_random_share).
   RowGenerator(const RowShape& row, double random_share, std::uint64_t seed);
 
-  // Appends `rows` rows to `batch`.
-  void fill(RowBatch& batch, std::int64_t rows);
+  // Where a batch's random pieces are, to make them fresh again (refresh).
+  struct Piece {
+    std::uint32_t at;  // offset in the batch's tuple data
+    std::uint32_t bytes;
+  };
+
+  // Appends `rows` rows to `batch`; with `random_pieces`, records where their
+  // random pieces went.
+  void fill(RowBatch& batch, std::int64_t rows, std::vector<Piece>* random_pieces = nullptr);
+
+  // Writes new random bytes over `batch`'s random pieces: a batch used again
+  // then repeats only its dictionary pieces, which match the dictionary's
+  // other copies anyway, so that LZ4 does not find whole rows of a batch sent
+  // before (a channel whose batch spans more input batches than the sender
+  // reuses would compress them as long matches).
+  void refresh(RowBatch& batch, const std::vector<Piece>& random_pieces);
 
  private:
-  void write(char* out, std::size_t bytes);
+  void write(char* out, std::size_t bytes, std::vector<Piece>* random_pieces, std::size_t at);
 
   RowShape row_;
   Random random_;

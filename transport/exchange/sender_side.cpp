@@ -76,6 +76,8 @@ SenderInstance::SenderInstance(Host& host, const Exchange& exchange, const Polic
     ch.shared_sent_at.resize(static_cast<std::size_t>(policy.in_flight) + 1);
   }
   for (int s = 0; s <= policy.in_flight; ++s) shared_slots_.push_back(std::make_unique<Slot>());
+  // Only what LZ4 reads must not repeat: uncompressed, the rows' bytes matter to no one.
+  refresh_ring_ = exchange.lz4_ratio < 1 && std::any_of(channels_.begin(), channels_.end(), [](const Channel& ch) { return ch.compress; });
   if (setup_.scan.threads > 0) scanners_ = std::make_unique<ScannerThreads>(setup_.scan, stats_.cpu_produce);
   // The ring of full input batches is generated here, before the exchange's
   // clock starts, in the order next_input() takes them: our generator and its
@@ -83,7 +85,7 @@ SenderInstance::SenderInstance(Host& host, const Exchange& exchange, const Polic
   // the operator the sender stands for, whose cost produce_rows_per_s gives.
   const std::int64_t full_inputs = setup_.rows / rows_per_input_;
   for (std::size_t i = 0; i < ring_.size() && static_cast<std::int64_t>(i) < full_inputs; ++i) {
-    generator_.fill(ring_[i], rows_per_input_);
+    generator_.fill(ring_[i], rows_per_input_, &ring_pieces_[i]);
   }
 }
 
@@ -219,7 +221,9 @@ RowBatch& SenderInstance::next_input(std::int64_t rows) {
   if (rows == rows_per_input_) {
     // Full input batches come from a small ring generated before the start:
     // the operator feeding the sender costs what produce_rows_per_s says.
-    batch = &ring_[ring_next_++ % ring_.size()];
+    const std::size_t next = ring_next_++ % ring_.size();
+    batch = &ring_[next];
+    if (ring_next_ > ring_.size() && refresh_ring_) generator_.refresh(*batch, ring_pieces_[next]);
   } else {
     input_.clear();
     generator_.fill(input_, rows);

@@ -1,0 +1,119 @@
+#include "transport/calibration/cache_benchmarks.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "models/base/size.h"
+#include "models/rules/cache_load.h"
+#include "models/rules/sizing_policy.h"
+#include "models/scenario/scenario_loader.h"
+#include "transport/calibration/calibrate.h"
+
+namespace exsim::transport {
+namespace {
+
+// Each channel fills its buffers (the one being filled and two in flight) six
+// times over, so that the buffers are reused as they are in a long exchange.
+constexpr double kFillsPerChannel = 6;
+constexpr double kLeastRows = 1e6;
+
+BenchmarkShape shape_of(const CachePoint& point, std::int64_t rows, std::uint64_t seed) {
+  BenchmarkShape shape;
+  shape.rows = rows;
+  shape.policy = fmt::format(R"({{"buffer": {{"flat": {}}}, "in_flight": 2, "compression": "none"}})", point.buffer);
+  shape.receivers_per_host = std::max(1, point.channels / 3);
+  shape.one_sender = point.one_sender;
+  shape.fixed_bytes = point.fixed_bytes;
+  shape.seed = seed;
+  return shape;
+}
+
+}  // namespace
+
+const std::vector<CachePoint>& calibration_cache_points() {
+  static const std::vector<CachePoint> points = {
+      {3, 16 * kKiB},     // 0: cached
+      {3, 256 * kKiB},    // 1: cached, large calls (with 0: the RPC bytes in the cache)
+      {48, 512 * kKiB},   // 2: far beyond the cache, many streams
+      {48, 512 * kKiB, 200},  // 3: the same, rows of 216 B: per row and per byte
+      {12, 2 * kMiB},     // 4: far beyond, few streams
+      {81, 256 * kKiB},   // 5: far beyond, more streams
+      {48, 16 * kKiB},    // 6: below the knee (with 2: the RPC bytes beyond the cache)
+      {48, 32 * kKiB},    // 7: the knee
+      {48, 128 * kKiB},   // 8
+      {24, 256 * kKiB},   // 9
+      // Three senders sharing the core: three times the streams interleaved.
+      {12, 512 * kKiB, 24, false},  // 10: far beyond, 36 streams
+      {81, 64 * kKiB, 24, false},   // 11: far beyond, 243 streams
+  };
+  return points;
+}
+
+std::string cache_point_scenario(const CachePoint& point, std::int64_t rows, std::uint64_t seed) {
+  return benchmark_scenario(shape_of(point, rows, seed));
+}
+
+CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint64_t seed,
+                                double serialize_per_call_ns, const RowAndByteCost& copying) {
+  // The scenario once with a few rows, for its batch size and the load.
+  Scenario scenario = parse_scenario(benchmark_scenario(shape_of(point, 1000, seed)), "(calibration benchmark)");
+  scenario.costs.cores = available_cores();  // every emulated host on this machine's cores and cache
+  const Exchange& x = scenario.queries.front().exchanges.front();
+  const Policy& policy = scenario.policies.front();
+  const double row_bytes = static_cast<double>(x.row.fixed_bytes) + x.row.varlen.mean();
+  const BatchSize batch = full_channel_batch(channel_capacity(policy, x.row, x.receivers.instances()), row_bytes);
+  const double senders = point.one_sender ? 1 : 3;
+  const auto rows = static_cast<std::int64_t>(
+      std::max(1000.0, scale * std::max(kLeastRows, kFillsPerChannel * senders * x.receivers.instances() *
+                                                         static_cast<double>(batch.rows))));
+  CacheSample out;
+  out.point = point;
+  out.scenario = cache_point_scenario(point, rows, seed);
+  out.sample = run_benchmark(out.scenario);
+  const Sample& s = out.sample;
+  const CacheLoad load = sender_cache_load(scenario, policy, x).front();
+  out.route.working_set = load.working_set;
+  out.route.streams = load.streams;
+  out.route.row_bytes = s.tuple_bytes / std::max(1.0, s.rows);
+  out.route.route_ns = std::max(0.1, (s.serialize_ns - s.rpcs * serialize_per_call_ns - copying.ns(s.rows, s.tuple_bytes)) /
+                                         std::max(1.0, s.rows));
+  out.call_ns = s.rpc_ns / std::max(1.0, s.rpcs);
+  out.call_bytes = s.bytes_wire / std::max(1.0, s.rpcs);
+  return out;
+}
+
+std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t seed,
+                                                    const std::function<void(const std::string&)>& say,
+                                                    double serialize_per_call_ns, const RowAndByteCost& copying) {
+  std::vector<CacheSample> samples;
+  std::vector<RoutePoint> points;
+  for (const CachePoint& point : calibration_cache_points()) {
+    say(fmt::format("the cache: routing among {} channels, {} batches{}", point.channels, format_size(point.buffer),
+                    point.fixed_bytes > 24 ? ", wide rows" : ""));
+    samples.push_back(measure_cache_point(point, scale, seed, serialize_per_call_ns, copying));
+    points.push_back(samples.back().route);
+  }
+  const CacheFigures cache = fit_cache(points);
+  // The RPC bytes: pairs at one fan-out, smaller and larger batches.
+  const auto pair = [&](std::size_t small, std::size_t large) {
+    const CacheSample& a = samples[small];
+    const CacheSample& b = samples[large];
+    return TransferPair{a.call_ns, a.call_bytes, evicted_share(a.route.working_set, cache.cache_bytes),
+                        b.call_ns, b.call_bytes, evicted_share(b.route.working_set, cache.cache_bytes)};
+  };
+  const TransferFigures transfer = fit_transfer({pair(0, 1), pair(6, 2)});
+  std::map<std::string, double> figures;
+  figures["partition_rows_per_s"] = 1e9 / std::max(1e-3, cache.partition_ns);
+  figures["cache_bytes"] = cache.cache_bytes;
+  figures["prefetch_streams"] = cache.prefetch_streams;
+  figures["prefetched_miss_share"] = cache.prefetched_share;
+  figures["cache_miss_row_ns"] = cache.miss_row_ns;
+  figures["cache_miss_byte_ns"] = cache.miss_byte_ns;
+  figures["transfer_bytes_per_s"] = 1e9 / std::max(1e-6, transfer.ns_per_byte);
+  figures["transfer_miss_byte_ns"] = transfer.miss_ns_per_byte;
+  return figures;
+}
+
+}  // namespace exsim::transport

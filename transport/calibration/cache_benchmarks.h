@@ -1,0 +1,64 @@
+// The benchmark exchanges that measure the cache (models/rules/cache_load.h):
+// hash exchanges of one sender, so that the working set is one sender's
+// buffers, at fan-outs and batch sizes that put it in the cache, far beyond
+// it at three fan-outs, and at its knee. Their routing costs fit the cache's
+// figures (cache_fit.h); pairs of them at one fan-out fit the RPC layer's CPU
+// per byte, in the cache and beyond it.
+#ifndef EXSIM_TRANSPORT_CALIBRATION_CACHE_BENCHMARKS_H_
+#define EXSIM_TRANSPORT_CALIBRATION_CACHE_BENCHMARKS_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "transport/calibration/benchmark_exchange.h"
+#include "transport/calibration/benchmarks.h"
+#include "transport/calibration/cache_fit.h"
+
+namespace exsim::transport {
+
+// A point of the cache's measurement: a hash exchange of `channels` channels
+// a sender and flat batches of `buffer` bytes, rows of `fixed_bytes` + 16.
+struct CachePoint {
+  int channels = 3;
+  std::int64_t buffer = 16 * 1024;
+  int fixed_bytes = 24;
+  bool one_sender = true;  // else one a host, three sharing the cache
+};
+
+// What a point measured, with the load its senders put on the cache as the
+// simulator computes it (this machine's cores sharing one cache).
+struct CacheSample {
+  CachePoint point;
+  std::string scenario;  // the exchange run, as a scenario's JSON
+  Sample sample;
+  RoutePoint route;       // routing per row, less copying and the per-call part
+  double call_ns = 0;     // RPC CPU per call, both sides
+  double call_bytes = 0;  // bytes on the wire per call
+};
+
+// Runs `point`'s exchange: enough rows that every channel fills its buffers
+// six times over (at `scale`, at least 1000 rows). `serialize_per_call_ns`
+// and `copying`: the serialize stage's per-call part and its copying per row
+// and byte, taken out of the routing.
+CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint64_t seed,
+                                double serialize_per_call_ns, const RowAndByteCost& copying);
+
+// The scenario of `point`'s exchange with `rows` rows.
+std::string cache_point_scenario(const CachePoint& point, std::int64_t rows, std::uint64_t seed);
+
+// The points calibrate measures (cached, memory-bound at 12, 48 and 81
+// channels, wide rows, the knee), and the pairs among them for the RPC bytes.
+const std::vector<CachePoint>& calibration_cache_points();
+
+// One value of each cache figure, and partition_rows_per_s and the transfer
+// figures, by profile key, from those points.
+std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t seed,
+                                                    const std::function<void(const std::string&)>& say,
+                                                    double serialize_per_call_ns, const RowAndByteCost& copying);
+
+}  // namespace exsim::transport
+
+#endif  // EXSIM_TRANSPORT_CALIBRATION_CACHE_BENCHMARKS_H_

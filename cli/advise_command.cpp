@@ -13,11 +13,13 @@
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/results_table.h"
+#include "cli/workflows/cost_ranges.h"
 #include "cli/workflows/policy_search.h"
 #include "models/base/error.h"
 #include "models/base/size.h"
 #include "models/base/text_table.h"
 #include "models/base/text_units.h"
+#include "models/results/sensitivity.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/simulate.h"
 
@@ -28,6 +30,20 @@ using workflows::MemoryMeasure;
 using workflows::SearchOutcome;
 
 namespace {
+
+// The pick and the next fastest simulated candidates that fit: those whose
+// order each cost's range is judged on.
+constexpr std::size_t kContenders = 4;
+std::vector<const Candidate*> contenders(const SearchOutcome& outcome) {
+  std::vector<const Candidate*> fit;
+  for (const Candidate& c : outcome.candidates) {
+    if (c.feasible && c.result) fit.push_back(&c);
+  }
+  std::sort(fit.begin(), fit.end(), [](const Candidate* a, const Candidate* b) { return a->result->wall_s < b->result->wall_s; });
+  if (fit.size() > kContenders) fit.resize(kContenders);
+  return fit;
+}
+std::size_t verdict_contenders(const SearchOutcome& outcome) { return contenders(outcome).size(); }
 
 // The keys the search chose, as a scenario's policies write them.
 nlohmann::ordered_json chosen_keys(const Policy& p) {
@@ -44,7 +60,8 @@ nlohmann::ordered_json chosen_keys(const Policy& p) {
 }
 
 std::string advice_json(const Scenario& scenario, const Policy& base, const RunResult& base_result,
-                        const SearchOutcome& outcome, Bytes budget, const char* measure, double tie) {
+                        const SearchOutcome& outcome, Bytes budget, const char* measure, double tie,
+                        const SensitivityVerdict& verdict) {
   nlohmann::ordered_json out;
   out["scenario"] = scenario.name;
   out["mt_dop"] = scenario.mt_dop;
@@ -55,6 +72,14 @@ std::string advice_json(const Scenario& scenario, const Policy& base, const RunR
   out["simulations"] = outcome.simulations + 1;  // the base's too
   out["space"] = outcome.candidates.size();
   out["pick"] = outcome.best ? nlohmann::ordered_json(outcome.candidates[*outcome.best].policy.name) : nullptr;
+  if (!verdict.fastest.empty()) {
+    nlohmann::ordered_json turns = nlohmann::ordered_json::array();
+    for (const auto& t : verdict.turns) {
+      turns.push_back({{"cost", t.cost}, {"end", t.cheap_end ? "cheap" : "dear"}, {"fastest", t.instead}, {"lead", t.lead}});
+    }
+    out["over_costs"] = {{"holds", verdict.holds()}, {"costs", verdict.costs_moved}, {"turns", turns},
+                         {"said", verdict.words()}};
+  }
   out["not_told_apart"] = nlohmann::ordered_json::array();
   for (std::size_t i : outcome.ties) out["not_told_apart"].push_back(outcome.candidates[i].policy.name);
   out["candidates"] = nlohmann::ordered_json::array();
@@ -73,7 +98,8 @@ std::string advice_json(const Scenario& scenario, const Policy& base, const RunR
 }
 
 std::string render_advice(const Scenario& scenario, const Policy& base, const RunResult& base_result,
-                          const SearchOutcome& outcome, Bytes budget, const char* measure, double tie) {
+                          const SearchOutcome& outcome, Bytes budget, const char* measure, double tie,
+                          const SensitivityVerdict& verdict) {
   std::string out = fmt::format("{} ({} hosts, mt_dop {}): the fastest policy whose per-host sender memory ({}) "
                                 "is within {}\n\n",
                                 scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop, measure,
@@ -116,6 +142,11 @@ std::string render_advice(const Scenario& scenario, const Policy& base, const Ru
     out += fmt::format("not told apart (within {:.1f}%; the pick takes the least memory): {}\n", 100 * tie,
                        fmt::join(names, ", "));
   }
+  if (!verdict.fastest.empty()) {
+    out += fmt::format("over each cost's range (the pick and the next {} fastest that fit, each cost alone, then all): "
+                       "{}\n",
+                       verdict_contenders(outcome) - 1, verdict.words());
+  }
   return out;
 }
 
@@ -150,6 +181,10 @@ int advise_command(const std::vector<std::string>& args) {
        "wall-clocks this close are not told apart; the pick then takes the least memory")
       ("jobs,j", po::value<int>(), "simulations at once (default: the CPUs this process may use)")
       ("grid", "simulate every policy that fits instead of searching (to check the search against)")
+      ("no-sensitivity", "do not judge the pick over each cost's range (each cost alone at both ends, then all at\n"
+       "once, for the pick and the next fastest that fit)")
+      ("cost-spread", po::value<double>()->value_name("PERCENT"), "judge the pick over every cost PERCENT either way "
+       "instead of the profile's ranges")
       ("output,o", po::value<std::string>()->value_name("FILE"), "the advice and every policy explored (JSON; - for "
        "standard output)");
   const auto parsed = parse_command_line(args, visible, "scenario");
@@ -198,12 +233,30 @@ int advise_command(const std::vector<std::string>& args) {
   const SearchOutcome outcome =
       workflows::search_policies(scenario, workflows::default_search_space(base), options, simulate_one);
 
+  // Whether the pick holds over every cost's range, among the fastest that fit.
+  SensitivityVerdict verdict;
+  if (outcome.best && !vm.count("no-sensitivity")) {
+    std::vector<Policy> policies;
+    std::vector<RunResult> results;
+    for (const Candidate* c : contenders(outcome)) {
+      policies.push_back(c->policy);
+      results.push_back(*c->result);
+    }
+    workflows::CostRangeOptions ranges;
+    ranges.jobs = options.jobs;
+    ranges.relative = vm.count("cost-spread") ? vm["cost-spread"].as<double>() / 100 : 0;
+    if (has_cost_uncertainty(scenario.costs, ranges.relative)) {
+      verdict = workflows::contenders_verdict(scenario, policies, results, ranges);
+    }
+  }
   std::FILE* text = outputs.to_stdout() ? stderr : stdout;
   if (vm.count("output")) {
-    outputs.put("--output", advice_json(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie));
+    outputs.put("--output",
+                advice_json(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie, verdict));
   }
   outputs.write();
-  fmt::print(text, "{}", render_advice(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie));
+  fmt::print(text, "{}",
+             render_advice(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie, verdict));
   return outcome.best ? kExitOk : kExitThresholds;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -14,7 +15,9 @@
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/results_table.h"
+#include "cli/sensitivity_table.h"
 #include "cli/trace_options.h"
+#include "cli/workflows/cost_ranges.h"
 #include "cli/workflows/parallel.h"
 #include "cli/workflows/progress.h"
 #include "models/base/error.h"
@@ -56,6 +59,9 @@ int simulate_command(const std::vector<std::string>& args) {
        "policy stays the fastest")
       ("cost-spread", po::value<double>()->value_name("PERCENT"), "as --range, every cost moved by PERCENT either way "
        "instead (a profile without a spread)")
+      ("sensitivity", "as --range, and each cost alone at both ends of its range: which costs move each policy the\n"
+       "most, and which change which policy is the fastest (with --cost-spread, PERCENT either way;\n"
+       "a cost at 0 over its profile's range)")
       ("validation", po::value<std::string>()->value_name("FILE"), "widen the range by the model's median wall-clock "
        "error in this validation\n(exsim validate -o FILE), and say when the fastest leads by less")
       ("scheduler", po::value<std::string>()->value_name("NAME")->default_value("calendar"),
@@ -91,7 +97,8 @@ int simulate_command(const std::vector<std::string>& args) {
     }
     relative = percent / 100;
   }
-  const bool ranged = vm.count("range") || relative > 0;
+  const bool sensitive = vm.count("sensitivity") > 0;
+  const bool ranged = vm.count("range") || relative > 0 || sensitive;
   // The model's error against the real exchange, from a validation's verdict.
   double model_error = 0;
   std::string validation_file;
@@ -119,8 +126,8 @@ int simulate_command(const std::vector<std::string>& args) {
     throw UsageError(fmt::format("--scheduler {}: expected {}", options.scheduler, sim::kSchedulerNames));
   }
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int jobs = std::min(vm.count("jobs") ? bounded_int(vm, "jobs", 1, 1024) : cpus,
-                            static_cast<int>(policies.size()));
+  const int all_jobs = vm.count("jobs") ? bounded_int(vm, "jobs", 1, 1024) : cpus;
+  const int jobs = std::min(all_jobs, static_cast<int>(policies.size()));
   // A bar on a terminal; elsewhere a line per policy once the run has taken a
   // second (a quick run prints nothing).
   workflows::Progress progress("policies", policies.size());
@@ -158,18 +165,21 @@ int simulate_command(const std::vector<std::string>& args) {
     for (auto& r : results) r.wall_range = {r.wall_s, r.wall_s, "", 0};
   }
   if (ranged) {
-    Scenario cheap = scenario, dear = scenario;
-    cheap.costs = cost_corner(scenario.costs, CostCorner::kCheap, relative);
-    dear.costs = cost_corner(scenario.costs, CostCorner::kDear, relative);
-    SimulateOptions plain;
-    plain.scheduler = options.scheduler;
-    const std::exception_ptr failure = workflows::for_each_parallel(2 * policies.size(), std::max(1, jobs), [&](std::size_t k) {
-      const std::size_t i = k / 2;
-      const double wall = simulate(k % 2 ? dear : cheap, policies[i], plain).wall_s;
-      (k % 2 ? results[i].wall_range.dear_s : results[i].wall_range.cheap_s) = wall;
-    });
-    if (failure) std::rethrow_exception(failure);
-    for (auto& r : results) r.wall_range.from = range_from;
+    workflows::CostRangeOptions ranges;
+    ranges.relative = relative;
+    ranges.jobs = all_jobs;
+    ranges.scheduler = options.scheduler;
+    const std::size_t count = 2 * policies.size() +
+                              (sensitive ? workflows::sensitivity_simulations(scenario, policies.size(), relative) : 0);
+    workflows::Progress ranging("simulations of the costs' ends", count);
+    std::mutex lock;
+    ranges.simulated = [&] {
+      const std::lock_guard<std::mutex> guard(lock);
+      ranging.advance();
+    };
+    workflows::simulate_cost_corners(scenario, policies, results, ranges);
+    if (sensitive) workflows::simulate_cost_sensitivity(scenario, policies, results, ranges);
+    ranging.finish();
   }
   if (model_error > 0) {
     for (auto& r : results) {
@@ -186,6 +196,7 @@ int simulate_command(const std::vector<std::string>& args) {
                   fmt::format("{} ({} hosts, mt_dop {}, costs: {})", scenario.name, scenario.cluster.hosts.size(),
                               scenario.mt_dop, scenario.costs.source),
                   scenario, policies, results, trace_events, trace, "simulated: " + scenario.name);
+  if (sensitive) fmt::print(results_file && results_file->path == "-" ? stderr : stdout, "{}", render_sensitivity(results));
   return kExitOk;
 }
 

@@ -1,6 +1,7 @@
 #include "plots/figures.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -199,6 +200,53 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
+// Each cost alone at both ends of its range (simulate --sensitivity), for the
+// first scenario whose results carry it: a row per cost (the dozen that move
+// the fastest policy most, then every cost at once), a bar per policy from its
+// wall-clock at the cost's cheap end to its dear end, and the simulated one.
+std::string sensitivity(const ReportInput& in) {
+  std::vector<const Entry*> shown;
+  for (const auto& e : in.entries) {
+    if (e.source != "simulated" || e.sensitivity.empty()) continue;
+    if (!shown.empty() && (e.scenario != shown.front()->scenario || e.settings != shown.front()->settings)) continue;
+    if (shown.size() < 6) shown.push_back(&e);
+  }
+  if (shown.empty()) return "";
+  const Entry* fastest = *std::min_element(shown.begin(), shown.end(),
+                                           [](const Entry* a, const Entry* b) { return a->wall_s < b->wall_s; });
+  std::vector<std::size_t> order(fastest->sensitivity.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto swing = [&](std::size_t c) {
+    return std::abs(fastest->sensitivity[c].wall_dear_s - fastest->sensitivity[c].wall_cheap_s);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return swing(a) > swing(b); });
+  if (order.size() > 12) order.resize(12);
+  // A row per cost; per policy three columns: its wall-clock at the cost's
+  // cheap end (headed by the policy's name, the plot's key), its dear end, and
+  // as simulated.
+  std::string csv = "row,cost";
+  for (const Entry* e : shown) csv += fmt::format(",{},{} dear,{} simulated", csv_field(e->policy), e->policy, e->policy);
+  csv += "\n";
+  const std::size_t rows = order.size() + (fastest->wall_cheap_s >= 0 ? 1 : 0);
+  // The largest swing at the top: rows counted from the bottom.
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::size_t c = order[k];
+    csv += fmt::format("{},{}", rows - 1 - k, csv_field(fastest->sensitivity[c].cost));
+    for (const Entry* e : shown) {
+      const bool has = c < e->sensitivity.size();
+      csv += fmt::format(",{:.6g},{:.6g},{:.6g}", has ? e->sensitivity[c].wall_cheap_s : e->wall_s,
+                         has ? e->sensitivity[c].wall_dear_s : e->wall_s, e->wall_s);
+    }
+    csv += "\n";
+  }
+  if (rows > order.size()) {
+    csv += "0,every cost";
+    for (const Entry* e : shown) csv += fmt::format(",{:.6g},{:.6g},{:.6g}", e->wall_cheap_s, e->wall_dear_s, e->wall_s);
+    csv += "\n";
+  }
+  return csv;
+}
+
 std::vector<Figure> figures(const ReportInput& in) {
   return {{"wall_vs_memory", "Wall-clock against sender memory: the choice a budget makes", wall_vs_memory(in)},
           rtt(in),
@@ -206,7 +254,8 @@ std::vector<Figure> figures(const ReportInput& in) {
           {"sender_memory", "Per-host sender memory against the budget", sender_memory(in)},
           {"rpcs", "TransmitData RPCs", rpcs(in)},
           {"cpu_by_stage", "CPU time by stage", cpu_by_stage(in)},
-          {"predicted_vs_measured", "Predicted against measured", predicted_vs_measured(in)}};
+          {"predicted_vs_measured", "Predicted against measured", predicted_vs_measured(in)},
+          {"sensitivity", "What could change this answer: each cost alone over its range", sensitivity(in)}};
 }
 
 }  // namespace exsim::report

@@ -13,6 +13,7 @@
 #include "models/base/size.h"
 #include "models/base/text_table.h"
 #include "models/base/text_units.h"
+#include "models/results/sensitivity.h"
 
 namespace exsim::report {
 namespace {
@@ -160,6 +161,18 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
       r.text += holds ? fmt::format(" It stays ahead of {} at both ends of the costs' range.", name_of(*r.runner_up))
                       : fmt::format(" Within the costs' range {} is faster at one end: the two are not told apart.",
                                     name_of(*r.runner_up));
+    }
+    // And against each cost alone (simulate --sensitivity): whether the pick
+    // holds over every cost's range, among the results that fit the budget.
+    if (r.best && !r.best->sensitivity.empty()) {
+      std::vector<SensitivityRow> rows;
+      for (const std::size_t i : point) {
+        const Entry& e = in.entries[i];
+        if (e.source == "measured" || (budget && e.sender_worst > *budget)) continue;
+        rows.push_back({e.policy, e.wall_s, e.wall_cheap_s, e.wall_dear_s, &e.sensitivity});
+      }
+      const SensitivityVerdict verdict = sensitivity_verdict(rows);
+      if (!verdict.fastest.empty()) r.text += " Over each cost's range: " + verdict.words() + ".";
     }
     all.push_back(std::move(r));
   }

@@ -10,6 +10,7 @@
 #include "models/base/error.h"
 #include "models/base/json_reader.h"
 #include "models/results/bound.h"
+#include "models/results/results_reader.h"
 
 namespace exsim::report {
 namespace {
@@ -43,6 +44,7 @@ Entry entry_of(const JsonNode& node) {
     e.wall_cheap_s = range.required("cheap").number(0, 0);
     e.wall_dear_s = range.required("dear").number(0, 0);
   }
+  e.sensitivity = read_sensitivity(node);
   e.rpcs = node.required("rpcs").number(0, 0);
   e.bytes_wire = node.required("bytes_wire").number(0, 0);
   const double uncompressed = node.required("bytes_uncompressed").number(0, 0);

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/results/results.h"
+
 namespace exsim::report {
 
 // One result: a policy run (simulated or measured) at one configuration.
@@ -28,6 +30,7 @@ struct Entry {
   // The wall-clock with every cost at its cheap and at its dear end (simulate
   // --range); -1: not simulated.
   double wall_cheap_s = -1, wall_dear_s = -1;
+  std::vector<CostSwing> sensitivity;  // each cost alone over its range (simulate --sensitivity)
   double sender_peak = 0, sender_expected = 0, sender_worst = 0;  // of the largest host, bytes
   std::string bound;  // what bounded it, in words ("round trips 69%"); empty: not in the file
   std::vector<std::pair<std::string, double>> cpu_s;              // by stage, in the file's order

@@ -69,6 +69,14 @@ ordered run_json(const RunResult& r) {
     out["wall_s_range"] = ordered{{"cheap", r.wall_range.cheap_s}, {"dear", r.wall_range.dear_s}, {"from", r.wall_range.from}};
     if (r.wall_range.model_error > 0) out["wall_s_range"]["model_error"] = r.wall_range.model_error;
   }
+  if (!r.sensitivity.empty()) {
+    ordered swings = ordered::array();
+    for (const CostSwing& c : r.sensitivity) {
+      swings.push_back(ordered{{"cost", c.cost}, {"cheap", c.cheap}, {"dear", c.dear}, {"wall_cheap_s", c.wall_cheap_s},
+                               {"wall_dear_s", c.wall_dear_s}});
+    }
+    out["sensitivity"] = swings;
+  }
   out["rpcs"] = r.rpcs;
   out["bytes_wire"] = r.bytes_wire;
   out["bytes_uncompressed"] = r.bytes_uncompressed;

@@ -116,6 +116,15 @@ struct WallRange {
   bool known() const { return cheap_s >= 0 && dear_s >= 0; }
 };
 
+// One cost moved alone over its range, every other at its value (simulate
+// --sensitivity): the figure at its cheap and at its dear end (CostFigure
+// units; FigureEnds), and the run's wall-clock at each.
+struct CostSwing {
+  std::string cost;  // the profile key
+  double cheap = 0, dear = 0;
+  double wall_cheap_s = 0, wall_dear_s = 0;
+};
+
 struct RunResult {
   std::string scenario;
   std::string policy;
@@ -126,6 +135,7 @@ struct RunResult {
   Policy config;
   double wall_s = 0;
   WallRange wall_range;
+  std::vector<CostSwing> sensitivity;  // each cost that has a range, alone; empty: not simulated
   std::int64_t rpcs = 0;
   double bytes_wire = 0;
   double bytes_uncompressed = 0;

@@ -100,6 +100,19 @@ std::vector<std::vector<double>> read_matrix(const JsonNode& node) {
 
 }  // namespace
 
+std::vector<CostSwing> read_sensitivity(const JsonNode& result) {
+  std::vector<CostSwing> swings;
+  const JsonNode list = result.member("sensitivity");
+  if (!list.present() || !list.expect_array()) return swings;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const JsonNode c = list.element(i);
+    if (!c.expect_object()) continue;
+    swings.push_back({c.required("cost").string(), c.required("cheap").number(0, 0), c.required("dear").number(0, 0),
+                      c.required("wall_cheap_s").number(0, 0), c.required("wall_dear_s").number(0, 0)});
+  }
+  return swings;
+}
+
 RunResult read_run_result(const JsonNode& node) {
   RunResult r;
   if (!node.expect_object()) return r;
@@ -118,6 +131,7 @@ RunResult read_run_result(const JsonNode& node) {
     r.wall_range = {range.required("cheap").number(0, 0), range.required("dear").number(0, 0),
                     range.required("from").string(), range.member("model_error").number(0, 0)};
   }
+  r.sensitivity = read_sensitivity(node);
   r.rpcs = node.required("rpcs").integer(0, 0, kMaxCount);
   r.bytes_wire = node.required("bytes_wire").number(0, 0);
   r.bytes_uncompressed = node.required("bytes_uncompressed").number(0, 0);

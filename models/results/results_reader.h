@@ -16,6 +16,9 @@ namespace exsim {
 // naming its JSON pointer.
 RunResult read_run_result(const JsonNode& node);
 
+// A result's "sensitivity" (simulate --sensitivity); empty when it has none.
+std::vector<CostSwing> read_sensitivity(const JsonNode& result);
+
 // A costs profile inside another document (a validation's "costs" of each
 // row), read over the reference profile as a profile file is.
 CostProfile read_cost_profile(const JsonNode& node);

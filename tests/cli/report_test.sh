@@ -62,6 +62,17 @@ else
   check "chromium is installed (scripts/install-deps)" false
 fi
 
+# Each cost alone over its range: the tornado and whether the recommendation holds.
+"$exsim" simulate "$src/scenarios/default.json" --policy 16K --policy 64K --sensitivity -o "$work/sens.json" >/dev/null 2>&1
+"$exsim" report "$work/sens.json" -o "$work/sens.html" --csv "$work/sens-csv" >"$work/out-sens" 2>&1
+check "sensitivity: the tornado" has 'id="figure-sensitivity"' "$work/sens.html"
+check "sensitivity: its data, a row per cost" python3 -c "
+import csv, sys
+rows = list(csv.reader(open('$work/sens-csv/sensitivity.csv')))
+assert rows[0][:3] == ['row', 'cost', '16K'] and len(rows) == 14, rows[0]
+assert rows[1][1] == 'lz4_compress_bytes_per_s' and rows[-1][1] == 'every cost', rows"
+check "sensitivity: the recommendation holds over each cost's range" has "Over each cost's range: 64K is the fastest at both ends" "$work/out-sens"
+
 # 3. The recommendation follows the budget.
 "$exsim" report "$work/sim.json" "$work/sweep.jsonl" -o "$work/r2.html" --memory-budget 1K >"$work/out2"
 check "a budget nothing fits: said so" has "No result keeps its worst-case per-host sender memory within the 1.00 KiB budget" "$work/out2"

@@ -1,0 +1,100 @@
+#include "models/results/sensitivity.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace exsim {
+namespace {
+
+// The fastest of `rows` by `wall`.
+template <class Wall>
+const SensitivityRow* fastest_by(const std::vector<const SensitivityRow*>& rows, Wall wall) {
+  const SensitivityRow* best = nullptr;
+  for (const SensitivityRow* r : rows) {
+    if (!best || wall(*r) < wall(*best)) best = r;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<SensitivityRow> sensitivity_rows(const std::vector<RunResult>& results) {
+  std::vector<SensitivityRow> rows;
+  for (const RunResult& r : results) {
+    rows.push_back({r.policy, r.wall_s, r.wall_range.known() ? r.wall_range.cheap_s : -1,
+                    r.wall_range.known() ? r.wall_range.dear_s : -1, &r.sensitivity});
+  }
+  return rows;
+}
+
+SensitivityVerdict sensitivity_verdict(const std::vector<SensitivityRow>& rows) {
+  SensitivityVerdict v;
+  std::vector<const SensitivityRow*> competing;
+  for (const SensitivityRow& r : rows) {
+    if (r.swings && !r.swings->empty()) competing.push_back(&r);
+  }
+  if (competing.empty()) return v;
+  const SensitivityRow* central = fastest_by(competing, [](const SensitivityRow& r) { return r.wall_s; });
+  v.fastest = central->policy;
+  const std::size_t costs = central->swings->size();
+  v.costs_moved = static_cast<int>(costs);
+  const auto turn = [&](const std::string& cost, bool cheap_end, auto wall) {
+    const SensitivityRow* best = fastest_by(competing, wall);
+    if (best != central && wall(*best) < wall(*central)) {
+      const double lead = (wall(*central) - wall(*best)) / wall(*central);
+      (lead > kTieMargin ? v.turns : v.ties).push_back({cost, cheap_end, best->policy, lead});
+    }
+  };
+  for (std::size_t c = 0; c < costs; ++c) {
+    const auto at = [c](const SensitivityRow& r, bool cheap) {
+      if (c >= r.swings->size()) return r.wall_s;
+      return cheap ? (*r.swings)[c].wall_cheap_s : (*r.swings)[c].wall_dear_s;
+    };
+    turn((*central->swings)[c].cost, true, [&](const SensitivityRow& r) { return at(r, true); });
+    turn((*central->swings)[c].cost, false, [&](const SensitivityRow& r) { return at(r, false); });
+  }
+  if (std::all_of(competing.begin(), competing.end(), [](const SensitivityRow* r) { return r->wall_cheap_s >= 0; })) {
+    turn("every cost", true, [](const SensitivityRow& r) { return r.wall_cheap_s; });
+    turn("every cost", false, [](const SensitivityRow& r) { return r.wall_dear_s; });
+  }
+  return v;
+}
+
+std::string SensitivityVerdict::words() const {
+  if (fastest.empty()) return "";
+  std::string tied;
+  if (!ties.empty()) {
+    std::vector<std::string> names;
+    for (const Turn& t : ties) {
+      if (std::find(names.begin(), names.end(), t.instead) == names.end()) names.push_back(t.instead);
+    }
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i) list += (i ? ", " : "") + names[i];
+    tied = fmt::format(" ({} ahead by {:.1f}% at most at {} end(s): a tie)", list, 100 * kTieMargin, ties.size());
+  }
+  if (holds()) {
+    return fmt::format("{} is the fastest at both ends of each of {} costs' ranges, moved one at a time and all at "
+                       "once{}",
+                       fastest, costs_moved, tied);
+  }
+  std::string out = fmt::format("{} is the fastest as simulated, but the choice turns on ", fastest);
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    const Turn& t = turns[i];
+    out += fmt::format("{}{} (at its {} end {} is the fastest, by {:.1f}%)", i ? "; " : "", t.cost,
+                       t.cheap_end ? "cheap" : "dear", t.instead, 100 * t.lead);
+  }
+  return out + tied;
+}
+
+std::vector<CostSwing> largest_swings(const RunResult& result, std::size_t most) {
+  std::vector<CostSwing> swings = result.sensitivity;
+  std::sort(swings.begin(), swings.end(), [](const CostSwing& a, const CostSwing& b) {
+    return std::abs(a.wall_dear_s - a.wall_cheap_s) > std::abs(b.wall_dear_s - b.wall_cheap_s);
+  });
+  if (swings.size() > most) swings.resize(most);
+  return swings;
+}
+
+}  // namespace exsim

@@ -22,6 +22,7 @@
 #include "models/results/sensitivity.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/simulate.h"
+#include "validate/validated_region.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
@@ -31,17 +32,20 @@ using workflows::SearchOutcome;
 
 namespace {
 
-// The pick and the next fastest simulated candidates that fit: those whose
+// The pick and the fastest other simulated candidates that fit: those whose
 // order each cost's range is judged on.
 constexpr std::size_t kContenders = 4;
 std::vector<const Candidate*> contenders(const SearchOutcome& outcome) {
-  std::vector<const Candidate*> fit;
+  if (!outcome.best) return {};
+  const Candidate* pick = &outcome.candidates[*outcome.best];
+  std::vector<const Candidate*> others;
   for (const Candidate& c : outcome.candidates) {
-    if (c.feasible && c.result) fit.push_back(&c);
+    if (c.feasible && c.result && &c != pick) others.push_back(&c);
   }
-  std::sort(fit.begin(), fit.end(), [](const Candidate* a, const Candidate* b) { return a->result->wall_s < b->result->wall_s; });
-  if (fit.size() > kContenders) fit.resize(kContenders);
-  return fit;
+  std::sort(others.begin(), others.end(), [](const Candidate* a, const Candidate* b) { return a->result->wall_s < b->result->wall_s; });
+  if (others.size() > kContenders - 1) others.resize(kContenders - 1);
+  others.insert(others.begin(), pick);
+  return others;
 }
 std::size_t verdict_contenders(const SearchOutcome& outcome) { return contenders(outcome).size(); }
 
@@ -72,6 +76,12 @@ std::string advice_json(const Scenario& scenario, const Policy& base, const RunR
   out["simulations"] = outcome.simulations + 1;  // the base's too
   out["space"] = outcome.candidates.size();
   out["pick"] = outcome.best ? nlohmann::ordered_json(outcome.candidates[*outcome.best].policy.name) : nullptr;
+  if (outcome.best) {
+    const validate::RegionCheck region = validate::check_region(
+        validate::region_point(scenario, outcome.candidates[*outcome.best].policy), validate::builtin_region());
+    out["validated_region"] = {{"inside", region.inside}};
+    if (!region.inside) out["validated_region"]["warning"] = region.warning();
+  }
   if (!verdict.fastest.empty()) {
     nlohmann::ordered_json turns = nlohmann::ordered_json::array();
     for (const auto& t : verdict.turns) {
@@ -142,9 +152,12 @@ std::string render_advice(const Scenario& scenario, const Policy& base, const Ru
     out += fmt::format("not told apart (within {:.1f}%; the pick takes the least memory): {}\n", 100 * tie,
                        fmt::join(names, ", "));
   }
+  const validate::RegionCheck region =
+      validate::check_region(validate::region_point(scenario, best.policy), validate::builtin_region());
+  if (!region.inside) out += fmt::format("{}: {}\n", best.policy.name, region.warning());
   if (!verdict.fastest.empty()) {
-    out += fmt::format("over each cost's range (the pick and the next {} fastest that fit, each cost alone, then all): "
-                       "{}\n",
+    out += fmt::format("over each cost's range (the pick and the {} fastest others that fit, each cost alone, then "
+                       "all): {}\n",
                        verdict_contenders(outcome) - 1, verdict.words());
   }
   return out;
@@ -246,7 +259,8 @@ int advise_command(const std::vector<std::string>& args) {
     ranges.jobs = options.jobs;
     ranges.relative = vm.count("cost-spread") ? vm["cost-spread"].as<double>() / 100 : 0;
     if (has_cost_uncertainty(scenario.costs, ranges.relative)) {
-      verdict = workflows::contenders_verdict(scenario, policies, results, ranges);
+      verdict = workflows::contenders_verdict(scenario, policies, results, ranges,
+                                              outcome.candidates[*outcome.best].policy.name, std::max(options.tie, kTieMargin));
     }
   }
   std::FILE* text = outputs.to_stdout() ? stderr : stdout;

@@ -103,6 +103,18 @@ std::vector<std::string> results_notes(const Scenario& scenario, const std::vect
                                   from, simulated, cheap, dear));
     }
   }
+  // Predictions outside the validated region, policies that share a gap said together.
+  std::vector<std::pair<std::string, std::string>> outside;  // warning, policies
+  for (const RunResult& r : results) {
+    if (!r.validated_region.checked || r.validated_region.inside) continue;
+    auto it = std::find_if(outside.begin(), outside.end(), [&](const auto& o) { return o.first == r.validated_region.warning; });
+    if (it == outside.end()) {
+      outside.emplace_back(r.validated_region.warning, r.policy);
+    } else {
+      it->second += ", " + r.policy;
+    }
+  }
+  for (const auto& [warning, names] : outside) notes.push_back(fmt::format("{}: {}", names, warning));
   for (std::size_t i = 0; i < results.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       const RunResult &a = results[j], &b = results[i];

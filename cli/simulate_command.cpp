@@ -28,6 +28,7 @@
 #include "models/scenario/scenario_loader.h"
 #include "sim/engine/scheduler.h"
 #include "sim/simulate.h"
+#include "validate/validated_region.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
@@ -192,6 +193,12 @@ int simulate_command(const std::vector<std::string>& args) {
     }
   }
 
+  // How far each prediction lies from where the model was checked.
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    const validate::RegionCheck check =
+        validate::check_region(validate::region_point(scenario, policies[i]), validate::builtin_region());
+    results[i].validated_region = {true, check.inside, check.warning()};
+  }
   publish_results(vm, outputs,
                   fmt::format("{} ({} hosts, mt_dop {}, costs: {})", scenario.name, scenario.cluster.hosts.size(),
                               scenario.mt_dop, scenario.costs.source),

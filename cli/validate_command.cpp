@@ -1,6 +1,7 @@
 // exsim validate SUITE_DIR|SCENARIO... [--profile P] [-o OUT] [--markdown OUT] [--repeat N] [--cpus LIST]
 //                [--model-error KIND]; exsim validate --measured VALIDATION.json [SUITE_DIR]
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include <boost/program_options.hpp>
@@ -19,6 +20,7 @@
 #include "validate/comparison.h"
 #include "validate/measurements.h"
 #include "validate/model_errors.h"
+#include "validate/validated_region.h"
 #include "validate/suite.h"
 
 namespace exsim::cli {
@@ -68,6 +70,10 @@ int validate_command(const std::vector<std::string>& args) {
       ("model-error", po::value<std::string>()->value_name("KIND"),
        fmt::format("simulate with a deliberate error, to see the gate fail: {}",
                    fmt::join(validate::model_error_names(), ", ")).c_str());
+  visible.add_options()
+      ("region", po::value<std::string>()->value_name("FILE"),
+       "also write the suite's points (channels and batch, in flight, MT_DOP, RTT) with each row's wall-clock error:\n"
+       "the validated region exsim builds in from scenarios/validation/region.json");
   add_results_option(visible, "every comparison, the thresholds and the verdict");
   add_cpus_option(visible);
   const auto parsed = parse_command_line(args, visible, "inputs");
@@ -96,6 +102,7 @@ int validate_command(const std::vector<std::string>& args) {
   const auto results_file = results_option(vm);
   if (results_file) outputs.writes(results_file->flag, results_file->path);
   if (vm.count("markdown")) outputs.writes("--markdown", vm["markdown"].as<std::string>());
+  if (vm.count("region")) outputs.writes("--region", vm["region"].as<std::string>());
   for (const auto& file : suite.scenarios) outputs.reads(file);
   if (!suite.thresholds_source.empty() && suite.thresholds_source != "defaults") outputs.reads(suite.thresholds_source);
   if (again) outputs.reads(vm["measured"].as<std::string>());
@@ -151,6 +158,13 @@ int validate_command(const std::vector<std::string>& args) {
   }
   if (vm.count("markdown")) {
     outputs.put("--markdown", render_validation(comparisons, judged_by, verdict, profile_source, ReportFormat::kMarkdown));
+  }
+  if (vm.count("region")) {
+    std::string suite_dir;
+    for (const auto& input : inputs) {
+      if (std::filesystem::is_directory(input)) suite_dir = input;
+    }
+    outputs.put("--region", validate::region_json(validate::region_rows(comparisons, suite_dir)));
   }
   outputs.write();
   if (!verdict.judged()) return kExitNoVerdict;

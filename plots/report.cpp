@@ -162,6 +162,10 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
                       : fmt::format(" Within the costs' range {} is faster at one end: the two are not told apart.",
                                     name_of(*r.runner_up));
     }
+    // And against where the model was checked.
+    if (r.best && r.best->validated_region.checked && !r.best->validated_region.inside) {
+      r.text += " Beware: " + r.best->validated_region.warning + ".";
+    }
     // And against each cost alone (simulate --sensitivity): whether the pick
     // holds over every cost's range, among the results that fit the budget.
     if (r.best && !r.best->sensitivity.empty()) {

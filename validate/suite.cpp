@@ -45,7 +45,9 @@ Suite load_suite(const std::vector<std::string>& inputs) {
       std::vector<std::string> files;
       for (const auto& entry : fs::directory_iterator(input)) {
         const fs::path& path = entry.path();
-        if (entry.is_regular_file() && path.extension() == ".json" && path.filename() != "suite.json") {
+        // suite.json holds the thresholds, region.json the suite's points (validated_region.h).
+        if (entry.is_regular_file() && path.extension() == ".json" && path.filename() != "suite.json" &&
+            path.filename() != "region.json") {
           files.push_back(path.string());
         }
       }

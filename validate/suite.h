@@ -25,7 +25,7 @@ struct Suite {
 };
 
 // From the command line's inputs: each a directory (its *.json files but
-// suite.json, sorted by name; its suite.json sets the thresholds) or a scenario
+// suite.json and region.json, sorted by name; its suite.json sets the thresholds) or a scenario
 // file. Thresholds come from the one directory given, if any. Throws
 // InputError naming the file and JSON path, or UsageError for bad inputs.
 Suite load_suite(const std::vector<std::string>& inputs);

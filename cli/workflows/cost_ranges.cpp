@@ -77,10 +77,11 @@ void simulate_cost_sensitivity(const Scenario& scenario, const std::vector<Polic
 }
 
 SensitivityVerdict contenders_verdict(const Scenario& scenario, const std::vector<Policy>& contenders,
-                                      std::vector<RunResult> results, const CostRangeOptions& options) {
+                                      std::vector<RunResult> results, const CostRangeOptions& options,
+                                      const std::string& pick, double margin) {
   simulate_cost_corners(scenario, contenders, results, options);
   simulate_cost_sensitivity(scenario, contenders, results, options);
-  return sensitivity_verdict(results);
+  return sensitivity_verdict(sensitivity_rows(results), pick, margin);
 }
 
 }  // namespace exsim::workflows

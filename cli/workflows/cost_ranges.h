@@ -37,7 +37,8 @@ void simulate_cost_sensitivity(const Scenario& scenario, const std::vector<Polic
 // together: their sensitivity and corners simulated, then judged
 // (models/results/sensitivity.h). What advise says of its pick.
 SensitivityVerdict contenders_verdict(const Scenario& scenario, const std::vector<Policy>& contenders,
-                                      std::vector<RunResult> results, const CostRangeOptions& options);
+                                      std::vector<RunResult> results, const CostRangeOptions& options,
+                                      const std::string& pick = "", double margin = kTieMargin);
 
 // Simulations simulate_cost_sensitivity makes (for a progress bar).
 std::size_t sensitivity_simulations(const Scenario& scenario, std::size_t policies, double relative);

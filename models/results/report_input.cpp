@@ -45,6 +45,7 @@ Entry entry_of(const JsonNode& node) {
     e.wall_dear_s = range.required("dear").number(0, 0);
   }
   e.sensitivity = read_sensitivity(node);
+  e.validated_region = read_region_note(node);
   e.rpcs = node.required("rpcs").number(0, 0);
   e.bytes_wire = node.required("bytes_wire").number(0, 0);
   const double uncompressed = node.required("bytes_uncompressed").number(0, 0);

@@ -31,6 +31,7 @@ struct Entry {
   // --range); -1: not simulated.
   double wall_cheap_s = -1, wall_dear_s = -1;
   std::vector<CostSwing> sensitivity;  // each cost alone over its range (simulate --sensitivity)
+  RegionNote validated_region;         // against the suite's points
   double sender_peak = 0, sender_expected = 0, sender_worst = 0;  // of the largest host, bytes
   std::string bound;  // what bounded it, in words ("round trips 69%"); empty: not in the file
   std::vector<std::pair<std::string, double>> cpu_s;              // by stage, in the file's order

@@ -69,6 +69,10 @@ ordered run_json(const RunResult& r) {
     out["wall_s_range"] = ordered{{"cheap", r.wall_range.cheap_s}, {"dear", r.wall_range.dear_s}, {"from", r.wall_range.from}};
     if (r.wall_range.model_error > 0) out["wall_s_range"]["model_error"] = r.wall_range.model_error;
   }
+  if (r.validated_region.checked) {
+    out["validated_region"] = ordered{{"inside", r.validated_region.inside}};
+    if (!r.validated_region.inside) out["validated_region"]["warning"] = r.validated_region.warning;
+  }
   if (!r.sensitivity.empty()) {
     ordered swings = ordered::array();
     for (const CostSwing& c : r.sensitivity) {

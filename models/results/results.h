@@ -125,6 +125,14 @@ struct CostSwing {
   double wall_cheap_s = 0, wall_dear_s = 0;
 };
 
+// Where a prediction lies against the points the model was checked at
+// (validate/validated_region.h), as a user reads it.
+struct RegionNote {
+  bool checked = false;
+  bool inside = true;
+  std::string warning;  // "outside the validated region: ...; the nearest suite row, ..., was -4.5% off"
+};
+
 struct RunResult {
   std::string scenario;
   std::string policy;
@@ -136,6 +144,7 @@ struct RunResult {
   double wall_s = 0;
   WallRange wall_range;
   std::vector<CostSwing> sensitivity;  // each cost that has a range, alone; empty: not simulated
+  RegionNote validated_region;        // simulated results: checked against the suite's points
   std::int64_t rpcs = 0;
   double bytes_wire = 0;
   double bytes_uncompressed = 0;

@@ -113,6 +113,16 @@ std::vector<CostSwing> read_sensitivity(const JsonNode& result) {
   return swings;
 }
 
+RegionNote read_region_note(const JsonNode& result) {
+  RegionNote note;
+  const JsonNode region = result.member("validated_region");
+  if (!region.present() || !region.expect_object()) return note;
+  note.checked = true;
+  note.inside = region.required("inside").boolean(true);
+  if (!note.inside) note.warning = region.required("warning").string();
+  return note;
+}
+
 RunResult read_run_result(const JsonNode& node) {
   RunResult r;
   if (!node.expect_object()) return r;
@@ -132,6 +142,7 @@ RunResult read_run_result(const JsonNode& node) {
                     range.required("from").string(), range.member("model_error").number(0, 0)};
   }
   r.sensitivity = read_sensitivity(node);
+  r.validated_region = read_region_note(node);
   r.rpcs = node.required("rpcs").integer(0, 0, kMaxCount);
   r.bytes_wire = node.required("bytes_wire").number(0, 0);
   r.bytes_uncompressed = node.required("bytes_uncompressed").number(0, 0);

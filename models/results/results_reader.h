@@ -19,6 +19,9 @@ RunResult read_run_result(const JsonNode& node);
 // A result's "sensitivity" (simulate --sensitivity); empty when it has none.
 std::vector<CostSwing> read_sensitivity(const JsonNode& result);
 
+// A result's "validated_region"; unchecked when it has none.
+RegionNote read_region_note(const JsonNode& result);
+
 // A costs profile inside another document (a validation's "costs" of each
 // row), read over the reference profile as a profile file is.
 CostProfile read_cost_profile(const JsonNode& node);

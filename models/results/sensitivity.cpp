@@ -29,14 +29,18 @@ std::vector<SensitivityRow> sensitivity_rows(const std::vector<RunResult>& resul
   return rows;
 }
 
-SensitivityVerdict sensitivity_verdict(const std::vector<SensitivityRow>& rows) {
+SensitivityVerdict sensitivity_verdict(const std::vector<SensitivityRow>& rows, const std::string& pick, double margin) {
   SensitivityVerdict v;
+  v.margin = margin;
   std::vector<const SensitivityRow*> competing;
   for (const SensitivityRow& r : rows) {
     if (r.swings && !r.swings->empty()) competing.push_back(&r);
   }
   if (competing.empty()) return v;
   const SensitivityRow* central = fastest_by(competing, [](const SensitivityRow& r) { return r.wall_s; });
+  for (const SensitivityRow* r : competing) {
+    if (!pick.empty() && r->policy == pick) central = r, v.picked = true;
+  }
   v.fastest = central->policy;
   const std::size_t costs = central->swings->size();
   v.costs_moved = static_cast<int>(costs);
@@ -44,7 +48,7 @@ SensitivityVerdict sensitivity_verdict(const std::vector<SensitivityRow>& rows) 
     const SensitivityRow* best = fastest_by(competing, wall);
     if (best != central && wall(*best) < wall(*central)) {
       const double lead = (wall(*central) - wall(*best)) / wall(*central);
-      (lead > kTieMargin ? v.turns : v.ties).push_back({cost, cheap_end, best->policy, lead});
+      (lead > margin ? v.turns : v.ties).push_back({cost, cheap_end, best->policy, lead});
     }
   };
   for (std::size_t c = 0; c < costs; ++c) {
@@ -72,14 +76,13 @@ std::string SensitivityVerdict::words() const {
     }
     std::string list;
     for (std::size_t i = 0; i < names.size(); ++i) list += (i ? ", " : "") + names[i];
-    tied = fmt::format(" ({} ahead by {:.1f}% at most at {} end(s): a tie)", list, 100 * kTieMargin, ties.size());
+    tied = fmt::format(" ({} ahead by {:.1f}% at most at {} end(s): a tie)", list, 100 * margin, ties.size());
   }
   if (holds()) {
-    return fmt::format("{} is the fastest at both ends of each of {} costs' ranges, moved one at a time and all at "
-                       "once{}",
-                       fastest, costs_moved, tied);
+    return fmt::format("{} is {} at both ends of each of {} costs' ranges, moved one at a time and all at once{}",
+                       fastest, picked ? "the pick" : "the fastest", costs_moved, tied);
   }
-  std::string out = fmt::format("{} is the fastest as simulated, but the choice turns on ", fastest);
+  std::string out = fmt::format("{} is {}, but the choice turns on ", fastest, picked ? "the pick" : "the fastest as simulated");
   for (std::size_t i = 0; i < turns.size(); ++i) {
     const Turn& t = turns[i];
     out += fmt::format("{}{} (at its {} end {} is the fastest, by {:.1f}%)", i ? "; " : "", t.cost,

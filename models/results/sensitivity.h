@@ -19,7 +19,9 @@ namespace exsim {
 inline constexpr double kTieMargin = 0.005;
 
 struct SensitivityVerdict {
-  std::string fastest;  // as simulated; empty without results
+  std::string fastest;  // the choice judged: the fastest as simulated, or the pick; empty without results
+  bool picked = false;  // `fastest` is a pick made by another rule, not the fastest
+  double margin = kTieMargin;
   // One end of one cost's range (or of all together: cost "every cost") at
   // which another policy is the fastest, and by how much it beats `fastest` there.
   struct Turn {
@@ -28,8 +30,8 @@ struct SensitivityVerdict {
     std::string instead;
     double lead = 0;  // (wall of `fastest` - wall of `instead`) / wall of `fastest`, at that end
   };
-  std::vector<Turn> turns;  // leads beyond kTieMargin
-  std::vector<Turn> ties;   // another policy ahead by kTieMargin or less: not told apart
+  std::vector<Turn> turns;  // leads beyond `margin`
+  std::vector<Turn> ties;   // another policy ahead by `margin` or less: not told apart
   int costs_moved = 0;      // costs with a range that were moved alone
   bool holds() const { return turns.empty(); }
   // "128K is the fastest at both ends of each of 19 costs' ranges, and with all
@@ -49,8 +51,11 @@ struct SensitivityRow {
 std::vector<SensitivityRow> sensitivity_rows(const std::vector<RunResult>& results);
 
 // Over the rows that carry a sensitivity (the same costs in each); those
-// without one are left out.
-SensitivityVerdict sensitivity_verdict(const std::vector<SensitivityRow>& rows);
+// without one are left out. The choice judged is the fastest as simulated, or
+// `pick` when given (a choice made by another rule, such as advise's least
+// memory within a tie); another policy ahead of it by `margin` or less is a tie.
+SensitivityVerdict sensitivity_verdict(const std::vector<SensitivityRow>& rows, const std::string& pick = "",
+                                       double margin = kTieMargin);
 inline SensitivityVerdict sensitivity_verdict(const std::vector<RunResult>& results) {
   return sensitivity_verdict(sensitivity_rows(results));
 }

@@ -88,6 +88,10 @@ check "shows where they differ: receiver time" has "receiver mean" "$work/strict
 recorded=$src/tests/data/validate/suite-measured.json
 "$exsim" validate --measured "$recorded" "$src/scenarios/validation" --json "$work/again.json" >"$work/again.out" 2>&1
 check "the recorded suite passes with this model" test $? -eq 0
+# The validated region built into exsim is the recorded suite's points.
+"$exsim" validate --measured "$recorded" "$src/scenarios/validation" --region "$work/region.json" >/dev/null 2>&1
+check "scenarios/validation/region.json is the recorded suite's (validate --measured ... --region)" \
+  cmp -s "$work/region.json" "$src/scenarios/validation/region.json"
 for error in no-latency one-in-flight lz4-half-cost lz4-double-cost nic-doubled; do
   "$exsim" validate --measured "$recorded" "$src/scenarios/validation" --model-error "$error" >"$work/err.out" 2>&1
   check "model error $error fails the recorded suite" test $? -eq 1

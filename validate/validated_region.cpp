@@ -87,22 +87,17 @@ std::vector<RegionRow> parse_region(const std::string& text, const std::string& 
   Diagnostics diagnostics(file);
   const JsonNode root(&json, "", &diagnostics);
   std::vector<RegionRow> rows;
-  const JsonNode list = root.required("rows");
-  if (list.present() && list.expect_array()) {
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const JsonNode r = list.element(i);
-      if (!r.expect_object()) continue;
-      RegionRow row;
-      row.label = r.required("label").string();
-      row.point.channels = r.required("channels").number(0, 0);
-      row.point.batch_bytes = r.required("batch_bytes").number(0, 0);
-      row.point.in_flight = static_cast<int>(r.required("in_flight").integer(1, 1, 64));
-      row.point.mt_dop = static_cast<int>(r.required("mt_dop").integer(0, 0, 1024));
-      row.point.rtt_ms = r.required("rtt_ms").number(0, 0);
-      row.wall_error = r.required("wall_error").number(0);
-      rows.push_back(row);
-    }
-  }
+  for_each_object(root, "rows", [&](const JsonNode& r) {
+    RegionRow row;
+    row.label = r.required("label").string();
+    row.point.channels = r.required("channels").number(0, 0);
+    row.point.batch_bytes = r.required("batch_bytes").number(0, 0);
+    row.point.in_flight = static_cast<int>(r.required("in_flight").integer(1, 1, 64));
+    row.point.mt_dop = static_cast<int>(r.required("mt_dop").integer(0, 0, 1024));
+    row.point.rtt_ms = r.required("rtt_ms").number(0, 0);
+    row.wall_error = r.required("wall_error").number(0);
+    rows.push_back(row);
+  });
   diagnostics.throw_if_errors();
   return rows;
 }

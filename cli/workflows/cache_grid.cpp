@@ -90,10 +90,7 @@ std::vector<GridPoint> read_grid(const std::string& path) {
   Diagnostics diagnostics(path);
   const JsonNode root(&json, "", &diagnostics);
   std::vector<GridPoint> grid;
-  const JsonNode points = root.required("grid");
-  if (points.present() && points.expect_array()) {
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const JsonNode p = points.element(i);
+  for_each_object(root, "grid", [&](const JsonNode& p) {
     GridPoint g;
     g.point.channels = static_cast<int>(p.required("channels").integer(3, 1, 4096));
     g.point.buffer = p.required("buffer").size(16 * kKiB, 1, kBatchHardCap);
@@ -106,8 +103,7 @@ std::vector<GridPoint> read_grid(const std::string& path) {
     g.route_ns = spread(p.required("route_ns_per_row"));
     g.call_ns = spread(p.required("rpc_ns_per_call"));
     grid.push_back(g);
-  }
-  }
+  });
   diagnostics.throw_if_errors();
   return grid;
 }

@@ -394,4 +394,13 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   return buffer.str();
 }
 
+void for_each_object(const JsonNode& node, std::string_view key, const std::function<void(const JsonNode&)>& read) {
+  const JsonNode list = node.required(key);
+  if (!list.present() || !list.expect_array()) return;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const JsonNode element = list.element(i);
+    if (element.expect_object()) read(element);
+  }
+}
+
 }  // namespace exsim

@@ -9,6 +9,7 @@
 #define EXSIM_MODELS_BASE_JSON_READER_H_
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <span>
@@ -55,6 +56,11 @@ class Diagnostics {
   Overridden overridden_;
   std::vector<std::string> errors_;
 };
+
+class JsonNode;
+// Calls read(element) for each element of the array `key` of `node` (an error
+// when absent or not an array), each element checked to be an object first.
+void for_each_object(const JsonNode& node, std::string_view key, const std::function<void(const JsonNode&)>& read);
 
 // Closest candidate within a small edit distance, for "did you mean" hints.
 std::string closest_name(std::string_view name, const std::vector<std::string>& candidates);

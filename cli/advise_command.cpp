@@ -47,7 +47,6 @@ std::vector<const Candidate*> contenders(const SearchOutcome& outcome) {
   others.insert(others.begin(), pick);
   return others;
 }
-std::size_t verdict_contenders(const SearchOutcome& outcome) { return contenders(outcome).size(); }
 
 // The keys the search chose, as a scenario's policies write them.
 nlohmann::ordered_json chosen_keys(const Policy& p) {
@@ -65,7 +64,7 @@ nlohmann::ordered_json chosen_keys(const Policy& p) {
 
 std::string advice_json(const Scenario& scenario, const Policy& base, const RunResult& base_result,
                         const SearchOutcome& outcome, Bytes budget, const char* measure, double tie,
-                        const SensitivityVerdict& verdict) {
+                        const SensitivityVerdict& verdict, const validate::RegionCheck& region) {
   nlohmann::ordered_json out;
   out["scenario"] = scenario.name;
   out["mt_dop"] = scenario.mt_dop;
@@ -77,8 +76,6 @@ std::string advice_json(const Scenario& scenario, const Policy& base, const RunR
   out["space"] = outcome.candidates.size();
   out["pick"] = outcome.best ? nlohmann::ordered_json(outcome.candidates[*outcome.best].policy.name) : nullptr;
   if (outcome.best) {
-    const validate::RegionCheck region = validate::check_region(
-        validate::region_point(scenario, outcome.candidates[*outcome.best].policy), validate::builtin_region());
     out["validated_region"] = {{"inside", region.inside}};
     if (!region.inside) out["validated_region"]["warning"] = region.warning();
   }
@@ -109,7 +106,7 @@ std::string advice_json(const Scenario& scenario, const Policy& base, const RunR
 
 std::string render_advice(const Scenario& scenario, const Policy& base, const RunResult& base_result,
                           const SearchOutcome& outcome, Bytes budget, const char* measure, double tie,
-                          const SensitivityVerdict& verdict) {
+                          const SensitivityVerdict& verdict, const validate::RegionCheck& region) {
   std::string out = fmt::format("{} ({} hosts, mt_dop {}): the fastest policy whose per-host sender memory ({}) "
                                 "is within {}\n\n",
                                 scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop, measure,
@@ -152,13 +149,11 @@ std::string render_advice(const Scenario& scenario, const Policy& base, const Ru
     out += fmt::format("not told apart (within {:.1f}%; the pick takes the least memory): {}\n", 100 * tie,
                        fmt::join(names, ", "));
   }
-  const validate::RegionCheck region =
-      validate::check_region(validate::region_point(scenario, best.policy), validate::builtin_region());
   if (!region.inside) out += fmt::format("{}: {}\n", best.policy.name, region.warning());
   if (!verdict.fastest.empty()) {
     out += fmt::format("over each cost's range (the pick and the {} fastest others that fit, each cost alone, then "
                        "all): {}\n",
-                       verdict_contenders(outcome) - 1, verdict.words());
+                       verdict.policies - 1, verdict.words());
   }
   return out;
 }
@@ -263,14 +258,19 @@ int advise_command(const std::vector<std::string>& args) {
                                               outcome.candidates[*outcome.best].policy.name, std::max(options.tie, kTieMargin));
     }
   }
+  // And whether it lies where the model was checked.
+  const validate::RegionCheck region =
+      outcome.best ? validate::check_region(validate::region_point(scenario, outcome.candidates[*outcome.best].policy),
+                                            validate::builtin_region())
+                   : validate::RegionCheck{};
   std::FILE* text = outputs.to_stdout() ? stderr : stdout;
   if (vm.count("output")) {
     outputs.put("--output",
-                advice_json(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie, verdict));
+                advice_json(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie, verdict, region));
   }
   outputs.write();
   fmt::print(text, "{}",
-             render_advice(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie, verdict));
+             render_advice(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie, verdict, region));
   return outcome.best ? kExitOk : kExitThresholds;
 }
 

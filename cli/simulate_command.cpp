@@ -118,8 +118,6 @@ int simulate_command(const std::vector<std::string>& args) {
                                  "give --cost-spread PERCENT instead",
                                  scenario.costs.source));
   }
-  const std::string range_from = relative > 0 ? fmt::format("every cost {}% either way", 100 * relative)
-                                              : "the spread of the costs profile (" + scenario.costs.source + ")";
 
   SimulateOptions options;
   options.scheduler = vm["scheduler"].as<std::string>();
@@ -203,7 +201,7 @@ int simulate_command(const std::vector<std::string>& args) {
                   fmt::format("{} ({} hosts, mt_dop {}, costs: {})", scenario.name, scenario.cluster.hosts.size(),
                               scenario.mt_dop, scenario.costs.source),
                   scenario, policies, results, trace_events, trace, "simulated: " + scenario.name);
-  if (sensitive) fmt::print(results_file && results_file->path == "-" ? stderr : stdout, "{}", render_sensitivity(results));
+  if (sensitive) fmt::print(outputs.to_stdout() ? stderr : stdout, "{}", render_sensitivity(results));
   return kExitOk;
 }
 

@@ -1,11 +1,12 @@
 #include "plots/figures.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
+
+#include "models/results/sensitivity.h"
 
 namespace exsim::report {
 namespace {
@@ -214,12 +215,7 @@ std::string sensitivity(const ReportInput& in) {
   if (shown.empty()) return "";
   const Entry* fastest = *std::min_element(shown.begin(), shown.end(),
                                            [](const Entry* a, const Entry* b) { return a->wall_s < b->wall_s; });
-  std::vector<std::size_t> order(fastest->sensitivity.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const auto swing = [&](std::size_t c) {
-    return std::abs(fastest->sensitivity[c].wall_dear_s - fastest->sensitivity[c].wall_cheap_s);
-  };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return swing(a) > swing(b); });
+  std::vector<std::size_t> order = costs_by_swing(fastest->sensitivity);
   if (order.size() > 12) order.resize(12);
   // A row per cost; per policy three columns: its wall-clock at the cost's
   // cheap end (headed by the policy's name, the plot's key), its dear end, and

@@ -97,11 +97,8 @@ std::vector<GridPoint> read_grid(const std::string& path) {
     g.point.fixed_bytes = static_cast<int>(p.required("row_fixed_bytes").integer(24, 8, 4096));
     g.point.one_sender = p.required("senders").integer(1, 1, 3) == 1;
     g.rows = p.required("rows").integer(1000, 1, std::int64_t{1} << 40);
-    const auto spread = [](const JsonNode& s) {
-      return FigureSpread{s.required("median").number(0, 0), s.required("min").number(0, 0), s.required("max").number(0, 0)};
-    };
-    g.route_ns = spread(p.required("route_ns_per_row"));
-    g.call_ns = spread(p.required("rpc_ns_per_call"));
+    g.route_ns = read_figure_spread(p.required("route_ns_per_row"));
+    g.call_ns = read_figure_spread(p.required("rpc_ns_per_call"));
     grid.push_back(g);
   });
   diagnostics.throw_if_errors();

@@ -37,6 +37,7 @@ SensitivityVerdict sensitivity_verdict(const std::vector<SensitivityRow>& rows, 
     if (r.swings && !r.swings->empty()) competing.push_back(&r);
   }
   if (competing.empty()) return v;
+  v.policies = static_cast<int>(competing.size());
   const SensitivityRow* central = fastest_by(competing, [](const SensitivityRow& r) { return r.wall_s; });
   for (const SensitivityRow* r : competing) {
     if (!pick.empty() && r->policy == pick) central = r, v.picked = true;
@@ -44,20 +45,23 @@ SensitivityVerdict sensitivity_verdict(const std::vector<SensitivityRow>& rows, 
   v.fastest = central->policy;
   const std::size_t costs = central->swings->size();
   v.costs_moved = static_cast<int>(costs);
+  // The fastest at one end; a turn or a tie when it is not the choice judged.
   const auto turn = [&](const std::string& cost, bool cheap_end, auto wall) {
     const SensitivityRow* best = fastest_by(competing, wall);
     if (best != central && wall(*best) < wall(*central)) {
       const double lead = (wall(*central) - wall(*best)) / wall(*central);
       (lead > margin ? v.turns : v.ties).push_back({cost, cheap_end, best->policy, lead});
     }
+    return best->policy;
   };
   for (std::size_t c = 0; c < costs; ++c) {
     const auto at = [c](const SensitivityRow& r, bool cheap) {
       if (c >= r.swings->size()) return r.wall_s;
       return cheap ? (*r.swings)[c].wall_cheap_s : (*r.swings)[c].wall_dear_s;
     };
-    turn((*central->swings)[c].cost, true, [&](const SensitivityRow& r) { return at(r, true); });
-    turn((*central->swings)[c].cost, false, [&](const SensitivityRow& r) { return at(r, false); });
+    const std::string& cost = (*central->swings)[c].cost;
+    v.fastest_at.push_back({turn(cost, true, [&](const SensitivityRow& r) { return at(r, true); }),
+                            turn(cost, false, [&](const SensitivityRow& r) { return at(r, false); })});
   }
   if (std::all_of(competing.begin(), competing.end(), [](const SensitivityRow* r) { return r->wall_cheap_s >= 0; })) {
     turn("every cost", true, [](const SensitivityRow& r) { return r.wall_cheap_s; });
@@ -91,13 +95,12 @@ std::string SensitivityVerdict::words() const {
   return out + tied;
 }
 
-std::vector<CostSwing> largest_swings(const RunResult& result, std::size_t most) {
-  std::vector<CostSwing> swings = result.sensitivity;
-  std::sort(swings.begin(), swings.end(), [](const CostSwing& a, const CostSwing& b) {
-    return std::abs(a.wall_dear_s - a.wall_cheap_s) > std::abs(b.wall_dear_s - b.wall_cheap_s);
-  });
-  if (swings.size() > most) swings.resize(most);
-  return swings;
+std::vector<std::size_t> costs_by_swing(const std::vector<CostSwing>& swings) {
+  std::vector<std::size_t> order(swings.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto swing = [&](std::size_t c) { return std::abs(swings[c].wall_dear_s - swings[c].wall_cheap_s); };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return swing(a) > swing(b); });
+  return order;
 }
 
 }  // namespace exsim

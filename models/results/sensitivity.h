@@ -32,7 +32,13 @@ struct SensitivityVerdict {
   };
   std::vector<Turn> turns;  // leads beyond `margin`
   std::vector<Turn> ties;   // another policy ahead by `margin` or less: not told apart
+  // Per cost (in the swings' order): the fastest policy at its cheap and at its dear end.
+  struct Ends {
+    std::string cheap, dear;
+  };
+  std::vector<Ends> fastest_at;
   int costs_moved = 0;      // costs with a range that were moved alone
+  int policies = 0;         // policies compared
   bool holds() const { return turns.empty(); }
   // "128K is the fastest at both ends of each of 19 costs' ranges, and with all
   // at once" or "the choice turns on cache_bytes (at its dear end 64K is
@@ -60,9 +66,9 @@ inline SensitivityVerdict sensitivity_verdict(const std::vector<RunResult>& resu
   return sensitivity_verdict(sensitivity_rows(results));
 }
 
-// The costs that moved the given result's wall-clock the most, largest first:
-// (cost, cheap-end wall, dear-end wall).
-std::vector<CostSwing> largest_swings(const RunResult& result, std::size_t most);
+// The indices of `swings`, the cost that moves the wall-clock the most first
+// (the order the table and the tornado show them in).
+std::vector<std::size_t> costs_by_swing(const std::vector<CostSwing>& swings);
 
 }  // namespace exsim
 

@@ -53,6 +53,15 @@ std::string cost_profile_json(const CostProfile& profile, const std::string& des
   return out.dump(2) + "\n";
 }
 
+FigureSpread read_figure_spread(const JsonNode& node) {
+  if (!node.expect_object()) return {};
+  node.reject_unknown_keys({"median", "min", "max"});
+  const FigureSpread f{node.required("median").number(0, 0), node.required("min").number(0, 0),
+                       node.required("max").number(0, 0)};
+  if (!(f.min <= f.median && f.median <= f.max)) node.error("expected min <= median <= max");
+  return f;
+}
+
 CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
   CostProfile costs = base;
   if (!node.expect_object()) return costs;
@@ -119,14 +128,8 @@ CostProfile read_costs(const JsonNode& node, const CostProfile& base) {
         continue;
       }
       if (!s.expect_object()) continue;
-      s.reject_unknown_keys({"median", "min", "max"});
-      const FigureSpread f{s.required("median").number(0, 0), s.required("min").number(0, 0),
-                           s.required("max").number(0, 0)};
-      if (!(f.min <= f.median && f.median <= f.max)) {
-        s.error("expected min <= median <= max");
-        continue;
-      }
-      costs.spread[key] = f;
+      const FigureSpread f = read_figure_spread(s);
+      if (f.min <= f.median && f.median <= f.max) costs.spread[key] = f;
     }
   }
   return costs;

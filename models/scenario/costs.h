@@ -109,6 +109,12 @@ bool has_cost_uncertainty(const CostProfile& costs, double relative = 0);
 // `values`. REQUIRES: values not empty.
 FigureSpread spread_of(std::vector<double> values);
 
+class JsonNode;
+// A spread written as {"median": m, "min": a, "max": b} at `node` (a profile's
+// "spread" entries, a grid's measurements): a < or > m, or another key, is
+// recorded in the node's diagnostics with its JSON pointer.
+FigureSpread read_figure_spread(const JsonNode& node);
+
 // A costs profile in the spec's format, with each figure's source and spread.
 // `warnings`: what the measurement found doubtful (calibrate), kept with it.
 std::string cost_profile_json(const CostProfile& profile, const std::string& description,

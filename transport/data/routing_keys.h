@@ -2,7 +2,7 @@
 //
 // Impala's hash sender routes each row by the hash of its partition
 // expressions, modulo the channel count (KrpcDataStreamSender's
-// HashAndAddRows, docs/impala.md). The keys arrive with the rows: choosing them
+// HashAndAddRows, krpc-data-stream-sender.cc). The keys arrive with the rows: choosing them
 // is the child operator's work, not the sender's. So the real exchange writes
 // each row's key as the operator feeding the sender (the produce stage), drawn
 // so that the rows follow the scenario's shares of the receiver instances, and

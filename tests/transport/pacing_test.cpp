@@ -66,5 +66,27 @@ TEST_CASE("the delay line releases frames after the delay, in order, and measure
   reactor.stop();
 }
 
+TEST_CASE("the delay line holds a frame for its bytes at the NIC's rate before the distance") {
+  Reactor reactor;
+  std::promise<std::int64_t> released;
+  // 1 MB/s: a frame of 32 + 968 bytes takes 1 ms at the NIC, then 1 ms of distance.
+  ReceiveDelayLine line(
+      reactor.context(), 1ms,
+      [&](const FrameHeader& h, const char*) { released.set_value(steady_now_ns() - h.send_time_ns); }, 1e6);
+  std::vector<char> body(968, 'x');
+  reactor.post([&] {
+    FrameHeader h;
+    h.send_time_ns = steady_now_ns();
+    h.body_length = static_cast<std::uint32_t>(body.size());
+    line.push(h, body.data());
+  });
+  auto future = released.get_future();
+  REQUIRE(future.wait_for(10s) == std::future_status::ready);
+  const std::int64_t held = future.get();
+  CHECK(held >= 2'000'000);
+  CHECK(held < 2'000'000 + 5'000'000);  // the NIC's time and the distance, and a timer's lateness
+  reactor.stop();
+}
+
 }  // namespace
 }  // namespace exsim::transport

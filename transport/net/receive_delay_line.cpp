@@ -5,16 +5,22 @@
 
 namespace exsim::transport {
 
-ReceiveDelayLine::ReceiveDelayLine(asio::io_context& context, std::chrono::nanoseconds one_way_delay, Sink sink)
-    : timer_(context), delay_ns_(one_way_delay.count()), sink_(std::move(sink)) {}
+ReceiveDelayLine::ReceiveDelayLine(asio::io_context& context, std::chrono::nanoseconds one_way_delay, Sink sink,
+                                   double nic_bytes_per_s)
+    : timer_(context),
+      delay_ns_(one_way_delay.count()),
+      nic_ns_per_byte_(nic_bytes_per_s > 0 ? 1e9 / nic_bytes_per_s : 0),
+      sink_(std::move(sink)) {}
 
 void ReceiveDelayLine::push(const FrameHeader& header, const char* body) {
   // A stamp from the future (a broken or hostile peer) counts as now: a frame is
   // never held longer than the delay, and the sum cannot overflow.
   const std::int64_t sent = std::min(header.send_time_ns, steady_now_ns());
-  const std::int64_t release_at = std::max(last_release_, sent + delay_ns_);
+  const auto on_nic = static_cast<std::int64_t>(
+      static_cast<double>(FrameHeader::kSize + header.body_length) * nic_ns_per_byte_);
+  const std::int64_t release_at = std::max(last_release_, sent + on_nic + delay_ns_);
   last_release_ = release_at;
-  if (delay_ns_ == 0 && held() == 0) {
+  if (delay_ns_ == 0 && on_nic == 0 && held() == 0) {
     achieved_.add(steady_now_ns() - header.send_time_ns);
     sink_(header, body);
     return;

@@ -18,9 +18,11 @@ namespace exsim::transport {
 class Host::Outbound final : public Connection::Handler, public std::enable_shared_from_this<Outbound> {
  public:
   Outbound(Host& host, int to, std::chrono::nanoseconds one_way)
-      : host_(host), to_(to), responses_(host.reactor_.context(), one_way, [this](const FrameHeader& h, const char* b) {
-          deliver(h, b);
-        }) {}
+      : host_(host),
+        to_(to),
+        responses_(
+            host.reactor_.context(), one_way, [this](const FrameHeader& h, const char* b) { deliver(h, b); },
+            host.nic_rate_from(to)) {}
 
   void open(asio::ip::tcp::socket socket) {
     connection_ = std::make_shared<Connection>(std::move(socket), *this, host_.options_.max_frame_bytes);
@@ -138,8 +140,9 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
       if (from_ != host_.options_.index) host_.pace(*connection_);
       const auto& delays = host_.options_.one_way_delay;
       const auto delay = from < delays.size() ? delays[from] : std::chrono::nanoseconds(0);
-      calls_ = std::make_unique<ReceiveDelayLine>(host_.reactor_.context(), delay,
-                                                  [this](const FrameHeader& h, const char* b) { dispatch(h, b); });
+      calls_ = std::make_unique<ReceiveDelayLine>(
+          host_.reactor_.context(), delay, [this](const FrameHeader& h, const char* b) { dispatch(h, b); },
+          host_.nic_rate_from(from_));
       return;
     }
     calls_->push(header, body);
@@ -312,6 +315,10 @@ Host::AchievedDelays Host::achieved_delays_ms(Statistic statistic) {
   });
   if (done->get_future().wait_for(std::chrono::seconds(5)) != std::future_status::ready) return {};
   return *result;
+}
+
+double Host::nic_rate_from(int host) const {
+  return nic_ && host != options_.index ? options_.nic_bytes_per_s : 0;
 }
 
 void Host::pace(Connection& connection) {

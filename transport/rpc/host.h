@@ -134,6 +134,9 @@ class Host {
   void accept_next();
   // Puts a connection to another host behind this host's NIC token buckets.
   void pace(Connection& connection);
+  // The rate of the NIC frames from `host` leave by (every host's the same),
+  // for the delay line's hold; 0 within a host or without a NIC cap.
+  double nic_rate_from(int host) const;
   void fail(const std::string& reason);
   // Runs `fn` on the reactor thread, from any thread, its handler's memory
   // from handlers_ (defined in host.cpp, its only user).

@@ -53,7 +53,10 @@ void RpcTransport::issue(Rpc* rpc) {
 void RpcTransport::take_service_thread(Rpc* rpc) {
   ServiceThreads& s = service_[static_cast<std::size_t>(rpc->to_host)];
   if (s.free == 0) {
+    // Waiting for the thread, the call is not yet in the receiving RPC layer's
+    // hands: it shares none of that layer's work (calls_at_host).
     s.waiting.push(rpc);
+    --at_host_[static_cast<std::size_t>(rpc->to_host)];
     return;
   }
   --s.free;
@@ -71,7 +74,9 @@ void RpcTransport::free_service_thread(int host) {
     ++s.free;
     return;
   }
-  serve(s.waiting.pop());
+  Rpc* next = s.waiting.pop();
+  ++at_host_[static_cast<std::size_t>(host)];
+  serve(next);
 }
 
 void RpcTransport::leave_service_thread(Rpc* rpc) {

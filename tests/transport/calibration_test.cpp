@@ -105,9 +105,8 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(back.rpc_caller_cpu_us == doctest::Approx(6));
   CHECK(back.deserialize_batch_us == doctest::Approx(3));
   CHECK(back.sender_wake_us == doctest::Approx(12));  // the least repetition: the uncontended wake-up
-  // Not written: the real exchange's calls are read and decoded by one reactor
-  // a host, whose batching of calls rpc_cpu_busy_us stands for (docs/cli.md).
-  CHECK(back.service_threads == 0);
+  // The real exchange's calls are read and decoded by one reactor a host.
+  CHECK(back.service_threads == 1);
   CHECK(back.cores == c.profile.cores);
   CHECK(nlohmann::json::parse(json)["spread"]["rpc_cpu_us"]["max"] == 44);
   CHECK(nlohmann::json::parse(json)["warnings"][0] == "a warning");

@@ -259,6 +259,8 @@ const std::map<std::string, std::string>& figure_sources() {
        "the same in both): a batch in the cache"},
       {"wire_overhead_bytes", "measured: bytes on the wire per call beyond the rows' tuple data and offsets"},
       {"cores", "CPUs this process may use (sched_getaffinity); every emulated host shares them"},
+      {"service_threads",
+       "the real exchange's: each host reads and decodes its calls on its one reactor thread (transport/README.md)"},
   };
   return sources;
 }

@@ -163,6 +163,9 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
   // Calls in flight together never cost more each than one alone.
   p.rpc_cpu_busy_us = std::min(p.rpc_cpu_busy_us, p.rpc_cpu_us);
   p.cores = available_cores();
+  // The real exchange reads and decodes every call of a host on the host's one
+  // reactor thread: one service thread a host, as the model has them.
+  p.service_threads = 1;
   p.source = "exsim calibrate";
   result.sources = figure_sources();
 

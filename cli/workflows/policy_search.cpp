@@ -26,13 +26,19 @@ Bytes largest_host(const std::vector<Bytes>& per_host) {
   return per_host.empty() ? 0 : *std::max_element(per_host.begin(), per_host.end());
 }
 
-// One chain: its candidates by size, ascending. Simulates its largest
-// feasible size, then bisects for the smallest as fast (within `tie`) as the
-// fastest seen: wall-clock falls with size, so a size slower than that has
-// only slower ones below it. log2 of the chain's length, not its length.
-// A negative `tie`: the top alone.
-void search_chain(std::vector<Candidate>& candidates, const std::vector<std::size_t>& chain, double tie,
-                  const std::function<RunResult(const Policy&)>& simulate) {
+// One chain: its candidates by size, ascending. Wall-clock falls with size to
+// the chain's fastest and may rise beyond it (a sender's buffers outgrowing the
+// cache, memory written for the first time, a stream's last partial batches):
+// taken as unimodal. kTop: only the chain's top feasible size, about its
+// fastest; kBelowTop: the size below it too, which shows whether the chain
+// rises at its top. kSearch: the smallest
+// size within `tie` of the fastest seen, by bisecting the falling part below a
+// size within it: the top, or, where the chain rises at its top beyond the tie,
+// its fastest, found first by bisecting on the slope. log2 of the chain's
+// length once or twice, not its length.
+enum class ChainStep { kTop, kBelowTop, kSearch };
+void search_chain(std::vector<Candidate>& candidates, const std::vector<std::size_t>& chain, ChainStep step,
+                  double tie, const std::function<RunResult(const Policy&)>& simulate) {
   std::vector<std::size_t> feasible;
   for (std::size_t i : chain) {
     if (candidates[i].feasible) feasible.push_back(i);
@@ -43,16 +49,37 @@ void search_chain(std::vector<Candidate>& candidates, const std::vector<std::siz
     if (!c.result) c.result = simulate(c.policy);
     return c.result->wall_s;
   };
-  std::size_t lo = 0, hi = feasible.size() - 1;  // feasible[hi] is as fast as the fastest seen
-  double fastest = wall(hi);
-  while (tie >= 0 && lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    const double w = wall(mid);
-    fastest = std::min(fastest, w);
-    if (w <= fastest * (1 + tie)) {
-      hi = mid;
+  const std::size_t top = feasible.size() - 1;
+  if (step != ChainStep::kSearch) {
+    wall(top);
+    if (step == ChainStep::kBelowTop && top > 0) wall(top - 1);
+    return;
+  }
+  double fastest = std::numeric_limits<double>::infinity();
+  for (std::size_t f = 0; f <= top; ++f) {
+    if (candidates[feasible[f]].result) fastest = std::min(fastest, candidates[feasible[f]].result->wall_s);
+  }
+  std::size_t lo = top;
+  if (!(wall(top) <= fastest * (1 + tie))) {
+    // Rising at the top beyond the tie: its fastest lies below.
+    std::size_t from = 0;
+    while (from < lo) {
+      const std::size_t mid = from + (lo - from) / 2;
+      if (wall(mid + 1) < wall(mid)) {
+        from = mid + 1;
+      } else {
+        lo = mid;
+      }
+    }
+    fastest = std::min(fastest, wall(lo));
+  }
+  std::size_t low = 0, high = lo;  // feasible[high] is within tie of the fastest
+  while (low < high) {
+    const std::size_t mid = low + (high - low) / 2;
+    if (wall(mid) <= fastest * (1 + tie)) {
+      high = mid;
     } else {
-      lo = mid + 1;
+      low = mid + 1;
     }
   }
 }
@@ -153,13 +180,13 @@ SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space
       chains[k].push_back(std::move(chain));
     }
   }
-  // First each chain's top, its largest feasible size: the fastest the chain
-  // can be. More in flight only while the last step paid (past the first two
-  // counts). Then only the chains whose top is as fast as the fastest top are
-  // bisected; the others' smaller sizes are slower still.
-  const auto run = [&](const std::vector<const std::vector<std::size_t>*>& selected, bool bisect) {
+  // First each chain's top feasible size: about the fastest the chain can be.
+  // More in flight only while the last step paid (past the first two counts).
+  // Then only the chains whose best so far is within `prune` of the fastest are
+  // searched; the others' smaller sizes are slower still.
+  const auto run = [&](const std::vector<const std::vector<std::size_t>*>& selected, ChainStep step) {
     const std::exception_ptr failure = for_each_parallel(selected.size(), options.jobs, [&](std::size_t c) {
-      search_chain(out.candidates, *selected[c], bisect ? options.tie : -1, simulate);
+      search_chain(out.candidates, *selected[c], step, options.tie, simulate);
     });
     if (failure) std::rethrow_exception(failure);
   };
@@ -188,20 +215,32 @@ SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space
     if (k >= 2 && !(best_last < best_before * (1 - options.tie))) break;
     std::vector<const std::vector<std::size_t>*> these;
     for (const auto& chain : chains[k]) these.push_back(&chain);
-    run(these, /*bisect=*/false);
+    run(these, ChainStep::kTop);
     double best = std::numeric_limits<double>::infinity();
     for (const auto* chain : these) best = std::min(best, fastest_of(*chain));
     topped.insert(topped.end(), these.begin(), these.end());
     best_before = best_last;
     best_last = best;
   }
-  double fastest = std::numeric_limits<double>::infinity();
-  for (const auto* chain : topped) fastest = std::min(fastest, fastest_of(*chain));
+  const double margin = 1 + std::max(options.tie, options.prune);
+  const auto fastest_topped = [&] {
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const auto* chain : topped) fastest = std::min(fastest, fastest_of(*chain));
+    return fastest;
+  };
+  // A chain whose top is far from the fastest may be rising there: the size
+  // below shows it, and its fastest may be close after all.
+  std::vector<const std::vector<std::size_t>*> far;
+  for (const auto* chain : topped) {
+    if (fastest_of(*chain) > fastest_topped() * margin) far.push_back(chain);
+  }
+  run(far, ChainStep::kBelowTop);
+  const double fastest = fastest_topped();
   std::vector<const std::vector<std::size_t>*> close;
   for (const auto* chain : topped) {
-    if (fastest_of(*chain) <= fastest * (1 + std::max(options.tie, options.prune))) close.push_back(chain);
+    if (fastest_of(*chain) <= fastest * margin) close.push_back(chain);
   }
-  run(close, /*bisect=*/true);
+  run(close, ChainStep::kSearch);
   return finish(out, options.tie);
 }
 

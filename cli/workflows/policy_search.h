@@ -8,13 +8,15 @@
 // Memory is the static model's (worst case or expected, models/rules/
 // sender_memory.h), known without simulating, and grows along a chain, so a
 // chain's feasible part is known at once. Wall-clock falls along a chain with
-// diminishing returns (fewer round trips, less per-call CPU), so each chain's
-// largest feasible size (its top) is about the fastest it gets, and a chain is
-// bisected for its smallest size as fast (within `tie`) as the fastest seen
-// only when its top is within `prune` of the fastest top. (Not quite
-// monotone: with few batches a channel, a stream's last partial batches make
-// the largest sizes a little slower; `prune` leaves room for that.) More RPCs
-// in flight are tried only while they pay: 4 only if 2 beat 1.
+// diminishing returns (fewer round trips, less per-call CPU) to the chain's
+// fastest, and may rise beyond it (buffers that outgrow the cache, memory the
+// process writes for the first time, a stream's last partial batches); so each
+// chain's top feasible size estimates its fastest (with the size below it
+// where the top is beyond `prune` of the fastest: it may be rising there), and
+// a chain whose estimate is within `prune` of the fastest is searched for its
+// smallest size within `tie` of the fastest seen (first for its fastest, by
+// bisecting on the slope, where it rises at its top). More RPCs in flight are tried only while they pay: 4 only if 2
+// beat 1.
 #ifndef EXSIM_CLI_WORKFLOWS_POLICY_SEARCH_H_
 #define EXSIM_CLI_WORKFLOWS_POLICY_SEARCH_H_
 

@@ -74,6 +74,10 @@ constexpr std::array kFigures{
     figure<&CostProfile::cache_miss_row_ns>("cache_miss_row_ns", R::kNanos, W::kAlways, S::kMedian, 0, 2000),
     figure<&CostProfile::cache_miss_byte_ns>("cache_miss_byte_ns", R::kNanos, W::kAlways, S::kMedian, 0, 100),
     figure<&CostProfile::transfer_miss_byte_ns>("transfer_miss_byte_ns", R::kNanos, W::kAlways, S::kMedian, 0, 100),
+    // A page fault costs between a few hundred nanoseconds (bare metal) and a
+    // few microseconds (a virtual machine's nested page tables): per byte of a
+    // 4 KiB page, up to about 1 ns; 10 is a broken run.
+    figure<&CostProfile::fresh_memory_byte_ns>("fresh_memory_byte_ns", R::kNanos, W::kAlways, S::kMedian, 0, 10),
     figure<&CostProfile::wire_overhead_bytes>("wire_overhead_bytes", R::kBytes, W::kAlways, S::kMedian, 1, 4096),
     figure<&CostProfile::service_threads>("service_threads",
         R::kCount, W::kWhenPositive, S::kNotMeasured, kNone, kNone),

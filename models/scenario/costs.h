@@ -73,6 +73,12 @@ struct CostProfile {
   double cache_miss_row_ns = 0;
   double cache_miss_byte_ns = 0;
   double transfer_miss_byte_ns = 0;
+  // CPU per byte of memory a host's process takes from the kernel for the first
+  // time: the page faults (and the kernel's zeroing) as its buffers are first
+  // written. Paid as a host's sender and receiver buffers together grow past
+  // their high-water mark: a sender's batches growing to their size, a queue of
+  // received batches growing. 0: free.
+  double fresh_memory_byte_ns = 0;
   Bytes wire_overhead_bytes = 0;          // framing and headers per RPC
   // Threads that take a host's arriving calls, each a call at a time from the
   // admission check to the response (Impala: datastream_service_num_svc_threads,

@@ -42,6 +42,7 @@ struct CostRates {
   double cache_miss_row_ns;
   double cache_miss_byte_ns;
   double transfer_miss_ns_per_byte;  // each side, per byte on the wire, of a batch evicted
+  double fresh_ns_per_byte;          // memory taken from the kernel for the first time (MemoryLedger)
   SimTime rpc_latency;
   SimTime sender_wake;  // a blocked sender thread, from the response it waits for to running
   Bytes wire_overhead;
@@ -88,12 +89,23 @@ inline SimTime to_ns(double ns) {
   return round_half_away(ns);
 }
 
-// Sender and receiver buffer bytes per host over simulated time.
+// Sender and receiver buffer bytes per host over simulated time. Each change
+// returns the bytes by which it raised the host's high-water mark (its senders'
+// and receivers' together): memory the process takes from the kernel for the
+// first time, whose pages fault in as they are written (CostRates::fresh_ns).
 class MemoryLedger {
  public:
-  explicit MemoryLedger(int hosts) : sender_now_(hosts), sender_peak_(hosts), receiver_now_(hosts), receiver_peak_(hosts) {}
-  void add_sender(int host, Bytes delta) { track(sender_now_[host], sender_peak_[host], delta); }
-  void add_receiver(int host, Bytes delta) { track(receiver_now_[host], receiver_peak_[host], delta); }
+  explicit MemoryLedger(int hosts)
+      : sender_now_(hosts), sender_peak_(hosts), receiver_now_(hosts), receiver_peak_(hosts), held_(hosts),
+        held_peak_(hosts) {}
+  Bytes add_sender(int host, Bytes delta) {
+    track(sender_now_[host], sender_peak_[host], delta);
+    return hold(host, delta);
+  }
+  Bytes add_receiver(int host, Bytes delta) {
+    track(receiver_now_[host], receiver_peak_[host], delta);
+    return hold(host, delta);
+  }
   Bytes sender_now(int host) const { return sender_now_[host]; }
   Bytes sender_peak(int host) const { return sender_peak_[host]; }
   Bytes receiver_peak(int host) const { return receiver_peak_[host]; }
@@ -103,7 +115,12 @@ class MemoryLedger {
     now += delta;
     if (now > peak) peak = now;
   }
-  std::vector<Bytes> sender_now_, sender_peak_, receiver_now_, receiver_peak_;
+  Bytes hold(int host, Bytes delta) {
+    const Bytes before = held_peak_[host];
+    track(held_[host], held_peak_[host], delta);
+    return held_peak_[host] - before;
+  }
+  std::vector<Bytes> sender_now_, sender_peak_, receiver_now_, receiver_peak_, held_, held_peak_;
 };
 
 class RpcTransport;

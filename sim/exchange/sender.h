@@ -111,6 +111,7 @@ class SenderInstance final : public EventHandler {
   void plan_broadcast(std::int64_t rows, Bytes tuple_bytes);
   void plan_round_robin(std::int64_t rows, Bytes tuple_bytes);
   void plan_final();
+  void pay_fresh_memory();
   void run_steps();
   void finish();
   // Counts the channel's responses due by now as arrived.
@@ -164,6 +165,7 @@ class SenderInstance final : public EventHandler {
   Bytes shared_footprint_ = 0;
   Bytes footprint_ = 0;
   Bytes peak_bytes_ = 0;
+  Bytes fresh_bytes_ = 0;  // growth of the host's memory by this sender's buffers, not yet paid for
 
   std::vector<Step> steps_;
   std::size_t step_ = 0;

@@ -51,7 +51,7 @@ void SenderInstance::add_footprint(Bytes delta) {
   if (delta == 0) return;
   footprint_ += delta;
   peak_bytes_ = std::max(peak_bytes_, footprint_);
-  context_.memory.add_sender(host_, delta);
+  fresh_bytes_ += context_.memory.add_sender(host_, delta);
 }
 
 void SenderInstance::trace_cpu(const Step& step, SimTime start, SimTime end) {

@@ -42,7 +42,20 @@ void SenderInstance::plan_next() {
       plan_round_robin(rows, tuple_bytes);
       break;
   }
+  pay_fresh_memory();
   steps_.push_back(Step::of(Step::Kind::kNextBatch));
+}
+
+// The batches this plan grew wrote pages the process had never held: their
+// faults come before the plan's first row is routed (the buffers grow as the
+// rows go in, which the plan does not follow row by row).
+void SenderInstance::pay_fresh_memory() {
+  if (fresh_bytes_ == 0) return;
+  const double ns = static_cast<double>(fresh_bytes_) * context_.rates.fresh_ns_per_byte;
+  fresh_bytes_ = 0;
+  if (ns <= 0) return;
+  context_.cpu.serialize += ns * 1e-9;
+  steps_.insert(steps_.begin(), Step::cpu(to_ns(ns)));
 }
 
 // Work of producing input rows and copying its rows into outbound batches

@@ -5,7 +5,7 @@
 #    `exsim validate` fails the gate. The run holds itself to a steady machine
 #    (one quiet core, speed and call probes around every run, costs calibrated
 #    around every round); a run it could not hold is made again in a later
-#    round, alone, until 180 s after the first round. A policy still without
+#    round, alone, until 240 s after the first round (the suite's three rounds take about 150 s). A policy still without
 #    its steady runs then gets no verdict (exit 4), which fails the gate with
 #    the reason: the suite is never measured again as a whole, which had made
 #    `make test` take up to 9 minutes.
@@ -25,7 +25,7 @@ src=$2
 out=$3
 suite=$src/scenarios/validation
 
-"$exsim" validate "$suite" --repeat 3 --time-limit 180 --json "$out.json" --markdown "$out.md"
+"$exsim" validate "$suite" --repeat 3 --time-limit 240 --json "$out.json" --markdown "$out.md"
 code=$?
 if [ "$code" -eq 4 ]; then
   echo "validation gate: no verdict: the machine was too busy or noisy for steady runs (see above)"

@@ -18,7 +18,8 @@ namespace exsim::test {
 inline constexpr const char* kCosts = R"("costs": {"serialize_bytes_per_s": 1e9, "deserialize_bytes_per_s": 2e9,
   "serialize_row_ns": 0, "deserialize_row_ns": 0,
   "lz4_compress_bytes_per_s": 5e8, "lz4_decompress_bytes_per_s": 2e9, "rpc_cpu_us": 10, "rpc_latency_us": 20,
-  "transfer_bytes_per_s": 0, "partition_rows_per_s": 0, "wire_overhead_bytes": 100, "cache_bytes": 0})";
+  "transfer_bytes_per_s": 0, "partition_rows_per_s": 0, "wire_overhead_bytes": 100, "cache_bytes": 0,
+  "fresh_memory_byte_ns": 0})";
 
 // One sender on host s, one receiver on host r, 0.5 ms apart; rows of exactly 100 B.
 inline std::string one_channel(const std::string& policy, std::int64_t rows = 100000) {

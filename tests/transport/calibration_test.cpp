@@ -56,6 +56,7 @@ std::map<std::string, std::vector<double>> steady_figures() {
       {"sender_wake_us", {12, 14, 13}},
       {"transfer_bytes_per_s", {5e9, 5e9, 5.2e9}},
       {"wire_overhead_bytes", {88, 88, 88}},
+      {"fresh_memory_byte_ns", {0.3, 0.32, 0.3}},
   };
 }
 
@@ -99,6 +100,7 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(back.cache_miss_row_ns == doctest::Approx(12));
   CHECK(back.cache_miss_byte_ns == doctest::Approx(0.4));
   CHECK(back.transfer_miss_byte_ns == doctest::Approx(0.1));
+  CHECK(back.fresh_memory_byte_ns == doctest::Approx(0.3));
   CHECK(back.transfer_bytes_per_s == doctest::Approx(5e9));
   CHECK(back.rpc_cpu_us == doctest::Approx(41));
   CHECK(back.rpc_cpu_busy_us == doctest::Approx(9));

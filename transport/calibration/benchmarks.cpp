@@ -1,5 +1,8 @@
 #include "transport/calibration/benchmarks.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
@@ -11,6 +14,7 @@
 #include "transport/agent/coordinator.h"
 #include "transport/calibration/benchmark_exchange.h"
 #include "transport/calibration/cache_benchmarks.h"
+#include "transport/net/thread_cpu.h"
 
 namespace exsim::transport {
 namespace {
@@ -29,6 +33,23 @@ struct AgentCalls {
   double deserialize_ns = 0;
   double wake_us = 0;
 };
+
+// Memory taken from the kernel for the first time, per byte: an anonymous
+// mapping written a byte a page, each write a page fault in which the kernel
+// finds and zeroes the page (a fresh mapping each time, so that no page is
+// reused). What a process pays as its buffers grow past what it held before.
+double measure_fresh_memory_ns_per_byte() {
+  constexpr std::size_t kBytes = std::size_t{64} << 20;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* mapping = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping == MAP_FAILED) throw std::runtime_error("calibration: could not map 64 MiB to time its first writes");
+  auto* bytes = static_cast<volatile char*>(mapping);
+  const std::int64_t start = thread_cpu_ns();
+  for (std::size_t i = 0; i < kBytes; i += page) bytes[i] = 1;
+  const std::int64_t spent = thread_cpu_ns() - start;
+  munmap(mapping, kBytes);
+  return static_cast<double>(spent) / static_cast<double>(kBytes);
+}
 
 // Adds the agents' whole CPU to `agents_cpu_s`.
 AgentCalls agents_calls(const std::string& text, double& agents_cpu_s) {
@@ -190,6 +211,8 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   const RowAndByteCost decoding = split_row_and_byte(decode(plain) + decode(lz4) + decode(whole), decode(wide_rows));
   figures["deserialize_row_ns"] = decoding.row_ns;
   figures["deserialize_bytes_per_s"] = 1e9 / decoding.byte_ns;
+  say("memory taken from the kernel (64 MiB, a write a page)");
+  figures["fresh_memory_byte_ns"] = measure_fresh_memory_ns_per_byte();
   figures["lz4_compress_bytes_per_s"] = (lz4.compressed_in / std::max(1.0, lz4.compress_ns) * 1e9);
   figures["lz4_decompress_bytes_per_s"] = (lz4.compressed_in / std::max(1.0, lz4.decompress_ns) * 1e9);
   return figures;
@@ -258,6 +281,9 @@ const std::map<std::string, std::string>& figure_sources() {
        "256K batches) and at 48 (16K and 512K), the difference per byte on the wire and side (the per-call part "
        "the same in both): a batch in the cache"},
       {"wire_overhead_bytes", "measured: bytes on the wire per call beyond the rows' tuple data and offsets"},
+      {"fresh_memory_byte_ns",
+       "measured: thread CPU of writing a byte to each page of a fresh 64 MiB anonymous mapping (a page fault each, "
+       "the kernel finding and zeroing the page), per byte mapped"},
       {"cores", "CPUs this process may use (sched_getaffinity); every emulated host shares them"},
       {"service_threads",
        "the real exchange's: each host reads and decodes its calls on its one reactor thread (transport/README.md)"},

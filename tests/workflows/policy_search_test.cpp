@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,6 +46,20 @@ std::optional<std::string> grid_pick(const SearchOutcome& grid, double tie) {
     }
   }
   return best;
+}
+
+// The search and the grid on `run`: the search picks what the grid does, in
+// fewer simulations. Returns the search's outcome.
+SearchOutcome search_matching_grid(const Scenario& s, SearchOptions options,
+                                   const std::function<RunResult(const Policy&)>& run) {
+  const auto space = workflows::default_search_space(s.policies[0]);
+  SearchOutcome found = workflows::search_policies(s, space, options, run);
+  options.grid = true;
+  const SearchOutcome grid = workflows::search_policies(s, space, options, run);
+  REQUIRE(found.best);
+  CHECK(grid_pick(grid, options.tie) == found.candidates[*found.best].policy.name);
+  CHECK(found.simulations < grid.simulations);
+  return found;
 }
 
 TEST_CASE("a model with a known answer: the largest buffer that fits, at the in-flight count that pays") {
@@ -110,13 +125,7 @@ TEST_CASE("a chain that rises past its fastest: the search still finds the grid'
   };
   SearchOptions options;
   options.budget = 64 * kMiB;
-  const auto space = workflows::default_search_space(s.policies[0]);
-  const SearchOutcome found = workflows::search_policies(s, space, options, model);
-  options.grid = true;
-  const SearchOutcome grid = workflows::search_policies(s, space, options, model);
-  REQUIRE(found.best);
-  CHECK(grid_pick(grid, options.tie) == found.candidates[*found.best].policy.name);
-  CHECK(found.simulations < grid.simulations);
+  search_matching_grid(s, options, model);
 }
 
 TEST_CASE("budgets that clamp every exchange alike are one candidate") {
@@ -139,14 +148,7 @@ TEST_CASE("on the simulator: the grid's pick, in fewer simulations") {
   SearchOptions options;
   options.budget = 8 * kMiB;
   options.jobs = 2;
-  const auto run = [&](const Policy& p) { return simulate(s, p); };
-  const auto space = workflows::default_search_space(s.policies[0]);
-  const SearchOutcome found = workflows::search_policies(s, space, options, run);
-  options.grid = true;
-  const SearchOutcome grid = workflows::search_policies(s, space, options, run);
-  REQUIRE(found.best);
-  CHECK(grid_pick(grid, options.tie) == found.candidates[*found.best].policy.name);
-  CHECK(found.simulations < grid.simulations);
+  const SearchOutcome found = search_matching_grid(s, options, [&](const Policy& p) { return simulate(s, p); });
   // The pick beats today's 16K: the channel is latency-bound.
   CHECK(found.candidates[*found.best].result->wall_s < 0.8 * simulate(s, s.policies[0]).wall_s);
 }

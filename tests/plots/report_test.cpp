@@ -232,8 +232,8 @@ TEST_CASE("a validation's report leads with its verdict and thresholds, and reco
   const ReportInput in = read_report_input({std::string(EXSIM_SOURCE_DIR) + "/tests/data/validate/suite-measured.json"});
   REQUIRE(in.verdicts.size() == 1);
   CHECK(in.verdicts[0].outcome == "passed");
-  CHECK(in.verdicts[0].wall_median_threshold == doctest::Approx(0.06));
-  CHECK(in.verdicts[0].wall_max_threshold == doctest::Approx(0.2));
+  CHECK(in.verdicts[0].wall_median_threshold == doctest::Approx(0.05));
+  CHECK(in.verdicts[0].wall_max_threshold == doctest::Approx(0.15));
   // Each scenario's choice is among its policies' predictions, never a policy's measured run.
   for (const auto& r : recommend(in, std::nullopt)) {
     CAPTURE(r.scenario);
@@ -243,7 +243,7 @@ TEST_CASE("a validation's report leads with its verdict and thresholds, and reco
   const std::string md = render_markdown(in, ReportOptions{});
   const std::size_t verdict = md.find("Validation (");
   REQUIRE(verdict != std::string::npos);
-  CHECK(md.find("passed. Median wall-clock error 2.7% (threshold 6%), largest 7.0% (threshold 20%)") !=
+  CHECK(md.find("passed. Median wall-clock error 2.7% (threshold 5%), largest 7.0% (threshold 15%)") !=
         std::string::npos);
   // The recommendation and the verdict come before the tables.
   CHECK(md.find("**") < md.find("| #"));

@@ -1,6 +1,7 @@
 #include "cli/workflows/policy_search.h"
 
 #include <algorithm>
+#include <array>
 #include <exception>
 #include <limits>
 
@@ -31,11 +32,11 @@ Bytes largest_host(const std::vector<Bytes>& per_host) {
 // cache, memory written for the first time, a stream's last partial batches):
 // taken as unimodal. kTop: only the chain's top feasible size, about its
 // fastest; kBelowTop: the size below it too, which shows whether the chain
-// rises at its top. kSearch: the smallest
-// size within `tie` of the fastest seen, by bisecting the falling part below a
-// size within it: the top, or, where the chain rises at its top beyond the tie,
-// its fastest, found first by bisecting on the slope. log2 of the chain's
-// length once or twice, not its length.
+// rises at its top. kSearch: the smallest size within `tie` of the fastest
+// seen, by bisecting the falling part below a size within it: the top, or,
+// where the chain rises at its top beyond the tie, its fastest, found first by
+// bisecting on the slope. log2 of the chain's length once or twice, not its
+// length.
 enum class ChainStep { kTop, kBelowTop, kSearch };
 void search_chain(std::vector<Candidate>& candidates, const std::vector<std::size_t>& chain, ChainStep step,
                   double tie, const std::function<RunResult(const Policy&)>& simulate) {
@@ -223,24 +224,18 @@ SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space
     best_last = best;
   }
   const double margin = 1 + std::max(options.tie, options.prune);
-  const auto fastest_topped = [&] {
+  // The chains within `margin` of the fastest, and those beyond it.
+  const auto split = [&] {
     double fastest = std::numeric_limits<double>::infinity();
     for (const auto* chain : topped) fastest = std::min(fastest, fastest_of(*chain));
-    return fastest;
+    std::array<std::vector<const std::vector<std::size_t>*>, 2> close_far;
+    for (const auto* chain : topped) close_far[fastest_of(*chain) <= fastest * margin ? 0 : 1].push_back(chain);
+    return close_far;
   };
   // A chain whose top is far from the fastest may be rising there: the size
   // below shows it, and its fastest may be close after all.
-  std::vector<const std::vector<std::size_t>*> far;
-  for (const auto* chain : topped) {
-    if (fastest_of(*chain) > fastest_topped() * margin) far.push_back(chain);
-  }
-  run(far, ChainStep::kBelowTop);
-  const double fastest = fastest_topped();
-  std::vector<const std::vector<std::size_t>*> close;
-  for (const auto* chain : topped) {
-    if (fastest_of(*chain) <= fastest * margin) close.push_back(chain);
-  }
-  run(close, ChainStep::kSearch);
+  run(split()[1], ChainStep::kBelowTop);
+  run(split()[0], ChainStep::kSearch);
   return finish(out, options.tie);
 }
 

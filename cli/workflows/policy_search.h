@@ -15,8 +15,8 @@
 // where the top is beyond `prune` of the fastest: it may be rising there), and
 // a chain whose estimate is within `prune` of the fastest is searched for its
 // smallest size within `tie` of the fastest seen (first for its fastest, by
-// bisecting on the slope, where it rises at its top). More RPCs in flight are tried only while they pay: 4 only if 2
-// beat 1.
+// bisecting on the slope, where it rises at its top). More RPCs in flight are
+// tried only while they pay: 4 only if 2 beat 1.
 #ifndef EXSIM_CLI_WORKFLOWS_POLICY_SEARCH_H_
 #define EXSIM_CLI_WORKFLOWS_POLICY_SEARCH_H_
 

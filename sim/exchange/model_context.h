@@ -96,15 +96,14 @@ inline SimTime to_ns(double ns) {
 class MemoryLedger {
  public:
   explicit MemoryLedger(int hosts)
-      : sender_now_(hosts), sender_peak_(hosts), receiver_now_(hosts), receiver_peak_(hosts), held_(hosts),
-        held_peak_(hosts) {}
+      : sender_now_(hosts), sender_peak_(hosts), receiver_now_(hosts), receiver_peak_(hosts), held_peak_(hosts) {}
   Bytes add_sender(int host, Bytes delta) {
     track(sender_now_[host], sender_peak_[host], delta);
-    return hold(host, delta);
+    return raise_held_peak(host);
   }
   Bytes add_receiver(int host, Bytes delta) {
     track(receiver_now_[host], receiver_peak_[host], delta);
-    return hold(host, delta);
+    return raise_held_peak(host);
   }
   Bytes sender_now(int host) const { return sender_now_[host]; }
   Bytes sender_peak(int host) const { return sender_peak_[host]; }
@@ -115,12 +114,14 @@ class MemoryLedger {
     now += delta;
     if (now > peak) peak = now;
   }
-  Bytes hold(int host, Bytes delta) {
-    const Bytes before = held_peak_[host];
-    track(held_[host], held_peak_[host], delta);
-    return held_peak_[host] - before;
+  // The host's senders' and receivers' bytes together past their peak so far: by how much.
+  Bytes raise_held_peak(int host) {
+    const Bytes held = sender_now_[host] + receiver_now_[host];
+    const Bytes raised = std::max<Bytes>(0, held - held_peak_[host]);
+    held_peak_[host] += raised;
+    return raised;
   }
-  std::vector<Bytes> sender_now_, sender_peak_, receiver_now_, receiver_peak_, held_, held_peak_;
+  std::vector<Bytes> sender_now_, sender_peak_, receiver_now_, receiver_peak_, held_peak_;
 };
 
 class RpcTransport;

@@ -40,7 +40,10 @@ void ReceiverInstance::on_arrival(Rpc* rpc) {
   } else {
     ++run_.stats().deferred_rpcs;
     rpc->deferred = context_.simulator.now();
-    context_.memory.add_receiver(host_, rpc->wire_bytes);  // the payload waits in memory
+    // The payload waits in memory; its pages faulted in on the reactor's read,
+    // which the model does not charge (memory written for the first time is
+    // charged where a batch is deserialized).
+    context_.memory.add_receiver(host_, rpc->wire_bytes);
     context_.transport->leave_service_thread(rpc);  // last: it may hand the thread to the next call now
   }
 }

@@ -54,7 +54,7 @@ std::vector<GridPoint> measure_cache_grid(const GridOptions& options) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     const transport::CachePoint& point = points[i];
     say(fmt::format("point {}/{}: {}", i + 1, points.size(), point_name(point)));
-    std::vector<double> route, call;
+    std::vector<double> route, call, faults;
     GridPoint g;
     g.point = point;
     for (int r = 0; r < options.repetitions; ++r) {
@@ -62,10 +62,12 @@ std::vector<GridPoint> measure_cache_grid(const GridOptions& options) {
           transport::measure_cache_point(point, options.scale, 1 + static_cast<std::uint64_t>(r), serialize_per_call, {});
       route.push_back(s.route.route_ns);
       call.push_back(s.call_ns);
+      faults.push_back(s.fault_bytes_per_row);
       g.rows = static_cast<std::int64_t>(s.sample.rows);
     }
     g.route_ns = spread_of(route);
     g.call_ns = spread_of(call);
+    g.fault_bytes_per_row = spread_of(faults).median;
     grid.push_back(g);
   }
   return grid;
@@ -82,6 +84,13 @@ void predict_cache_grid(std::vector<GridPoint>& grid, const CostProfile& costs) 
     g.streams = load.streams;
     g.route_predicted_ns = predicted.cpu_s.serialize * 1e9 / static_cast<double>(std::max<std::int64_t>(1, g.rows));
     g.call_predicted_ns = (predicted.cpu_s.rpc + predicted.cpu_s.call) * 1e9 / std::max(1.0, static_cast<double>(predicted.rpcs));
+    // The memory the model takes from the kernel: its serialize stage with that cost and without.
+    if (costs.fresh_memory_byte_ns > 0) {
+      scenario.costs.fresh_memory_byte_ns = 0;
+      const double without = simulate(scenario, policy).cpu_s.serialize;
+      g.fresh_predicted_bytes_per_row = (predicted.cpu_s.serialize - without) * 1e9 / costs.fresh_memory_byte_ns /
+                                        static_cast<double>(std::max<std::int64_t>(1, g.rows));
+    }
   }
 }
 
@@ -99,6 +108,9 @@ std::vector<GridPoint> read_grid(const std::string& path) {
     g.rows = p.required("rows").integer(1000, 1, std::int64_t{1} << 40);
     g.route_ns = read_figure_spread(p.required("route_ns_per_row"));
     g.call_ns = read_figure_spread(p.required("rpc_ns_per_call"));
+    if (const JsonNode faults = p.member("fault_bytes_per_row"); faults.present()) {
+      g.fault_bytes_per_row = faults.number(0, 0, false, 1e9);
+    }
     grid.push_back(g);
   });
   diagnostics.throw_if_errors();
@@ -121,7 +133,9 @@ std::string grid_json(const std::vector<GridPoint>& grid, const CostProfile& cos
                       {"route_error", g.route_error()},
                       {"rpc_ns_per_call", spread(g.call_ns)},
                       {"rpc_ns_per_call_predicted", g.call_predicted_ns},
-                      {"rpc_error", g.call_error()}});
+                      {"rpc_error", g.call_error()},
+                      {"fault_bytes_per_row", g.fault_bytes_per_row},
+                      {"fresh_bytes_per_row_predicted", g.fresh_predicted_bytes_per_row}});
   }
   nlohmann::ordered_json out;
   out["grid"] = points;
@@ -131,7 +145,7 @@ std::string grid_json(const std::vector<GridPoint>& grid, const CostProfile& cos
 
 std::string grid_table(const std::vector<GridPoint>& grid) {
   Table table({"point", "working set", "streams", "routing meas", "spread", "pred", "error", "RPC/call meas",
-                   "pred", "error"});
+                   "pred", "error", "faulted B/row", "pred"});
   double worst_route = 0, worst_call = 0;
   int within = 0, within_or_noise = 0;
   for (const GridPoint& g : grid) {
@@ -139,7 +153,8 @@ std::string grid_table(const std::vector<GridPoint>& grid) {
                    fmt::format("{:.1f} ns", g.route_ns.median), fmt::format("{:.0f}%", 100 * g.route_spread()),
                    fmt::format("{:.1f} ns", g.route_predicted_ns), fmt::format("{:+.1f}%", 100 * g.route_error()),
                    fmt::format("{:.1f} us", g.call_ns.median * 1e-3), fmt::format("{:.1f} us", g.call_predicted_ns * 1e-3),
-                   fmt::format("{:+.1f}%", 100 * g.call_error())});
+                   fmt::format("{:+.1f}%", 100 * g.call_error()), fmt::format("{:.1f}", g.fault_bytes_per_row),
+                   fmt::format("{:.1f}", g.fresh_predicted_bytes_per_row)});
     worst_route = std::max(worst_route, std::abs(g.route_error()));
     worst_call = std::max(worst_call, std::abs(g.call_error()));
     if (std::abs(g.route_error()) <= 0.10) ++within;

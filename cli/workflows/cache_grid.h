@@ -36,6 +36,9 @@ struct GridPoint {
   // RPC CPU per call, both sides, measured and simulated.
   FigureSpread call_ns;
   double call_predicted_ns = 0;
+  // Pages the sender faulted in per row (the median repetition's), and what the
+  // model takes from the kernel for it, in bytes.
+  double fault_bytes_per_row = 0, fresh_predicted_bytes_per_row = 0;
   double route_error() const { return route_ns.median > 0 ? route_predicted_ns / route_ns.median - 1 : 0; }
   double call_error() const { return call_ns.median > 0 ? call_predicted_ns / call_ns.median - 1 : 0; }
   // The measurement's own spread over its median: how far noise alone moved it.

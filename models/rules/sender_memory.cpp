@@ -46,6 +46,13 @@ BufferRoom room_after(BufferRoom before, BatchSize batch, bool swapped, BufferCo
           std::max(before.tuple, grown(batch.tuple_bytes, 256))};
 }
 
+Bytes lz4_scratch_after(Bytes scratch, BatchSize batch) {
+  if (batch.rows == 0) return scratch;
+  if (scratch == 0) return lz4_bound(batch.tuple_bytes);
+  if (batch.tuple_bytes > scratch) return std::max(lz4_bound(batch.tuple_bytes), 2 * scratch);
+  return scratch;
+}
+
 bool lz4_output_kept(const Exchange& exchange) { return exchange.lz4_ratio < 1.0; }
 
 Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom room, bool compressed,

@@ -63,6 +63,18 @@ struct BufferRoom {
 // not, the buffer keeps its own room and only the scratch grows.
 BufferRoom room_after(BufferRoom before, BatchSize batch, bool swapped, BufferCount count = BufferCount::kRoom);
 
+// The sender's one LZ4 scratch at HEAD after it compressed `batch`. Empty, it is
+// resized to the first batch's LZ4 bound, and a string grown from empty takes
+// exactly what is asked (outbound-row-batch.cc:62-64): a size no doubling
+// gives. Each compression then trades the scratch's buffer for the batch's, so
+// that this one buffer passes among the channels' buffers, and a later batch
+// larger than it makes it grow as they do, to twice its size; the scratch slot
+// itself soon holds a channel's buffer, which the channels' room counts. What
+// this returns is that odd buffer: one of the sender's buffers, not a power of
+// two (the real exchange's sender at 16K, rows of 40 B: 54,986 B where its
+// other buffers had 32 KiB).
+Bytes lz4_scratch_after(Bytes scratch, BatchSize batch);
+
 // Whether LZ4's output is kept for this exchange's batches (they compress at all).
 bool lz4_output_kept(const Exchange& exchange);
 

@@ -29,7 +29,6 @@ void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
   const Bytes now = channel_buffer_bytes(context_.policy, path, ch.room, ch.compress, outbound);
   add_footprint(now - ch.footprint);
   ch.footprint = now;
-  if (ch.compress) note_shared(batch, /*serialized=*/false, /*compressed=*/true);
 }
 
 // The sender's shared buffers: the serialization batch (whole-batch kinds) and
@@ -41,7 +40,13 @@ void SenderInstance::note_shared(BatchSize batch, bool serialized, bool compress
     // scratch) before they go to a channel or, for broadcast `once`, to all.
     serialization_room_ = room_after(serialization_room_, batch, compressed && lz4_output_kept(run_.exchange()));
   }
-  if (compressed) scratch_bytes_ = room_after({scratch_bytes_, 0, 0}, batch, /*swapped=*/true).data;
+  if (compressed) {
+    // v4.3: a scratch per outbound batch, in the channels' room; HEAD: the one
+    // scratch, whose first size no doubling gives (lz4_scratch_after).
+    scratch_bytes_ = context_.policy.sender_layout == SenderLayout::kV43
+                         ? room_after({scratch_bytes_, 0, 0}, batch, /*swapped=*/true).data
+                         : lz4_scratch_after(scratch_bytes_, batch);
+  }
   const Bytes now = shared_buffer_bytes(context_.policy, kind, serialization_room_, scratch_bytes_);
   add_footprint(now - shared_footprint_);
   shared_footprint_ = now;

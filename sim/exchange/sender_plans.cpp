@@ -146,6 +146,7 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
       taken_bytes = upto;
       ch.filling = {};
       note_batch(ch, sealed);
+      if (ch.compress) note_shared(sealed, /*serialized=*/false, /*compressed=*/true);  // compressed as it is sealed
       fills_.push_back({static_cast<double>(taken) / static_cast<double>(k), static_cast<int>(c), sealed});
     }
     ch.filling.rows += k - taken;

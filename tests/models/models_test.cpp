@@ -279,6 +279,19 @@ TEST_CASE("v4.3 layout keeps a RowBatch and two outbound batches with scratch pe
         (16384 + 8 * 128) + 2 * (32768 + 4 * 128 + 32768));
 }
 
+TEST_CASE("the LZ4 scratch's first buffer is the first batch's bound exactly, and doubles once a batch outgrows it") {
+  // 27,370 B of rows: LZ4's bound is 27,370 + 107 + 16 = 27,493 B, no power of two.
+  Bytes scratch = lz4_scratch_after(0, BatchSize{690, 27370});
+  CHECK(scratch == 27493);
+  CHECK(lz4_scratch_after(scratch, BatchSize{690, 27400}) == 27493);  // within it
+  CHECK(lz4_scratch_after(scratch, BatchSize{0, 0}) == 27493);        // nothing compressed
+  scratch = lz4_scratch_after(scratch, BatchSize{700, 27600});         // as a channel's buffer, outgrown
+  CHECK(scratch == 54986);
+  CHECK(lz4_scratch_after(scratch, BatchSize{700, 27700}) == 54986);
+  // A batch larger than twice it takes its own bound.
+  CHECK(lz4_scratch_after(1000, BatchSize{100, 5000}) == 5000 + 5000 / 255 + 16);
+}
+
 TEST_CASE("buffers filled row by row grow by doubling and never shrink") {
   CHECK(appended_capacity(1) == 256);
   CHECK(appended_capacity(16300) == 16384);

@@ -5,6 +5,7 @@
 // deviation, and the call probe.
 #include <doctest/doctest.h>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -16,6 +17,7 @@
 #include "models/scenario/scenario_loader.h"
 #include "transport/calibration/benchmarks.h"
 #include "transport/calibration/calibrate.h"
+#include "transport/net/thread_cpu.h"
 #include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"
 #include "transport/testbed/speed_probe.h"
@@ -220,6 +222,25 @@ TEST_CASE("the call probe: round trips with an echo process, and a slowdown agai
   CHECK(call_slowdown(100, 115, 100) < kSteadyCalls);
   CHECK(call_slowdown(100, 125, 100) > kSteadyCalls);
   CHECK(call_slowdown(50, 50, 100) == doctest::Approx(-0.5));
+}
+
+TEST_CASE("a thread's minor faults count each fresh page it writes, and a page written again none") {
+  constexpr std::size_t kPages = 512;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* mapping = mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mapping != MAP_FAILED);
+  madvise(mapping, kPages * page, MADV_NOHUGEPAGE);  // one fault a page, not one a huge page
+  auto* bytes = static_cast<volatile char*>(mapping);
+  const std::int64_t before = thread_minor_faults();
+  for (std::size_t i = 0; i < kPages; ++i) bytes[i * page] = 1;
+  const std::int64_t written = thread_minor_faults() - before;
+  const std::int64_t again_before = thread_minor_faults();
+  for (std::size_t i = 0; i < kPages; ++i) bytes[i * page] = 2;  // the pages are the process's now
+  const std::int64_t again = thread_minor_faults() - again_before;
+  munmap(mapping, kPages * page);
+  CHECK(written >= static_cast<std::int64_t>(kPages));
+  CHECK(written < static_cast<std::int64_t>(kPages) + 64);  // the test's own stack and code: a few
+  CHECK(again < 16);
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ struct Sample {
   double bytes_uncompressed = 0;  // tuple data plus offsets
   double compressed_in = 0;       // tuple bytes given to LZ4
   double serialize_ns = 0, compress_ns = 0, decompress_ns = 0, deserialize_ns = 0, rpc_ns = 0;
+  double sender_fault_bytes = 0;  // pages the sender threads faulted in, in bytes
   double achieved_rtt_ms = -1;  // if asked: host 0's calls to host 1, mean one-way delays there and back
 };
 

@@ -81,6 +81,7 @@ CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint
                                          std::max(1.0, s.rows));
   out.call_ns = s.rpc_ns / std::max(1.0, s.rpcs);
   out.call_bytes = s.bytes_wire / std::max(1.0, s.rpcs);
+  out.fault_bytes_per_row = s.sender_fault_bytes / std::max(1.0, s.rows);
   return out;
 }
 

@@ -37,6 +37,7 @@ struct CacheSample {
   RoutePoint route;       // routing per row, less copying and the per-call part
   double call_ns = 0;     // RPC CPU per call, both sides
   double call_bytes = 0;  // bytes on the wire per call
+  double fault_bytes_per_row = 0;  // pages the sender faulted in, per row routed
 };
 
 // Runs `point`'s exchange: enough rows that every channel fills its buffers

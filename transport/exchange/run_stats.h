@@ -48,6 +48,9 @@ struct RunStats {
   std::atomic<std::int64_t> cpu_call{0};
   // Consumer threads' CPU outside their stages: RPC work beside the reactor's.
   std::atomic<std::int64_t> cpu_handoff{0};
+  // Pages the sender threads faulted in (thread_minor_faults): their buffers'
+  // growth, as the kernel served it.
+  std::atomic<std::int64_t> sender_minor_faults{0};
   std::atomic<int> peak_in_flight{0};
   // What the senders' time went to (models/results/bound.h, MeasuredSenderTime),
   // nanoseconds: the sender threads' lives, their producing (wall-clock) and

@@ -139,6 +139,7 @@ bool SenderInstance::join() {
 
 void SenderInstance::run() {
   const ThreadLedger ledger;
+  const std::int64_t faults_before = thread_minor_faults();
   const auto born = Clock::now();
   if (exchange_.send_path() == PartitionKind::kHash) {
     run_hash();
@@ -147,6 +148,7 @@ void SenderInstance::run() {
   }
   ok_ = !stats_.failed && finish();
   stats_.cpu_call += ledger.unstaged_ns();
+  stats_.sender_minor_faults += thread_minor_faults() - faults_before;
   stats_.blocked_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(blocked_).count();
   if (!detached_) {
     stats_.add_wakes(window_.wakes());

@@ -6,12 +6,23 @@
 #include <cstdint>
 #include <ctime>
 
+#include <sys/resource.h>
+
 namespace exsim::transport {
 
 inline std::int64_t thread_cpu_ns() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Page faults the calling thread has taken that needed no I/O: each a page the
+// process touched for the first time (the kernel finding and zeroing it), or
+// one it had given back.
+inline std::int64_t thread_minor_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_minflt;
 }
 
 // Keeps the calling thread busy until its CPU clock reads `until_ns`. The

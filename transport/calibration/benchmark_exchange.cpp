@@ -61,10 +61,10 @@ Sample run_benchmark(const std::string& text, bool measure_rtt) {
   s.compress_ns = static_cast<double>(stats.cpu_compress.load());
   s.decompress_ns = static_cast<double>(stats.cpu_decompress.load());
   s.deserialize_ns = static_cast<double>(stats.cpu_deserialize.load());
-  // RPC work: the reactors' CPU beyond decoding, and the sender and consumer
-  // threads' beyond their stages (waiting, handing calls over, waking up).
   s.sender_fault_bytes =
       static_cast<double>(stats.sender_minor_faults.load()) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  // RPC work: the reactors' CPU beyond decoding, and the sender and consumer
+  // threads' beyond their stages (waiting, handing calls over, waking up).
   s.rpc_ns = static_cast<double>(reactor_after - reactor_before - stats.cpu_decode_on_reactor.load() +
                                  stats.cpu_handoff.load() + stats.cpu_call.load());
   if (measure_rtt) {

@@ -12,6 +12,7 @@
 #include "models/base/json_reader.h"
 #include "models/impala/impala_profile.h"
 #include "models/impala/profile_import.h"
+#include "models/impala/profile_json.h"
 #include "models/results/results.h"
 #include "models/scenario/scenario_loader.h"
 
@@ -21,7 +22,8 @@ namespace po = boost::program_options;
 int import_profile_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim import-profile PROFILE.txt [-o SCENARIO.json] [--name NAME] [--hosts N] [--kind ID=KIND]...\n\n"
-      "Reads an Impala query profile in text form and writes a scenario with one exchange\n"
+      "Reads an Impala query profile, in text form or in JSON (the web UI's /query_profile_json),\n"
+      "and writes a scenario with one exchange\n"
       "per KrpcDataStreamSender / DataStreamSender: rows from RowsSent or RowsReturned,\n"
       "bytes from TotalBytesSent or BytesSent and UncompressedRowBatchSize (the LZ4 ratio\n"
       "is their quotient), the partitioning from the plan, hosts and instances from the\n"
@@ -40,7 +42,7 @@ int import_profile_command(const std::vector<std::string>& args) {
   const auto parsed = parse_command_line(args, visible, "profile");
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
-  const std::string file = single_positional(vm, "profile", "PROFILE.txt (an Impala query profile in text form)");
+  const std::string file = single_positional(vm, "profile", "PROFILE.txt (an Impala query profile, in text form or JSON)");
   ProfileImportOptions options;
   if (vm.count("name")) {
     options.name = vm["name"].as<std::string>();
@@ -76,7 +78,10 @@ int import_profile_command(const std::vector<std::string>& args) {
   if (output) outputs.writes("--output", *output);
   outputs.check();
 
-  const ImpalaProfile profile = ImpalaProfile::parse(read_text_file(file, "profile"), file);
+  const std::string text = read_text_file(file, "profile");
+  // A JSON profile is read as the text form it renders to.
+  const ImpalaProfile profile =
+      ImpalaProfile::parse(looks_like_json(text) ? render_json_profile(text, file) : text, file);
   const ImportedScenario imported = import_impala_profile(profile, options);
   // What we write must load: the scenario format's own checks on the result.
   parse_scenario(imported.json, fmt::format("the scenario imported from {}", file));

@@ -94,6 +94,10 @@ class Importer {
         g.averaged = s;
       }
     }
+    // Daemons by name: their host's, or with the port where several share it.
+    const std::vector<std::string> names = daemon_names(hosts_);
+    for (std::size_t i = 0; i < hosts_.size(); ++i) host_names_[hosts_[i]] = names[i];
+    hosts_ = names;
   }
 
   int instances_of(const ProfileSection& averaged_fragment) const {
@@ -181,6 +185,7 @@ class Importer {
   std::map<std::pair<std::string, int>, SenderGroup> groups_;
   std::multimap<int, const ProfileSection*> exchange_nodes_;
   std::vector<std::string> hosts_;
+  std::map<std::string, std::string> host_names_;  // a daemon's address ("h1:22000") to its host's name
   int most_instances_ = 0;
   int host_count_ = 1;
   std::vector<std::pair<std::string, std::string>> notes_, assumptions_;
@@ -241,7 +246,7 @@ Json Importer::exchange(const SenderGroup& g, std::size_t index) {
   note(at + "/rows", fmt::format("measured: {} {}, {}", name, rows_counter, basis), false);
 
   std::vector<std::string> sender_hosts;
-  for (const auto& inst : g.instances) sender_hosts.push_back(inst.first);
+  for (const auto& inst : g.instances) sender_hosts.push_back(host_names_.at(inst.first));
   x["senders"] = placement(sender_hosts);
   if (sender_hosts.empty()) {
     x["senders"] = Json{{"hosts", Json::array({hosts_.empty() ? "h0" : hosts_.front()})}, {"per_host", multiplier}};
@@ -255,7 +260,7 @@ Json Importer::exchange(const SenderGroup& g, std::size_t index) {
   std::vector<std::string> receiver_hosts;
   for (auto [it, end] = exchange_nodes_.equal_range(g.dst_id); it != end; ++it) {
     const Enclosing e = enclosing(*it->second);
-    if (!e.host.empty()) receiver_hosts.push_back(e.host);
+    if (!e.host.empty()) receiver_hosts.push_back(host_names_.at(e.host));
   }
   const bool one_receiver = x["kind"] == "merge";
   if (!receiver_hosts.empty()) {

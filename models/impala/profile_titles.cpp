@@ -1,5 +1,6 @@
 #include "models/impala/profile_titles.h"
 
+#include <algorithm>
 #include <charconv>
 #include <regex>
 
@@ -36,7 +37,7 @@ Enclosing enclosing(const ProfileSection& section) {
   std::smatch m;
   for (const ProfileSection* s = section.parent; s != nullptr; s = s->parent) {
     if (e.host.empty() && std::regex_match(s->title, m, kInstanceTitle)) {
-      e.host = m[1];
+      e.host = m[1].str() + m[2].str();
       e.instance_or_fragment = s;
     } else if (std::regex_match(s->title, m, kFragmentTitle)) {
       e.fragment = m[2];
@@ -67,7 +68,24 @@ std::optional<int> exchange_node_id(const ImpalaProfile& profile, const ProfileS
 std::optional<std::string> instance_host(const ProfileSection& section) {
   std::smatch m;
   if (!std::regex_match(section.title, m, kInstanceTitle)) return std::nullopt;
-  return m[1].str();
+  return m[1].str() + m[2].str();
+}
+
+std::vector<std::string> daemon_names(const std::vector<std::string>& addresses) {
+  const auto host_of = [](const std::string& a) { return a.substr(0, a.find(':')); };
+  std::vector<std::string> names;
+  for (const std::string& a : addresses) {
+    const bool shared = std::count_if(addresses.begin(), addresses.end(),
+                                      [&](const std::string& b) { return b != a && host_of(b) == host_of(a); }) > 0;
+    std::string name = a;
+    if (shared) {
+      std::replace(name.begin(), name.end(), ':', '-');
+    } else {
+      name = host_of(a);
+    }
+    names.push_back(name);
+  }
+  return names;
 }
 
 bool is_averaged_fragment(const ProfileSection& section) {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "models/impala/impala_profile.h"
 
@@ -20,7 +21,7 @@ namespace exsim {
 // The fragment, instance and host around a section.
 struct Enclosing {
   std::string fragment;  // "F01", or "" when no fragment header encloses it
-  std::string host;      // of the instance, "" when not inside an instance
+  std::string host;      // of the instance, as its title gives it ("h1:22000"), "" when not inside an instance
   bool averaged = false;  // inside an "Averaged Fragment"
   const ProfileSection* instance_or_fragment = nullptr;  // whose "(Total: ...)" is the fragment's time
 };
@@ -33,8 +34,12 @@ Enclosing enclosing(const ProfileSection& section);
 std::optional<int> sender_dst_id(const ImpalaProfile& profile, const ProfileSection& section);
 // "EXCHANGE_NODE (id=7)": 7.
 std::optional<int> exchange_node_id(const ImpalaProfile& profile, const ProfileSection& section);
-// "Instance ... (host=h1:22000)": "h1".
+// "Instance ... (host=h1:22000)": "h1:22000", the daemon (several may share a machine).
 std::optional<std::string> instance_host(const ProfileSection& section);
+// Names for the daemons `addresses` ("h1:22000"): each its host name, unless
+// several daemons share that name (Impala's minicluster runs three on one
+// machine, ports 27000-27002), then "h1-27001".
+std::vector<std::string> daemon_names(const std::vector<std::string>& addresses);
 // "Averaged Fragment F01".
 bool is_averaged_fragment(const ProfileSection& section);
 // "Query (id=ab:cd)": "ab:cd".

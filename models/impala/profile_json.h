@@ -23,7 +23,7 @@ bool looks_like_json(std::string_view text);
 // VALUE" in the units the text form prints (times in ns, bytes and counts
 // exact), its summary statistics "- NAME: (Avg: ... ; Min: ... ; Max: ... ;
 // Number of samples: N)", then its children, indented. InputError naming
-// `file` and the JSON path of anything that is not what Impala writes.
+// `file` and the JSON pointer of everything that is not what Impala writes.
 std::string render_json_profile(std::string_view text, const std::string& file);
 
 }  // namespace exsim

@@ -75,14 +75,10 @@ std::vector<std::string> daemon_names(const std::vector<std::string>& addresses)
   const auto host_of = [](const std::string& a) { return a.substr(0, a.find(':')); };
   std::vector<std::string> names;
   for (const std::string& a : addresses) {
-    const bool shared = std::count_if(addresses.begin(), addresses.end(),
-                                      [&](const std::string& b) { return b != a && host_of(b) == host_of(a); }) > 0;
-    std::string name = a;
-    if (shared) {
-      std::replace(name.begin(), name.end(), ':', '-');
-    } else {
-      name = host_of(a);
-    }
+    const bool shared = std::any_of(addresses.begin(), addresses.end(),
+                                    [&](const std::string& b) { return b != a && host_of(b) == host_of(a); });
+    std::string name = shared ? a : host_of(a);
+    std::replace(name.begin(), name.end(), ':', '-');
     names.push_back(name);
   }
   return names;

@@ -16,6 +16,7 @@
 #include "models/impala/impala_profile.h"
 #include "models/impala/profile_import.h"
 #include "models/impala/profile_json.h"
+#include "models/impala/profile_titles.h"
 
 namespace exsim {
 namespace {
@@ -56,10 +57,16 @@ TEST_CASE("a JSON profile that is not one is named by the JSON path of what is w
     return std::string("no error");
   };
   CHECK(message(R"({"contents": {"profile_name": "Q", "counters": [{"counter_name": "RowsSent", "value": "many", "unit": "UNIT"}]}})")
-            .find("bad.json: /contents/counters/0/value: expected a number") != std::string::npos);
-  CHECK(message(R"([{"contents": {"profile_name": "Q"}}, {"no": 1}])").find("bad.json: /1: expected a profile") !=
-        std::string::npos);
+            .find("bad.json:/contents/counters/0/value: expected a number") != std::string::npos);
+  CHECK(message(R"([{"contents": {"profile_name": "Q"}}, {"no": 1}])")
+            .find("bad.json:/1: missing required key 'profile_name'") != std::string::npos);
   CHECK(message("{\"contents\": ").find("bad.json") != std::string::npos);  // not JSON at all
+}
+
+TEST_CASE("daemons are named by their host, with the port only where several share it") {
+  CHECK(daemon_names({"h1:22000", "h2:22000"}) == std::vector<std::string>{"h1", "h2"});
+  CHECK(daemon_names({"m:27000", "m:27001", "h2:22000"}) == std::vector<std::string>{"m-27000", "m-27001", "h2"});
+  CHECK(daemon_names({"h1"}) == std::vector<std::string>{"h1"});
 }
 
 // The sums of a JSON profile's instance counters of each sender, by (fragment, dst_id).

@@ -1,4 +1,4 @@
-// exsim import-profile PROFILE.txt [-o SCENARIO.json] [--name NAME] [--hosts N] [--kind ID=KIND]...
+// exsim import-profile PROFILE.txt [-o SCENARIO.json] [--name NAME] [--hosts N] [--query N] [--kind ID=KIND]...
 #include <algorithm>
 #include <cstdio>
 
@@ -21,14 +21,18 @@ namespace po = boost::program_options;
 
 int import_profile_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim import-profile PROFILE.txt [-o SCENARIO.json] [--name NAME] [--hosts N] [--kind ID=KIND]...\n\n"
-      "Reads an Impala query profile, in text form or in JSON (the web UI's /query_profile_json),\n"
-      "and writes a scenario with one exchange\n"
+      "usage: exsim import-profile PROFILE.txt [-o SCENARIO.json] [--name NAME] [--hosts N] [--query N]\n"
+      "                            [--kind ID=KIND]...\n\n"
+      "Reads an Impala query profile, in text form (the legacy layout with averaged and\n"
+      "per-instance fragments, or the aggregated one of AGGREGATED_PROFILE) or in JSON (the\n"
+      "web UI's /query_profile_json), and writes a scenario with one exchange\n"
       "per KrpcDataStreamSender / DataStreamSender: rows from RowsSent or RowsReturned,\n"
       "bytes from TotalBytesSent or BytesSent and UncompressedRowBatchSize (the LZ4 ratio\n"
       "is their quotient), the partitioning from the plan, hosts and instances from the\n"
       "fragment headers. The scenario's \"notes\" say where every value came from; values\n"
-      "the profile does not hold are assumed, noted, and listed on standard error.\n\n"
+      "the profile does not hold are assumed, noted, and listed on standard error. A file of\n"
+      "several profiles (impala-profile-tool's output) gives a scenario query for each profile\n"
+      "with a sender, or only the one --query names.\n\n"
       "example:\n  exsim import-profile q72-profile.txt --hosts 5 -o q72.json && exsim simulate q72.json\n\n"
       "Exit status: 0 written, 2 bad input (the profile, a flag), 3 a failure writing.\n\noptions");
   visible.add_options()
@@ -36,6 +40,7 @@ int import_profile_command(const std::vector<std::string>& args) {
       ("output,o", po::value<std::string>()->value_name("FILE"), "write the scenario to this file (default: standard output)")
       ("name", po::value<std::string>()->value_name("NAME"), "the scenario's name (default: from the query id)")
       ("hosts", po::value<int>(), "cluster size, when the profile names no hosts")
+      ("query", po::value<int>()->value_name("N"), "of a file of several profiles, import only the Nth (from 1)")
       ("kind", po::value<std::vector<std::string>>()->value_name("KIND")->composing(),
        "ID=KIND: partitioning of exchange ID (its dst_id) when the profile's plan does not\n"
        "show it; KIND is hash, broadcast, random or merge (repeatable)");
@@ -52,6 +57,7 @@ int import_profile_command(const std::vector<std::string>& args) {
     if (!valid) throw UsageError(fmt::format("--name '{}': expected a scenario name ([a-z0-9._-]+)", options.name));
   }
   if (vm.count("hosts")) options.hosts = bounded_int(vm, "hosts", 1, 1024);  // a scenario's limit
+  if (vm.count("query")) options.query = bounded_int(vm, "query", 1, 1'000'000);
   if (vm.count("kind")) {
     for (const auto& spec : vm["kind"].as<std::vector<std::string>>()) {
       const std::size_t eq = spec.find('=');
@@ -89,6 +95,7 @@ int import_profile_command(const std::vector<std::string>& args) {
   fmt::print(stderr, "import-profile: {} exchange(s) from {}; {} value(s) assumed:\n", imported.exchanges, file,
              imported.assumptions.size());
   for (const auto& [pointer, note] : imported.assumptions) fmt::print(stderr, "  {}: {}\n", pointer, note);
+  for (const auto& line : imported.skipped) fmt::print(stderr, "import-profile: {}\n", line);
   if (output) {
     outputs.put("--output", imported.json);
     outputs.write();

@@ -52,6 +52,25 @@ std::optional<double> number_with_unit(std::string_view s, std::initializer_list
   return std::nullopt;
 }
 
+// An aggregated section's counter gives the instances' mean, least and
+// largest value: "mean=2.17 KB (2227) min=1.89 KB (1934) max=2.72 KB (2788)".
+// The mean, for the importer to multiply by the instances.
+std::string_view mean_of_aggregate(std::string_view text) {
+  if (text.substr(0, 5) != "mean=") return text;
+  text.remove_prefix(5);
+  return trim(text.substr(0, text.find(" min=")));
+}
+
+bool is_instance_value(std::string_view content) {
+  if (content.empty() || content.front() != '[') return false;
+  const std::size_t close = content.find(']');
+  if (close == std::string_view::npos || close < 2) return false;
+  for (std::size_t i = 1; i < close; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(content[i]))) return false;
+  }
+  return trim(content.substr(close + 1)).substr(0, 2) == "- ";
+}
+
 bool is_header(std::string_view content) {
   return content.find(":(Total:") != std::string_view::npos || (content.size() > 1 && content.back() == ':');
 }
@@ -59,7 +78,7 @@ bool is_header(std::string_view content) {
 }  // namespace
 
 std::optional<double> parse_profile_bytes(std::string_view text) {
-  text = trim(text);
+  text = mean_of_aggregate(trim(text));
   if (auto exact = exact_in_parentheses(text)) return exact;
   // PrettyPrinter's byte units are binary (util/pretty-printer.h).
   return number_with_unit(text, {{"B", 1.0},
@@ -71,14 +90,14 @@ std::optional<double> parse_profile_bytes(std::string_view text) {
 }
 
 std::optional<double> parse_profile_count(std::string_view text) {
-  text = trim(text);
+  text = mean_of_aggregate(trim(text));
   if (auto exact = exact_in_parentheses(text)) return exact;
   // Unit counts are decimal: K, M, B (billions), written right after the number.
   return number_with_unit(text, {{"K", 1e3}, {"M", 1e6}, {"B", 1e9}});
 }
 
 std::optional<double> parse_profile_time_ns(std::string_view text) {
-  text = trim(text);
+  text = mean_of_aggregate(trim(text));
   if (text.empty()) return std::nullopt;
   double total = 0;
   while (!text.empty()) {
@@ -139,6 +158,7 @@ ImpalaProfile ImpalaProfile::parse(std::string_view text, std::string file) {
   std::vector<ProfileSection*> stack{profile.root_.get()};
   int sections = 0;
   int number = 0;
+  bool in_plan = false, last_info_was_plan = false;
   while (!text.empty()) {
     const std::size_t newline = text.find('\n');
     std::string_view raw = text.substr(0, newline);
@@ -149,7 +169,33 @@ ImpalaProfile ImpalaProfile::parse(std::string_view text, std::string file) {
     const std::string_view content = trim(raw);
     if (content.empty()) continue;
     const int indent = static_cast<int>(raw.find_first_not_of(" \t"));
-    while (stack.back()->indent >= indent) stack.pop_back();
+    // The plan ("Plan:" and the text between two rules of dashes) and the
+    // ExecSummary table are written from the first column inside their query:
+    // text for plan_kind, not sections; only a "Query (id=...)" there starts a new
+    // profile.
+    const bool rule = content.find_first_not_of('-') == std::string_view::npos;
+    if (in_plan) {
+      in_plan = !rule;
+      continue;
+    }
+    if (rule && last_info_was_plan) {
+      in_plan = true;
+      continue;
+    }
+    last_info_was_plan = content == "Plan:";
+    // The extended aggregated layout follows a counter with each instance's
+    // value, "[3]   - RowsSent: 158 (158)", written left of the counters: skipped
+    // (the counter's mean stands for them), and never closing the section.
+    if (is_instance_value(content)) continue;
+    if (indent == 0 && stack.size() > 1 && stack[1]->title.substr(0, 10) == "Query (id=" &&
+        content.substr(0, 10) != "Query (id=") {
+      continue;
+    }
+    // Impala 4 and later write a fragment's "Instances:" list at the fragment's
+    // own indent, below its header and info lines: it belongs to the fragment.
+    const bool fragment_instances = content == "Instances:" && stack.back()->indent == indent &&
+                                    stack.back()->title.find("Fragment ") != std::string::npos;
+    while (!fragment_instances && stack.back()->indent >= indent) stack.pop_back();
     ProfileSection& parent = *stack.back();
     if (content.substr(0, 2) == "- ") {
       const std::string_view body = content.substr(2);

@@ -4,6 +4,11 @@
 // (dst_id=7):(Total: ...)"), each with counters ("- BytesSent: 3.63 GB
 // (3902930720)") and info strings ("num instances: 1").
 //
+// Impala 4 and later may write the aggregated layout: one section for all of a
+// fragment's instances ("KrpcDataStreamSender (dst_id=4) [12 instances]"), its
+// counters the instances' "mean=152 (152) min=135 (135) max=166 (166)", of
+// which the value parsers below read the mean.
+//
 // Counters are kept as text with their line: real profiles mix units and omit
 // counters, so a value is parsed when it is asked for, and a malformed one is
 // an error naming the file, the line and the counter, never a silent zero.

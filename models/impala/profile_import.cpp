@@ -5,11 +5,13 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "models/base/error.h"
+#include "models/impala/profile_queries.h"
 #include "models/impala/profile_titles.h"
 
 namespace exsim {
@@ -23,21 +25,33 @@ constexpr double kAssumedNicGbps = 10;
 constexpr int kAssumedCores = 16;
 
 // One data stream sender of the profile: its fragment's instances or, in an
-// averaged-only profile, the averaged fragment and its instance count.
+// averaged-only profile, the averaged fragment and its instance count, or in
+// the aggregated layout, the one section for all instances and their hosts.
 struct SenderGroup {
+  int query = 0;         // of the file's profiles, counted from 0
   std::string fragment;  // "F01", or "" when no fragment header encloses it
   int dst_id = 0;
   std::vector<std::pair<std::string, const ProfileSection*>> instances;  // (host, sender section)
   const ProfileSection* averaged = nullptr;
+  const ProfileSection* aggregated = nullptr;
+  std::vector<std::string> listed_hosts;  // the aggregated section's instances' hosts
 };
+
 
 class Importer {
  public:
   Importer(const ImpalaProfile& profile, const ProfileImportOptions& options) : profile_(profile), options_(options) {}
 
   ImportedScenario run() {
+    find_queries();
     collect();
     if (groups_.empty()) {
+      if (options_.query > 0) {
+        throw InputError({fmt::format("{}: profile {} of {} ({}) has no KrpcDataStreamSender or DataStreamSender "
+                                      "section: nothing to import",
+                                      profile_.file(), options_.query, queries_.size(),
+                                      queries_[static_cast<std::size_t>(options_.query - 1)].id)});
+      }
       throw InputError({fmt::format("{}: no KrpcDataStreamSender or DataStreamSender section: nothing to import",
                                       profile_.file())});
     }
@@ -64,32 +78,69 @@ class Importer {
     doc["cluster"] = cluster();
     doc["policies"] = Json::parse(R"({"16K": {"buffer": {"flat": "16K"}}})");
     note("/policies/16K", "assumed: Impala's defaults (data_stream_sender_buffer_size 16K, one RPC in flight)", true);
-    Json exchanges = Json::array();
-    for (const auto& [key, group] : groups_) exchanges.push_back(exchange(group, exchanges.size()));
-    doc["workload"]["queries"] = Json::array({Json{{"name", "q"}, {"exchanges", exchanges}}});
+    // One scenario query per profile that has senders, in the file's order.
+    Json queries = Json::array();
+    int imported = 0;
+    for (auto it = groups_.begin(); it != groups_.end();) {
+      const int query = it->second.query;
+      Json exchanges = Json::array();
+      for (; it != groups_.end() && it->second.query == query; ++it) {
+        if (auto x = exchange(it->second, queries.size(), exchanges.size())) exchanges.push_back(std::move(*x));
+      }
+      if (exchanges.empty()) continue;
+      imported += static_cast<int>(exchanges.size());
+      const QuerySpan& span = queries_[static_cast<std::size_t>(query)];
+      note(fmt::format("/workload/queries/{}/name", queries.size()),
+           span.id.empty() ? "the profile" : fmt::format("measured: profile {} of the file, Query (id={})", query + 1, span.id),
+           false);
+      queries.push_back(Json{{"name", fmt::format("q{}", query + 1)}, {"exchanges", std::move(exchanges)}});
+    }
+    if (queries.empty()) {
+      std::vector<std::string> lines = {fmt::format("{}: no data stream sender sent a row: nothing to import", profile_.file())};
+      lines.insert(lines.end(), skipped_.begin(), skipped_.end());
+      throw InputError(lines);
+    }
+    doc["workload"]["queries"] = queries;
     for (const auto& [pointer, text] : notes_) {
       Json& slot = doc["notes"][pointer];
       slot = slot.is_string() ? slot.get<std::string>() + "; " + text : text;
     }
-    return {doc.dump(2) + "\n", assumptions_, static_cast<int>(groups_.size())};
+    return {doc.dump(2) + "\n", assumptions_, imported, skipped_};
   }
 
  private:
+  void find_queries() {
+    queries_ = profile_queries(profile_);
+    if (options_.query > static_cast<int>(queries_.size())) {
+      throw UsageError(fmt::format("--query {}: {} holds {} profile{}", options_.query, profile_.file(),
+                                   queries_.size(), queries_.size() == 1 ? "" : "s"));
+    }
+  }
+
+  void add_host(const std::string& host) {
+    if (std::find(hosts_.begin(), hosts_.end(), host) == hosts_.end()) hosts_.push_back(host);
+  }
+
   void collect() {
     for (const ProfileSection* s : profile_.sections()) {
-      if (auto host = instance_host(*s); host && std::find(hosts_.begin(), hosts_.end(), *host) == hosts_.end()) {
-        hosts_.push_back(*host);
-      }
-      if (auto id = exchange_node_id(profile_, *s)) exchange_nodes_.emplace(*id, s);
+      const int query = query_of(queries_, *s);
+      if (options_.query > 0 && query != options_.query - 1) continue;
+      if (auto host = instance_host(*s)) add_host(*host);
+      for (const std::string& host : listed_instance_hosts(*s)) add_host(host);
+      if (auto id = exchange_node_id(profile_, *s)) exchange_nodes_.emplace(std::pair{query, *id}, s);
       if (is_averaged_fragment(*s)) most_instances_ = std::max(most_instances_, instances_of(*s));
       const std::optional<int> dst = sender_dst_id(profile_, *s);
       if (!dst) continue;
       const Enclosing e = enclosing(*s);
-      SenderGroup& g = groups_[{e.fragment, *dst}];
+      SenderGroup& g = groups_[{query, e.fragment, *dst}];
+      g.query = query;
       g.fragment = e.fragment;
       g.dst_id = *dst;
       if (!e.host.empty()) {
         g.instances.emplace_back(e.host, s);
+      } else if (!e.listed_hosts.empty()) {
+        g.aggregated = s;
+        g.listed_hosts = e.listed_hosts;
       } else if (e.averaged || !g.averaged) {
         g.averaged = s;
       }
@@ -107,11 +158,12 @@ class Importer {
 
   std::string scenario_name() const {
     if (!options_.name.empty()) return options_.name;
-    for (const ProfileSection* s : profile_.sections()) {
-      if (std::optional<std::string> id = query_id(*s)) {
-        std::replace(id->begin(), id->end(), ':', '-');
-        return "impala-" + *id;
-      }
+    // One profile imported: its query id.
+    const int first = groups_.begin()->second.query;
+    const bool one = std::all_of(groups_.begin(), groups_.end(), [&](const auto& g) { return g.second.query == first; });
+    if (std::string id = queries_[static_cast<std::size_t>(first)].id; one && !id.empty()) {
+      std::replace(id.begin(), id.end(), ':', '-');
+      return "impala-" + id;
     }
     // The file's stem, in the characters a scenario name allows.
     std::string stem;
@@ -178,22 +230,25 @@ class Importer {
     return Json{{"hosts", names}, {"per_host", most}};
   }
 
-  Json exchange(const SenderGroup& g, std::size_t index);
+  // nullopt for a sender left out (skipped_ says why).
+  std::optional<Json> exchange(const SenderGroup& g, std::size_t query, std::size_t index);
 
   const ImpalaProfile& profile_;
   const ProfileImportOptions& options_;
-  std::map<std::pair<std::string, int>, SenderGroup> groups_;
-  std::multimap<int, const ProfileSection*> exchange_nodes_;
+  std::vector<QuerySpan> queries_;
+  std::map<std::tuple<int, std::string, int>, SenderGroup> groups_;  // by (query, fragment, dst_id)
+  std::multimap<std::pair<int, int>, const ProfileSection*> exchange_nodes_;  // by (query, id)
   std::vector<std::string> hosts_;
   std::map<std::string, std::string> host_names_;  // a daemon's address ("h1:22000") to its host's name
   int most_instances_ = 0;
   int host_count_ = 1;
   std::vector<std::pair<std::string, std::string>> notes_, assumptions_;
+  std::vector<std::string> skipped_;
 };
 
-Json Importer::exchange(const SenderGroup& g, std::size_t index) {
-  const std::string at = fmt::format("/workload/queries/0/exchanges/{}", index);
-  const ProfileSection* any = g.instances.empty() ? g.averaged : g.instances.front().second;
+std::optional<Json> Importer::exchange(const SenderGroup& g, std::size_t query, std::size_t index) {
+  const std::string at = fmt::format("/workload/queries/{}/exchanges/{}", query, index);
+  const ProfileSection* any = !g.instances.empty() ? g.instances.front().second : g.aggregated ? g.aggregated : g.averaged;
   const std::string name = (g.fragment.empty() ? "" : g.fragment + " ") + any->title;
   Json x;
   x["id"] = fmt::format("{}x{}", g.fragment.empty() ? "" : g.fragment + "-", g.dst_id);
@@ -205,6 +260,10 @@ Json Importer::exchange(const SenderGroup& g, std::size_t index) {
   if (!g.instances.empty()) {
     for (const auto& inst : g.instances) sections.push_back(inst.second);
     basis = fmt::format("summed over its {} instances", sections.size());
+  } else if (g.aggregated) {
+    sections.push_back(g.aggregated);
+    multiplier = static_cast<int>(g.listed_hosts.size());
+    basis = fmt::format("the aggregated section's mean x its {} instances (the mean as Impala rounds it)", multiplier);
   } else {
     sections.push_back(g.averaged);
     const ProfileSection* fragment = enclosing(*g.averaged).instance_or_fragment;
@@ -225,14 +284,18 @@ Json Importer::exchange(const SenderGroup& g, std::size_t index) {
   const auto rows = total({"RowsSent", "RowsReturned"}, false);
   const std::string rows_counter = found;
   if (!rows || *rows < 1) {
-    throw InputError({fmt::format("{}:{}: {}: expected a RowsSent or RowsReturned counter with at least one row",
-                                    profile_.file(), sections.front()->line, name)});
+    // Nothing to model (a child query of COMPUTE STATS sends none), or nothing
+    // to model it from: left out, and said so.
+    skipped_.push_back(fmt::format("{}:{}: {}: {}; left out", profile_.file(), sections.front()->line, name,
+                                   rows ? "sent no row" : "no RowsSent or RowsReturned counter"));
+    return std::nullopt;
   }
   const auto sent = total({"TotalBytesSent", "BytesSent"}, true);
   const auto uncompressed = total({"UncompressedRowBatchSize"}, true);
 
   // Partitioning and receivers.
-  const auto kind = plan_kind(profile_, g.dst_id);
+  const QuerySpan& span = queries_[static_cast<std::size_t>(g.query)];
+  const auto kind = plan_kind(profile_, g.dst_id, span.first_line, span.end_line);
   const auto given = options_.kinds.find(g.dst_id);
   x["kind"] = kind ? kind->kind : given != options_.kinds.end() ? given->second : "hash";
   if (kind) {
@@ -247,6 +310,7 @@ Json Importer::exchange(const SenderGroup& g, std::size_t index) {
 
   std::vector<std::string> sender_hosts;
   for (const auto& inst : g.instances) sender_hosts.push_back(host_names_.at(inst.first));
+  for (const auto& host : g.listed_hosts) sender_hosts.push_back(host_names_.at(host));
   x["senders"] = placement(sender_hosts);
   if (sender_hosts.empty()) {
     x["senders"] = Json{{"hosts", Json::array({hosts_.empty() ? "h0" : hosts_.front()})}, {"per_host", multiplier}};
@@ -258,9 +322,10 @@ Json Importer::exchange(const SenderGroup& g, std::size_t index) {
     note(at + "/senders", "measured: the hosts of the sending fragment's instances", false);
   }
   std::vector<std::string> receiver_hosts;
-  for (auto [it, end] = exchange_nodes_.equal_range(g.dst_id); it != end; ++it) {
+  for (auto [it, end] = exchange_nodes_.equal_range({g.query, g.dst_id}); it != end; ++it) {
     const Enclosing e = enclosing(*it->second);
     if (!e.host.empty()) receiver_hosts.push_back(host_names_.at(e.host));
+    for (const auto& host : e.listed_hosts) receiver_hosts.push_back(host_names_.at(host));
   }
   const bool one_receiver = x["kind"] == "merge";
   if (!receiver_hosts.empty()) {

@@ -19,6 +19,10 @@ namespace exsim {
 struct ProfileImportOptions {
   std::string name;  // the scenario's name; from the query id when empty
   int hosts = 0;     // cluster size when the profile names no hosts; 0: the most instances of any fragment
+  // Of a file holding several profiles (impala-profile-tool's output), import
+  // only the query'th, counted from 1; 0: each profile with a sender as a
+  // scenario query of its own.
+  int query = 0;
   // Partitioning of exchanges (by dst_id) whose plan line is not in the profile:
   // hash, broadcast, random or merge.
   std::map<int, std::string> kinds;
@@ -28,6 +32,7 @@ struct ImportedScenario {
   std::string json;  // the scenario file's text
   std::vector<std::pair<std::string, std::string>> assumptions;  // (JSON pointer, note) of assumed values
   int exchanges = 0;
+  std::vector<std::string> skipped;  // senders left out, each "FILE:LINE: sender: why"
 };
 
 // InputError when the profile has no data stream sender, or a counter the

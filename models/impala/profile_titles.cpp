@@ -11,12 +11,15 @@
 namespace exsim {
 namespace {
 
-const std::regex kSenderTitle(R"(^(Krpc)?DataStreamSender \(dst_id=(\d+)\)$)");
+// Impala 4 and later follow an aggregated section's title with " [12 instances]".
+const std::regex kSenderTitle(R"(^(Krpc)?DataStreamSender \(dst_id=(\d+)\)( \[\d+ instances?\])?$)");
 // A sender-like title that kSenderTitle does not take.
 const std::regex kAnySenderTitle(R"(^(Krpc)?DataStreamSender\b)");
-const std::regex kFragmentTitle(R"(^(Averaged |Coordinator )?Fragment (F\d+)$)");
+const std::regex kFragmentTitle(R"(^(Averaged |Coordinator )?Fragment (F\d+)( \[(\d+) instances?\])?$)");
 const std::regex kInstanceTitle(R"(^Instance .*\(host=([^:)]+)(:\d+)?\)$)");
-const std::regex kExchangeNodeTitle(R"(^EXCHANGE_NODE \(id=(\d+)\)$)");
+const std::regex kExchangeNodeTitle(R"(^EXCHANGE_NODE \(id=(\d+)\)( \[\d+ instances?\])?$)");
+// An aggregated fragment's "Instances:" list: "[0] Instance 5644dc:11475918 (host=h1:27000)".
+const std::regex kListedInstance(R"(^\[\d+\] Instance .*\(host=([^:)]+)(:\d+)?\)$)");
 const std::regex kQueryTitle(R"(^Query \(id=([0-9a-f:]+)\)$)");
 const std::regex kPlanExchange(R"((\d+):(MERGING-)?EXCHANGE\s*\[([A-Z]+))");
 
@@ -43,10 +46,25 @@ Enclosing enclosing(const ProfileSection& section) {
       e.fragment = m[2];
       e.averaged = m[1] == "Averaged ";
       if (!e.instance_or_fragment) e.instance_or_fragment = s;
+      if (e.host.empty() && !e.averaged) e.listed_hosts = listed_instance_hosts(*s);
       break;
     }
   }
   return e;
+}
+
+std::vector<std::string> listed_instance_hosts(const ProfileSection& fragment) {
+  std::vector<std::string> hosts;
+  std::smatch m;
+  for (const auto& child : fragment.children) {
+    if (child->title != "Instances") continue;
+    for (const ProfileEntry& line : child->infos) {
+      // The info's name and value split the instance id at its colon; whole again here.
+      const std::string whole = line.name + ":" + line.value;
+      if (std::regex_match(whole, m, kListedInstance)) hosts.push_back(m[1].str() + m[2].str());
+    }
+  }
+  return hosts;
 }
 
 std::optional<int> sender_dst_id(const ImpalaProfile& profile, const ProfileSection& section) {
@@ -95,9 +113,11 @@ std::optional<std::string> query_id(const ProfileSection& section) {
   return m[1].str();
 }
 
-std::optional<PlanKind> plan_kind(const ImpalaProfile& profile, int id) {
+std::optional<PlanKind> plan_kind(const ImpalaProfile& profile, int id, int first_line, int end_line) {
   std::smatch m;
-  for (std::size_t i = 0; i < profile.lines().size(); ++i) {
+  const std::size_t end = end_line > 0 ? std::min(profile.lines().size(), static_cast<std::size_t>(end_line - 1))
+                                       : profile.lines().size();
+  for (std::size_t i = static_cast<std::size_t>(std::max(1, first_line) - 1); i < end; ++i) {
     const std::string& line = profile.lines()[i];
     if (!std::regex_search(line, m, kPlanExchange) || plan_node_id(m[1], profile.file(), i + 1, "exchange") != id) {
       continue;

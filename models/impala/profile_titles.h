@@ -23,10 +23,17 @@ struct Enclosing {
   std::string fragment;  // "F01", or "" when no fragment header encloses it
   std::string host;      // of the instance, as its title gives it ("h1:22000"), "" when not inside an instance
   bool averaged = false;  // inside an "Averaged Fragment"
+  // Inside a fragment of the aggregated layout (Impala 4 and later, "Fragment
+  // F01 [12 instances]" with an "Instances:" list and no per-instance
+  // sections): the host of each instance, in the list's order; empty otherwise.
+  std::vector<std::string> listed_hosts;
   const ProfileSection* instance_or_fragment = nullptr;  // whose "(Total: ...)" is the fragment's time
 };
 Enclosing enclosing(const ProfileSection& section);
 
+// The hosts ("h1:27000") of the instances a fragment of the aggregated layout
+// lists under "Instances:"; empty for a fragment without that list.
+std::vector<std::string> listed_instance_hosts(const ProfileSection& fragment);
 // "KrpcDataStreamSender (dst_id=7)" or "DataStreamSender (dst_id=7)": 7.
 // nullopt for a section of another kind; InputError (file and line) for a
 // sender-like title that does not parse ("dst_id=-4"), since skipping it would
@@ -51,7 +58,9 @@ struct PlanKind {
   std::string kind;
   std::string source;
 };
-std::optional<PlanKind> plan_kind(const ImpalaProfile& profile, int id);
+// Only lines [first_line, end_line) are searched (end_line 0: to the end): a
+// file of several profiles has a plan in each.
+std::optional<PlanKind> plan_kind(const ImpalaProfile& profile, int id, int first_line = 1, int end_line = 0);
 
 // The first of `names` that the section has as a counter.
 const ProfileEntry* first_counter(const ProfileSection& section, std::initializer_list<std::string_view> names);

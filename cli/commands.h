@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace boost::program_options {
+class variables_map;
+}
+
 namespace exsim::cli {
 
 // Exit codes shared by every subcommand.
@@ -24,6 +28,8 @@ int agent_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
 int validate_command(const std::vector<std::string>& args);
 int import_profile_command(const std::vector<std::string>& args);
+// validate --impala-profile: the model replayed against an Impala profile.
+int validate_impala_profile(const boost::program_options::variables_map& vm);
 int sweep_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 

@@ -1,9 +1,13 @@
-// exsim import-profile PROFILE.txt [-o SCENARIO.json] [--name NAME] [--hosts N] [--query N] [--kind ID=KIND]...
+// exsim import-profile PROFILE.txt [-o SCENARIO.json] [--costs COSTS.json [--base-costs P]] [--name NAME]
+//                      [--hosts N] [--query N] [--kind ID=KIND]...
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -11,6 +15,8 @@
 #include "models/base/error.h"
 #include "models/base/json_reader.h"
 #include "models/impala/impala_profile.h"
+#include "models/impala/profile_costs.h"
+#include "models/impala/profile_titles.h"
 #include "models/impala/profile_import.h"
 #include "models/impala/profile_json.h"
 #include "models/results/results.h"
@@ -18,11 +24,28 @@
 
 namespace exsim::cli {
 namespace po = boost::program_options;
+namespace {
+
+// `path` as the scenario at `scenario` names it: relative to its directory.
+std::string relative_to(const std::string& path, const std::string& scenario) {
+  const std::filesystem::path dir = std::filesystem::absolute(scenario).parent_path();
+  return std::filesystem::absolute(path).lexically_relative(dir).generic_string();
+}
+
+// The scenario's text with "costs" naming `costs`, and a note saying so.
+std::string with_costs(const std::string& json, const std::string& costs) {
+  auto doc = nlohmann::ordered_json::parse(json);
+  doc["costs"] = costs;
+  doc["notes"]["/costs"] = "derived from the profile's counters (import-profile --costs), the rest from its base";
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace
 
 int import_profile_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim import-profile PROFILE.txt [-o SCENARIO.json] [--name NAME] [--hosts N] [--query N]\n"
-      "                            [--kind ID=KIND]...\n\n"
+      "usage: exsim import-profile PROFILE.txt [-o SCENARIO.json] [--costs COSTS.json [--base-costs P]]\n"
+      "                            [--name NAME] [--hosts N] [--query N] [--kind ID=KIND]...\n\n"
       "Reads an Impala query profile, in text form (the legacy layout with averaged and\n"
       "per-instance fragments, or the aggregated one of AGGREGATED_PROFILE) or in JSON (the\n"
       "web UI's /query_profile_json), and writes a scenario with one exchange\n"
@@ -32,7 +55,10 @@ int import_profile_command(const std::vector<std::string>& args) {
       "fragment headers. The scenario's \"notes\" say where every value came from; values\n"
       "the profile does not hold are assumed, noted, and listed on standard error. A file of\n"
       "several profiles (impala-profile-tool's output) gives a scenario query for each profile\n"
-      "with a sender, or only the one --query names.\n\n"
+      "with a sender, or only the one --query names. With --costs it also writes a costs\n"
+      "profile: serialization per byte and the RPC layer's latency derived from the senders'\n"
+      "counters, every other figure from --base-costs (default: the reference profile), each\n"
+      "figure's source saying which; the scenario written with -o then uses it.\n\n"
       "example:\n  exsim import-profile q72-profile.txt --hosts 5 -o q72.json && exsim simulate q72.json\n\n"
       "Exit status: 0 written, 2 bad input (the profile, a flag), 3 a failure writing.\n\noptions");
   visible.add_options()
@@ -41,6 +67,9 @@ int import_profile_command(const std::vector<std::string>& args) {
       ("name", po::value<std::string>()->value_name("NAME"), "the scenario's name (default: from the query id)")
       ("hosts", po::value<int>(), "cluster size, when the profile names no hosts")
       ("query", po::value<int>()->value_name("N"), "of a file of several profiles, import only the Nth (from 1)")
+      ("costs", po::value<std::string>()->value_name("FILE"), "also write a costs profile derived from the profile's counters")
+      ("base-costs", po::value<std::string>()->value_name("FILE"),
+       "with --costs: the figures the profile does not give come from this costs profile (default: the reference)")
       ("kind", po::value<std::vector<std::string>>()->value_name("KIND")->composing(),
        "ID=KIND: partitioning of exchange ID (its dst_id) when the profile's plan does not\n"
        "show it; KIND is hash, broadcast, random or merge (repeatable)");
@@ -81,28 +110,44 @@ int import_profile_command(const std::vector<std::string>& args) {
   OutputFiles outputs;
   outputs.reads(file);
   const std::optional<std::string> output = file_option(vm, "output");
+  const std::optional<std::string> costs_file = file_option(vm, "costs");
+  const std::optional<std::string> base_file = file_option(vm, "base-costs");
+  if (base_file && !costs_file) throw UsageError("--base-costs goes with --costs");
   if (output) outputs.writes("--output", *output);
+  if (costs_file) outputs.writes("--costs", *costs_file);
+  if (base_file) outputs.reads(*base_file);
   outputs.check();
+  const CostProfile base = base_file ? load_cost_profile(*base_file) : reference_cost_profile();
 
   const std::string text = read_text_file(file, "profile");
   // A JSON profile is read as the text form it renders to.
   const ImpalaProfile profile =
       ImpalaProfile::parse(looks_like_json(text) ? render_json_profile(text, file) : text, file);
-  const ImportedScenario imported = import_impala_profile(profile, options);
+  ImportedScenario imported = import_impala_profile(profile, options);
   // What we write must load: the scenario format's own checks on the result.
-  parse_scenario(imported.json, fmt::format("the scenario imported from {}", file));
+  const Scenario scenario = parse_scenario(imported.json, fmt::format("the scenario imported from {}", file));
+  if (costs_file) {
+    const DerivedCosts derived =
+        derive_costs(imported, scenario, base, base_file ? *base_file : "the reference profile", impala_version(profile));
+    outputs.put("--costs", cost_profile_json(derived.costs,
+                                             fmt::format("Derived by exsim import-profile from {}: {} from its "
+                                                         "counters, the rest from {}.",
+                                                         file, fmt::join(derived.derived, " and "),
+                                                         base_file ? *base_file : "the reference profile"),
+                                             derived.sources, {}, derived.warnings));
+    for (const auto& w : derived.warnings) fmt::print(stderr, "import-profile: warning: {}\n", w);
+    if (output) imported.json = with_costs(imported.json, relative_to(*costs_file, *output));
+  }
 
   fmt::print(stderr, "import-profile: {} exchange(s) from {}; {} value(s) assumed:\n", imported.exchanges, file,
              imported.assumptions.size());
   for (const auto& [pointer, note] : imported.assumptions) fmt::print(stderr, "  {}: {}\n", pointer, note);
   for (const auto& line : imported.skipped) fmt::print(stderr, "import-profile: {}\n", line);
-  if (output) {
-    outputs.put("--output", imported.json);
-    outputs.write();
-    fmt::print(stderr, "wrote {}\n", *output);
-  } else {
-    fmt::print("{}", imported.json);
-  }
+  if (output) outputs.put("--output", imported.json);
+  outputs.write();
+  if (output) fmt::print(stderr, "wrote {}\n", *output);
+  if (costs_file) fmt::print(stderr, "wrote {}\n", *costs_file);
+  if (!output) fmt::print("{}", imported.json);
   return kExitOk;
 }
 

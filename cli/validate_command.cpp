@@ -1,5 +1,6 @@
 // exsim validate SUITE_DIR|SCENARIO... [--profile P] [-o OUT] [--markdown OUT] [--repeat N] [--cpus LIST]
-//                [--model-error KIND]; exsim validate --measured VALIDATION.json [SUITE_DIR]
+//                [--model-error KIND]; exsim validate --measured VALIDATION.json [SUITE_DIR];
+//                exsim validate --impala-profile PROFILE [--query N] [--base-costs P] [-o OUT] [--markdown OUT]
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -30,7 +31,8 @@ int validate_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P | --repetitions N] [-o OUT] [--markdown OUT]\n"
       "                      [--repeat N] [--time-limit S] [--timeout S] [--cpus LIST] [--model-error KIND]\n"
-      "       exsim validate --measured VALIDATION.json [SUITE_DIR] [-o OUT] [--markdown OUT] [--model-error KIND]\n\n"
+      "       exsim validate --measured VALIDATION.json [SUITE_DIR] [-o OUT] [--markdown OUT] [--model-error KIND]\n"
+      "       exsim validate --impala-profile PROFILE [--query N] [--base-costs P] [-o OUT] [--markdown OUT]\n\n"
       "Runs every policy of every scenario both in the simulator and on the real exchange\n"
       "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
       "by token buckets), with the same seed and the same costs: the profile's, or, without\n"
@@ -43,6 +45,11 @@ int validate_command(const std::vector<std::string>& args) {
       "wall-clock, RPCs, bytes on the wire and largest per-host sender peak with the relative\n"
       "error of each, then the median and largest errors, and where a row exceeds a\n"
       "threshold, which stage differs. Thresholds come from SUITE_DIR/suite.json.\n"
+      "With --impala-profile, the model replayed against a real Impala run: the profile\n"
+      "imported (as import-profile does), simulated with the costs its counters give (the\n"
+      "rest from --base-costs, default the reference profile), and per exchange the calls,\n"
+      "bytes and each call's network and receiver time beside the profile's counters, and\n"
+      "the query's serialization time; errors reported as found, no threshold.\n"
       "With --measured, the measurements of an earlier `validate -o` are judged again\n"
       "against this build's model (each row simulated from its scenario file, or SUITE_DIR's\n"
       "file of that name, with the costs it had), without running anything; thresholds\n"
@@ -67,6 +74,10 @@ int validate_command(const std::vector<std::string>& args) {
        "(0: no limit; the first --repeat rounds always run)")
       ("timeout", po::value<int>()->value_name("SECONDS")->default_value(300), "seconds each real exchange may take before the run fails")
       ("measured", po::value<std::string>()->value_name("FILE"), "judge the measurements of this earlier `validate -o` file again")
+      ("impala-profile", po::value<std::string>()->value_name("FILE"), "replay the model against this Impala query profile")
+      ("query", po::value<int>()->value_name("N"), "with --impala-profile: of a file of several profiles, only the Nth")
+      ("base-costs", po::value<std::string>()->value_name("FILE"),
+       "with --impala-profile: the costs its counters do not give (default: the reference profile)")
       ("model-error", po::value<std::string>()->value_name("KIND"),
        fmt::format("simulate with a deliberate error, to see the gate fail: {}",
                    fmt::join(validate::model_error_names(), ", ")).c_str());
@@ -81,6 +92,16 @@ int validate_command(const std::vector<std::string>& args) {
   const po::variables_map& vm = *parsed;
   std::vector<std::string> inputs;
   if (vm.count("inputs")) inputs = vm["inputs"].as<std::vector<std::string>>();
+  if (vm.count("impala-profile")) {
+    for (const char* flag : {"measured", "profile", "model-error", "region"}) {
+      if (vm.count(flag)) throw UsageError(fmt::format("--{} does not go with --impala-profile", flag));
+    }
+    if (!inputs.empty()) throw UsageError("--impala-profile replays one profile: no suite or scenario with it");
+    return validate_impala_profile(vm);
+  }
+  for (const char* flag : {"query", "base-costs"}) {
+    if (vm.count(flag)) throw UsageError(fmt::format("--{} goes with --impala-profile", flag));
+  }
   std::optional<validate::ModelError> model_error;
   if (vm.count("model-error")) {
     model_error = validate::parse_model_error(vm["model-error"].as<std::string>());

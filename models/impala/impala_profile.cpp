@@ -52,15 +52,6 @@ std::optional<double> number_with_unit(std::string_view s, std::initializer_list
   return std::nullopt;
 }
 
-// An aggregated section's counter gives the instances' mean, least and
-// largest value: "mean=2.17 KB (2227) min=1.89 KB (1934) max=2.72 KB (2788)".
-// The mean, for the importer to multiply by the instances.
-std::string_view mean_of_aggregate(std::string_view text) {
-  if (text.substr(0, 5) != "mean=") return text;
-  text.remove_prefix(5);
-  return trim(text.substr(0, text.find(" min=")));
-}
-
 bool is_instance_value(std::string_view content) {
   if (content.empty() || content.front() != '[') return false;
   const std::size_t close = content.find(']');
@@ -77,8 +68,28 @@ bool is_header(std::string_view content) {
 
 }  // namespace
 
+// An aggregated section's counter gives the instances' mean, least and largest
+// value (and in the extended layout percentiles): "mean=2.17 KB (2227)
+// min=1.89 KB (1934) max=2.72 KB (2788)". Each field's text runs to the next
+// " name=".
+std::string_view aggregate_field(std::string_view text, std::string_view field) {
+  text = trim(text);
+  if (text.substr(0, 5) != "mean=") return text;
+  std::size_t at = 0;
+  while (at != std::string_view::npos) {
+    const std::size_t equals = text.find('=', at);
+    if (equals == std::string_view::npos) break;
+    const std::size_t next = text.find('=', equals + 1);
+    // The field's text ends at the space before the next name.
+    const std::size_t end = next == std::string_view::npos ? text.size() : text.rfind(' ', next);
+    if (text.substr(at, equals - at) == field) return trim(text.substr(equals + 1, end - equals - 1));
+    at = end == text.size() ? std::string_view::npos : end + 1;
+  }
+  return {};
+}
+
 std::optional<double> parse_profile_bytes(std::string_view text) {
-  text = mean_of_aggregate(trim(text));
+  text = aggregate_field(text, "mean");
   if (auto exact = exact_in_parentheses(text)) return exact;
   // PrettyPrinter's byte units are binary (util/pretty-printer.h).
   return number_with_unit(text, {{"B", 1.0},
@@ -90,14 +101,14 @@ std::optional<double> parse_profile_bytes(std::string_view text) {
 }
 
 std::optional<double> parse_profile_count(std::string_view text) {
-  text = mean_of_aggregate(trim(text));
+  text = aggregate_field(text, "mean");
   if (auto exact = exact_in_parentheses(text)) return exact;
   // Unit counts are decimal: K, M, B (billions), written right after the number.
   return number_with_unit(text, {{"K", 1e3}, {"M", 1e6}, {"B", 1e9}});
 }
 
 std::optional<double> parse_profile_time_ns(std::string_view text) {
-  text = mean_of_aggregate(trim(text));
+  text = aggregate_field(text, "mean");
   if (text.empty()) return std::nullopt;
   double total = 0;
   while (!text.empty()) {
@@ -120,6 +131,25 @@ std::optional<double> parse_profile_time_ns(std::string_view text) {
     else return std::nullopt;
   }
   return total;
+}
+
+std::optional<ProfileStat> parse_profile_stat(std::string_view text) {
+  text = trim(text);
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
+  text = text.substr(1, text.size() - 2);
+  std::optional<double> mean, samples;
+  while (!text.empty()) {
+    const std::size_t semicolon = text.find(';');
+    const std::string_view part = trim(text.substr(0, semicolon));
+    text.remove_prefix(semicolon == std::string_view::npos ? text.size() : semicolon + 1);
+    const std::size_t colon = part.find(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    const std::string_view name = trim(part.substr(0, colon)), value = trim(part.substr(colon + 1));
+    if (name == "Avg") mean = parse_profile_time_ns(value);
+    if (name == "Number of samples") samples = parse_profile_count(value);
+  }
+  if (!mean || !samples) return std::nullopt;
+  return ProfileStat{*mean, *samples};
 }
 
 const ProfileEntry* ProfileSection::counter(std::string_view name) const {
@@ -253,6 +283,21 @@ double checked(const std::optional<double>& value, const std::string& file, cons
 
 double ImpalaProfile::bytes(const ProfileEntry& entry) const {
   return checked(parse_profile_bytes(entry.value), file_, entry, "a byte size such as '3.63 GB (3902930720)'");
+}
+
+double ImpalaProfile::bytes(const ProfileEntry& entry, std::string_view field) const {
+  return checked(parse_profile_bytes(aggregate_field(entry.value, field)), file_, entry,
+                 fmt::format("a byte size such as '3.63 GB (3902930720)' as its {}", field));
+}
+
+ProfileStat ImpalaProfile::stat(const ProfileEntry& entry) const {
+  const auto value = parse_profile_stat(entry.value);
+  if (!value) {
+    throw InputError({fmt::format("{}:{}: counter {}: expected a statistic such as '(Avg: 98.322us ; Min: 33.531us ; "
+                                  "Max: 299.588us ; Number of samples: 204)', found '{}'",
+                                  file_, entry.line, entry.name, entry.value)});
+  }
+  return *value;
 }
 
 double ImpalaProfile::count(const ProfileEntry& entry) const {

@@ -24,6 +24,13 @@
 
 namespace exsim {
 
+// A summary statistic's mean and samples: "- RpcNetworkTime: (Avg: 98.322us ;
+// Min: 33.531us ; Max: 299.588us ; Sum: 20.057ms ; Number of samples: 204)".
+struct ProfileStat {
+  double mean_ns = 0;
+  double samples = 0;
+};
+
 struct ProfileEntry {
   std::string name;
   std::string value;  // as written, trimmed
@@ -61,8 +68,11 @@ class ImpalaProfile {
   // Values of counters, in the units Impala prints them in. Each throws a
   // InputError "FILE:LINE: counter NAME: expected ..., found '...'".
   double bytes(const ProfileEntry& entry) const;  // "3.63 GB (3902930720)", "405.23 KB", "96"
+  // Of an aggregated counter, its `field` ("max", "min"; the mean above).
+  double bytes(const ProfileEntry& entry, std::string_view field) const;
   double count(const ProfileEntry& entry) const;  // "402.00K (402000)", "2.18K", "0 (0)"
   double time_ns(const ProfileEntry& entry) const;  // "19s771ms", "494.783ms", "1h2m", "0.000ns"
+  ProfileStat stat(const ProfileEntry& entry) const;  // a summary statistic of times
 
  private:
   std::string file_;
@@ -74,6 +84,10 @@ class ImpalaProfile {
 std::optional<double> parse_profile_bytes(std::string_view text);
 std::optional<double> parse_profile_count(std::string_view text);
 std::optional<double> parse_profile_time_ns(std::string_view text);
+std::optional<ProfileStat> parse_profile_stat(std::string_view text);
+// Of an aggregated counter's value, the text of `field` ("mean", "min", "max");
+// the value itself when it is not an aggregated one.
+std::string_view aggregate_field(std::string_view text, std::string_view field);
 
 }  // namespace exsim
 

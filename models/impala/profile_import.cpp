@@ -13,6 +13,8 @@
 #include "models/base/error.h"
 #include "models/impala/profile_queries.h"
 #include "models/impala/profile_titles.h"
+#include "models/impala/exchange_shape.h"
+#include "models/impala/sender_counters.h"
 
 namespace exsim {
 namespace {
@@ -76,8 +78,18 @@ class Importer {
     doc["notes"] = Json::object();
     doc["seed"] = 1;
     doc["cluster"] = cluster();
-    doc["policies"] = Json::parse(R"({"16K": {"buffer": {"flat": "16K"}}})");
+    // IMPALA-12430 (4.3.0): no LZ4 for a channel to the sender's own process.
+    const std::string version = impala_version(profile_);
+    const std::optional<bool> skips = skips_local_compression(version);
+    skips_local_ = skips.value_or(true);
+    doc["policies"] = Json{{"16K", Json{{"buffer", Json{{"flat", "16K"}}}, {"compression", skips_local_ ? "lz4_skip_local" : "lz4"}}}};
     note("/policies/16K", "assumed: Impala's defaults (data_stream_sender_buffer_size 16K, one RPC in flight)", true);
+    note("/policies/16K/compression",
+         skips ? fmt::format("measured: {} {} LZ4 for a channel to its own process (IMPALA-12430, 4.3.0)", version,
+                             *skips ? "skips" : "does not skip")
+               : "assumed: the profile gives no Impala version; taken as 4.3.0 or later, which skips LZ4 for a channel "
+                 "to its own process (IMPALA-12430)",
+         !skips.has_value());
     // One scenario query per profile that has senders, in the file's order.
     Json queries = Json::array();
     int imported = 0;
@@ -105,7 +117,7 @@ class Importer {
       Json& slot = doc["notes"][pointer];
       slot = slot.is_string() ? slot.get<std::string>() + "; " + text : text;
     }
-    return {doc.dump(2) + "\n", assumptions_, imported, skipped_};
+    return {doc.dump(2) + "\n", assumptions_, imported, skipped_, measured_};
   }
 
  private:
@@ -244,6 +256,8 @@ class Importer {
   int host_count_ = 1;
   std::vector<std::pair<std::string, std::string>> notes_, assumptions_;
   std::vector<std::string> skipped_;
+  std::vector<ImportedExchange> measured_;
+  bool skips_local_ = true;  // the profile's Impala skips LZ4 for a channel to its own process
 };
 
 std::optional<Json> Importer::exchange(const SenderGroup& g, std::size_t query, std::size_t index) {
@@ -270,19 +284,8 @@ std::optional<Json> Importer::exchange(const SenderGroup& g, std::size_t query, 
     multiplier = fragment ? instances_of(*fragment) : 1;
     basis = fmt::format("the averaged fragment's value x {} instances", multiplier);
   }
-  std::string found;  // the counter's name as the profile spells it
-  auto total = [&](std::initializer_list<std::string_view> names, bool bytes) -> std::optional<double> {
-    double sum = 0;
-    for (const ProfileSection* s : sections) {
-      const ProfileEntry* e = first_counter(*s, names);
-      if (!e) return std::nullopt;
-      found = e->name;
-      sum += bytes ? profile_.bytes(*e) : profile_.count(*e);
-    }
-    return sum * multiplier;
-  };
-  const auto rows = total({"RowsSent", "RowsReturned"}, false);
-  const std::string rows_counter = found;
+  const SenderCounters counters = sender_counters(profile_, sections, multiplier);
+  const auto& rows = counters.rows;
   if (!rows || *rows < 1) {
     // Nothing to model (a child query of COMPUTE STATS sends none), or nothing
     // to model it from: left out, and said so.
@@ -290,8 +293,8 @@ std::optional<Json> Importer::exchange(const SenderGroup& g, std::size_t query, 
                                    rows ? "sent no row" : "no RowsSent or RowsReturned counter"));
     return std::nullopt;
   }
-  const auto sent = total({"TotalBytesSent", "BytesSent"}, true);
-  const auto uncompressed = total({"UncompressedRowBatchSize"}, true);
+  measured_.push_back({fmt::format("q{}", g.query + 1), queries_[static_cast<std::size_t>(g.query)].id,
+                       x["id"].get<std::string>(), counters});
 
   // Partitioning and receivers.
   const QuerySpan& span = queries_[static_cast<std::size_t>(g.query)];
@@ -306,7 +309,7 @@ std::optional<Json> Importer::exchange(const SenderGroup& g, std::size_t query, 
     note(at + "/kind", fmt::format("assumed: exchange {} is not in the profile's plan (pass --kind {}=KIND)", g.dst_id, g.dst_id), true);
   }
   x["rows"] = static_cast<std::int64_t>(std::llround(*rows));
-  note(at + "/rows", fmt::format("measured: {} {}, {}", name, rows_counter, basis), false);
+  note(at + "/rows", fmt::format("measured: {} {}, {}", name, counters.rows_counter, basis), false);
 
   std::vector<std::string> sender_hosts;
   for (const auto& inst : g.instances) sender_hosts.push_back(host_names_.at(inst.first));
@@ -344,42 +347,13 @@ std::optional<Json> Importer::exchange(const SenderGroup& g, std::size_t query, 
                                                 : static_cast<int>(receiver_hosts.size());
 
   // Row size and compression. A broadcast's counters count every channel's copy.
-  const int copies = x["kind"] == "broadcast" ? channels : 1;
-  const double data = uncompressed ? *uncompressed : sent.value_or(0);
-  double row_bytes = data / copies / *rows - 4;  // less the 4 B offset per row (row-batch.cc)
-  if (data <= 0) row_bytes = 64;
-  x["row"] = Json{{"fixed_bytes", std::max<std::int64_t>(1, std::llround(row_bytes))}};
-  if (uncompressed) {
-    note(at + "/row/fixed_bytes",
-         fmt::format("measured: UncompressedRowBatchSize / rows{} less 4 B of offset per row ({:.0f} / {:.0f}); the "
-                     "profile does not split fixed from var-len bytes, so all are fixed",
-                     copies > 1 ? fmt::format(" / {} channels", copies) : "", *uncompressed, *rows),
-         false);
-  } else {
-    note(at + "/row/fixed_bytes",
-         sent ? "assumed: no UncompressedRowBatchSize counter; the row size is taken from the bytes sent"
-              : "assumed: neither UncompressedRowBatchSize nor BytesSent is in the profile; 64 B rows",
-         true);
-  }
-  if (sent && uncompressed && *uncompressed > 0) {
-    // Above 1, LZ4's output would not be kept (outbound-row-batch.cc:76-82);
-    // 0.01 is as far as LZ4 compresses. A value moved into that range is said to be.
-    const double measured = *sent / *uncompressed, ratio = std::clamp(measured, 0.01, 1.0);
-    x["lz4_ratio"] = ratio;
-    const std::string quotient =
-        fmt::format("BytesSent / UncompressedRowBatchSize = {:.0f} / {:.0f}", *sent, *uncompressed);
-    if (ratio == measured) {
-      note(at + "/lz4_ratio", "measured: " + quotient, false);
-    } else {
-      note(at + "/lz4_ratio", fmt::format("assumed: {} = {:.3g}, taken as {:g}, the nearest ratio LZ4 gives", quotient,
-                                          measured, ratio),
-           true);
-    }
-  } else {
-    x["lz4_ratio"] = 1.0;
-    note(at + "/lz4_ratio", "assumed: BytesSent or UncompressedRowBatchSize is missing, so no compression is assumed",
-         true);
-  }
+  ExchangeShape shape;
+  shape.kind = x["kind"].get<std::string>();
+  shape.rows = *rows;
+  shape.channels = channels;
+  shape.senders = sender_hosts.empty() ? multiplier : static_cast<int>(sender_hosts.size());
+  shape.local_share = skips_local_ ? local_share(sender_hosts, receiver_hosts, shape.kind == "broadcast") : 0;
+  for (const ShapeNote& n : import_row_and_compression(counters, shape, x)) note(at + n.pointer, n.text, n.assumed);
 
   // The producer's speed: rows per instance over the fragment's time outside the sender.
   const ProfileSection* first = sections.front();

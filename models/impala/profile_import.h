@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/impala/impala_profile.h"
+#include "models/impala/sender_counters.h"
 
 namespace exsim {
 
@@ -28,11 +29,20 @@ struct ProfileImportOptions {
   std::map<int, std::string> kinds;
 };
 
+// What the profile measured of an imported exchange, for replay and costs.
+struct ImportedExchange {
+  std::string query;     // the scenario query's name ("q2": the file's second profile)
+  std::string query_id;  // the profile's "Query (id=...)", "" in an excerpt without one
+  std::string id;        // the exchange's id in the scenario
+  SenderCounters counters;
+};
+
 struct ImportedScenario {
   std::string json;  // the scenario file's text
   std::vector<std::pair<std::string, std::string>> assumptions;  // (JSON pointer, note) of assumed values
   int exchanges = 0;
   std::vector<std::string> skipped;  // senders left out, each "FILE:LINE: sender: why"
+  std::vector<ImportedExchange> measured;  // in the scenario's order
 };
 
 // InputError when the profile has no data stream sender, or a counter the

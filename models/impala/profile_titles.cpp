@@ -133,6 +133,21 @@ std::optional<PlanKind> plan_kind(const ImpalaProfile& profile, int id, int firs
   return std::nullopt;
 }
 
+std::string impala_version(const ImpalaProfile& profile) {
+  for (const ProfileSection* s : profile.sections()) {
+    if (const ProfileEntry* v = s->info("Impala Version")) return v->value;
+  }
+  return "";
+}
+
+std::optional<bool> skips_local_compression(const std::string& version) {
+  std::smatch m;
+  static const std::regex kVersion(R"(version (\d+)\.(\d+))");
+  if (!std::regex_search(version, m, kVersion)) return std::nullopt;
+  const int major = std::stoi(m[1]), minor = std::stoi(m[2]);
+  return major > 4 || (major == 4 && minor >= 3);
+}
+
 const ProfileEntry* first_counter(const ProfileSection& section, std::initializer_list<std::string_view> names) {
   for (auto name : names) {
     if (const ProfileEntry* e = section.counter(name)) return e;

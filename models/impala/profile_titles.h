@@ -62,6 +62,13 @@ struct PlanKind {
 // file of several profiles has a plan in each.
 std::optional<PlanKind> plan_kind(const ImpalaProfile& profile, int id, int first_line = 1, int end_line = 0);
 
+// The profile's "Impala Version" info line ("impalad version 5.0.0-SNAPSHOT
+// DEBUG (build ...)"), "" when it has none.
+std::string impala_version(const ImpalaProfile& profile);
+// Whether that version skips LZ4 for a channel to its own process (IMPALA-12430,
+// in 4.3.0 and later); nullopt when the version does not say.
+std::optional<bool> skips_local_compression(const std::string& version);
+
 // The first of `names` that the section has as a counter.
 const ProfileEntry* first_counter(const ProfileSection& section, std::initializer_list<std::string_view> names);
 

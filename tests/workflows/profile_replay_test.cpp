@@ -1,0 +1,80 @@
+// The model replayed against Impala's own profiles: what the model must
+// reproduce whatever its costs (the bytes before LZ4, every sender's end of
+// stream), and the replay's rows, table and JSON carrying what it compared.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/workflows/profile_replay.h"
+#include "models/scenario/scenario_loader.h"
+
+namespace exsim {
+namespace {
+
+const std::string kProfiles = std::string(EXSIM_SOURCE_DIR) + "/tests/data/profiles/impala/";
+
+const workflows::ReplayRow* row(const workflows::ProfileReplay& replay, const std::string& exchange,
+                                const std::string& figure) {
+  for (const auto& r : replay.rows) {
+    if (r.exchange == exchange && r.figure == figure) return &r;
+  }
+  return nullptr;
+}
+
+TEST_CASE("Impala's q72 replayed: every exchange's bytes before LZ4 and its ends of stream as the profile counted them") {
+  const auto replay = workflows::replay_profile(kProfiles + "tpcds_72_local_run_profile.trimmed.json", {},
+                                                reference_cost_profile(), "the reference profile");
+  REQUIRE(replay.imported.measured.size() == 13);
+  int compared = 0;
+  for (const auto& m : replay.imported.measured) {
+    const std::string name = m.query + " " + m.id;
+    CAPTURE(name);
+    const auto* uncompressed = row(replay, name, "bytes before LZ4");
+    REQUIRE(uncompressed);
+    // The rows' mean size is rounded to a byte, so within 1%.
+    CHECK(std::abs(uncompressed->error()) < 0.01);
+    // The bytes sent: LZ4's ratio with the batches to a sender's own daemon
+    // uncompressed (IMPALA-12430), as Impala 5.0 sent them.
+    const auto* sent = row(replay, name, "bytes sent");
+    REQUIRE(sent);
+    CHECK(std::abs(sent->error()) < 0.02);
+    const auto* eos = row(replay, name, "end-of-stream calls");
+    REQUIRE(eos);
+    CHECK(eos->model == eos->profile);
+    // Every call: broadcasts and the merge as the model batches them; the hash
+    // exchanges with the row's fixed layout derived from their calls, but for
+    // exchange 34, whose 9 channels sent one batch each (too few to tell).
+    const auto* calls = row(replay, name, "calls");
+    REQUIRE(calls);
+    if (m.id != "F06-x34") CHECK(std::abs(calls->error()) < 0.02);
+    CHECK(row(replay, name, "network us a call"));
+    ++compared;
+  }
+  CHECK(compared == 13);
+  // A DEBUG build, said so.
+  CHECK(replay.costs.warnings.back().find("DEBUG build") != std::string::npos);
+  const auto json = nlohmann::json::parse(workflows::replay_json(replay));
+  CHECK(json["rows"].size() == replay.rows.size());
+  CHECK(workflows::replay_table(replay, true).find("| exchange |") != std::string::npos);
+}
+
+TEST_CASE("a profile of several queries replays each, or the one asked for") {
+  ProfileImportOptions second;
+  second.query = 2;
+  const auto replay = workflows::replay_profile(kProfiles + "compute_stats_aggregated_extended.trimmed.txt", second,
+                                                reference_cost_profile(), "the reference profile");
+  REQUIRE(replay.imported.measured.size() == 2);
+  CHECK(row(replay, "q2 F00-x2", "bytes before LZ4")->profile == 12 * 3192);
+  // Every sender's SerializeBatchTime, the mean of each aggregated section times its 12 instances.
+  const auto* serialize = row(replay, "all exchanges", "serialization ms");
+  REQUIRE(serialize);
+  CHECK(serialize->profile == doctest::Approx(12 * (45.908 + 19.915) * 1e-3));
+  // All compressed: LZ4's rate derived from them, serialization left at the base's.
+  CHECK(replay.costs.derived.front() == "lz4_compress_bytes_per_s");
+  CHECK(replay.costs.sources.at("serialize_bytes_per_s").find("from the base profile") == 0);
+}
+
+}  // namespace
+}  // namespace exsim

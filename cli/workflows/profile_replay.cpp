@@ -42,7 +42,10 @@ void compare(ProfileReplay& replay, const RunResult& result) {
     // The profile counts a batch's bytes as serialized, without the RPC's framing.
     const double framing = static_cast<double>(replay.costs.costs.wire_overhead_bytes) * static_cast<double>(x->rpcs + x->eos_rpcs);
     add(c.bytes_sent, x->bytes_wire - framing, "bytes sent", "TotalBytesSent");
-    add(c.uncompressed, x->bytes_uncompressed, "bytes before LZ4", "UncompressedRowBatchSize");
+    // Impala counts a deserialized row's 8 B tuple pointer where the model
+    // counts its 4 B offset (outbound-row-batch.h:119-125).
+    add(c.uncompressed, x->bytes_uncompressed + 4 * static_cast<double>(x->rows), "bytes before LZ4",
+        "UncompressedRowBatchSize");
     if (c.network && x->rpc_network_us_mean >= 0) add(c.network->mean_ns * 1e-3, x->rpc_network_us_mean, "network us a call", "RpcNetworkTime");
     if (c.receiver && x->rpc_receiver_us_mean >= 0) add(c.receiver->mean_ns * 1e-3, x->rpc_receiver_us_mean, "receiver us a call", "RpcRecvrTime");
     if (c.serialize_ns) serialize_ns += *c.serialize_ns;

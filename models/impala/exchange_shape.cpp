@@ -29,16 +29,25 @@ std::vector<ShapeNote> import_row_and_compression(const SenderCounters& counters
   const auto note = [&](const std::string& pointer, std::string text, bool assumed) {
     notes.push_back({pointer, std::move(text), assumed});
   };
+  // Impala counts a batch's rows twice over in these counters: TotalBytesSent
+  // adds the serialized batch, its tuple data and a 4 B offset a row;
+  // UncompressedRowBatchSize the deserialized one, its tuple data uncompressed
+  // and an 8 B tuple pointer a row (outbound-row-batch.h:119-125,
+  // GetSerializedSize and GetDeserializedSize). A broadcast's count every
+  // channel's copy.
   const int copies = shape.kind == "broadcast" ? shape.channels : 1;
-  const double data = counters.uncompressed ? *counters.uncompressed : counters.bytes_sent.value_or(0);
-  double row_bytes = data / copies / shape.rows - 4;  // less the 4 B offset per row (row-batch.cc)
-  if (data <= 0) row_bytes = 64;
+  const double sent_per_row = 4 * shape.rows * copies, deserialized_per_row = 8 * shape.rows * copies;
+  const double tuple = counters.uncompressed ? *counters.uncompressed - deserialized_per_row
+                                             : counters.bytes_sent.value_or(0) - sent_per_row;
+  const double row_bytes = tuple > 0 ? tuple / copies / shape.rows : 64;
   const std::int64_t whole = std::max<std::int64_t>(1, std::llround(row_bytes));
   exchange["row"] = Json{{"fixed_bytes", whole}};
   // A hash sender's calls show how much of the row is its fixed layout, by
   // which Impala sizes a channel's batch (row_layout.h), at the 16K assumed.
   std::optional<RowLayout> layout;
-  if (shape.kind == "hash" && counters.uncompressed && counters.rpcs && counters.eos_rpcs) {
+  // One channel takes the whole-batch path (krpc-data-stream-sender.cc: a
+  // single channel sends each input batch whole), which no layout sizes.
+  if (shape.kind == "hash" && shape.channels > 1 && counters.uncompressed && counters.rpcs && counters.eos_rpcs) {
     layout = fixed_layout_from_calls(shape.rows, *counters.rpcs - *counters.eos_rpcs,
                                      static_cast<double>(shape.senders) * shape.channels, 16 * 1024, whole);
   }
@@ -53,16 +62,16 @@ std::vector<ShapeNote> import_row_and_compression(const SenderCounters& counters
                      layout->fixed),
          false);
     note("/row/varlen_bytes",
-         fmt::format("derived: the rest of the row's {} B (UncompressedRowBatchSize / rows less 4 B of offset), its "
+         fmt::format("derived: the rest of the row's {} B (UncompressedRowBatchSize / rows less 8 B of tuple pointer), its "
                      "string data",
                      whole),
          false);
   } else if (counters.uncompressed) {
     note("/row/fixed_bytes",
-         fmt::format("measured: UncompressedRowBatchSize / rows{} less 4 B of offset per row ({:.0f} / {:.0f}); the "
+         fmt::format("measured: UncompressedRowBatchSize / rows{} less 8 B of tuple pointer a row ({:.0f} / {:.0f}); the "
                      "profile does not split fixed from var-len bytes{}, so all are fixed",
                      copies > 1 ? fmt::format(" / {} channels", copies) : "", *counters.uncompressed, shape.rows,
-                     shape.kind == "hash" ? " (nor do its calls: too few batches a channel)" : ""),
+                     shape.kind == "hash" && shape.channels > 1 ? " (nor do its calls: too few batches a channel)" : ""),
          false);
   } else {
     note("/row/fixed_bytes",
@@ -70,25 +79,23 @@ std::vector<ShapeNote> import_row_and_compression(const SenderCounters& counters
               : "assumed: neither UncompressedRowBatchSize nor BytesSent is in the profile; 64 B rows",
          true);
   }
-  // Both counters hold the 4 B offset of each row of each copy, which LZ4
-  // does not compress (krpc-data-stream-sender.cc adds GetSerializedSize and
-  // GetDeserializedSize: tuple data and offsets); the ratio is the tuple data's.
-  const double offsets = 4 * shape.rows * copies;
-  // The batches to the sender's own process went out counters.uncompressed: the
-  // counters' ratio r mixes LZ4's ratio R on the rest, r = L + (1 - L) R.
+  // The ratio is the tuple data's. The batches to the sender's own process
+  // went out uncompressed: the counters' ratio r mixes LZ4's ratio R on the
+  // rest, r = L + (1 - L) R.
   const double local = shape.local_share;
-  if (counters.bytes_sent && counters.uncompressed && *counters.uncompressed > offsets && *counters.bytes_sent > offsets && local < 1) {
+  if (counters.bytes_sent && counters.uncompressed && *counters.uncompressed > deserialized_per_row &&
+      *counters.bytes_sent > sent_per_row && local < 1) {
     // Above 1, LZ4's output would not be kept (outbound-row-batch.cc:76-82);
     // 0.01 is as far as LZ4 compresses. A value moved into that range is said to be.
-    const double mixed = (*counters.bytes_sent - offsets) / (*counters.uncompressed - offsets);
+    const double mixed = (*counters.bytes_sent - sent_per_row) / (*counters.uncompressed - deserialized_per_row);
     const double measured = (mixed - local) / (1 - local), ratio = std::clamp(measured, 0.01, 1.0);
     exchange["lz4_ratio"] = ratio;
     std::string quotient =
-        fmt::format("(BytesSent - offsets) / (UncompressedRowBatchSize - offsets) = ({:.0f} - {:.0f}) / ({:.0f} - {:.0f})",
-                    *counters.bytes_sent, offsets, *counters.uncompressed, offsets);
+        fmt::format("(BytesSent - 4 B a row) / (UncompressedRowBatchSize - 8 B a row) = ({:.0f} - {:.0f}) / ({:.0f} - {:.0f})",
+                    *counters.bytes_sent, sent_per_row, *counters.uncompressed, deserialized_per_row);
     if (local > 0) {
       quotient = fmt::format("{} = {:.4g} of which {:.3g} of the batches went to the sender's own process "
-                             "counters.uncompressed: (r - {:.3g}) / (1 - {:.3g})",
+                             "uncompressed: (r - {:.3g}) / (1 - {:.3g})",
                              quotient, mixed, local, local, local);
     }
     if (ratio == measured) {
@@ -101,8 +108,10 @@ std::vector<ShapeNote> import_row_and_compression(const SenderCounters& counters
   } else {
     exchange["lz4_ratio"] = 1.0;
     note("/lz4_ratio",
-         "assumed: BytesSent or UncompressedRowBatchSize is missing (or holds no more than the rows' offsets), so no "
-         "compression is assumed",
+         local >= 1 ? "assumed: every batch went to the sender's own process, uncompressed (IMPALA-12430): the "
+                      "profile shows no LZ4 ratio, so none is assumed"
+                    : "assumed: BytesSent or UncompressedRowBatchSize is missing (or holds no tuple data), so no "
+                      "compression is assumed",
          true);
   }
 

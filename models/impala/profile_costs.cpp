@@ -21,18 +21,23 @@ void derive_serialize(const ImportedScenario& imported, const CostProfile& base,
   for (const ImportedExchange& x : imported.measured) {
     const SenderCounters& c = x.counters;
     if (!c.serialize_ns || !c.uncompressed || !c.rows || !c.bytes_sent) continue;
-    const double tuple = *c.uncompressed - 4 * *c.rows;
+    // The counters count a broadcast's every copy of a batch it serialized
+    // once; a row is 4 B of offset as sent, 8 B of tuple pointer as counted
+    // uncompressed (outbound-row-batch.h:119-125).
+    const double copies = x.copies;
+    const double tuple = (*c.uncompressed - 8 * *c.rows * copies) / copies;
+    const double tuple_sent = (*c.bytes_sent - 4 * *c.rows * copies) / copies;
     if (tuple <= 0) continue;
     // Sent smaller than the batch: LZ4 ran and its output was kept.
-    SerializeSums& sums = *c.bytes_sent < *c.uncompressed ? compressed : plain;
+    SerializeSums& sums = tuple_sent < tuple ? compressed : plain;
     sums.ns += *c.serialize_ns;
     sums.tuple += tuple;
     sums.rows += *c.rows;
     ++sums.exchanges;
   }
   const auto describe = [](const SerializeSums& s) {
-    return fmt::format("SerializeBatchTime {:.3f} ms over {:.0f} tuple bytes (UncompressedRowBatchSize less 4 B of "
-                       "offset a row) of {} exchange(s)",
+    return fmt::format("SerializeBatchTime {:.3f} ms over {:.0f} tuple bytes (UncompressedRowBatchSize less 8 B of "
+                       "tuple pointer a row) of {} exchange(s)",
                        s.ns * 1e-6, s.tuple, s.exchanges);
   };
   double serialize_ns_per_byte = base.serialize_bytes_per_s > 0 ? 1e9 / base.serialize_bytes_per_s : 0;

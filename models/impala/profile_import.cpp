@@ -293,8 +293,6 @@ std::optional<Json> Importer::exchange(const SenderGroup& g, std::size_t query, 
                                    rows ? "sent no row" : "no RowsSent or RowsReturned counter"));
     return std::nullopt;
   }
-  measured_.push_back({fmt::format("q{}", g.query + 1), queries_[static_cast<std::size_t>(g.query)].id,
-                       x["id"].get<std::string>(), counters});
 
   // Partitioning and receivers.
   const QuerySpan& span = queries_[static_cast<std::size_t>(g.query)];
@@ -354,6 +352,8 @@ std::optional<Json> Importer::exchange(const SenderGroup& g, std::size_t query, 
   shape.senders = sender_hosts.empty() ? multiplier : static_cast<int>(sender_hosts.size());
   shape.local_share = skips_local_ ? local_share(sender_hosts, receiver_hosts, shape.kind == "broadcast") : 0;
   for (const ShapeNote& n : import_row_and_compression(counters, shape, x)) note(at + n.pointer, n.text, n.assumed);
+  measured_.push_back({fmt::format("q{}", g.query + 1), queries_[static_cast<std::size_t>(g.query)].id,
+                       x["id"].get<std::string>(), shape.kind == "broadcast" ? channels : 1, counters});
 
   // The producer's speed: rows per instance over the fragment's time outside the sender.
   const ProfileSection* first = sections.front();

@@ -34,6 +34,7 @@ struct ImportedExchange {
   std::string query;     // the scenario query's name ("q2": the file's second profile)
   std::string query_id;  // the profile's "Query (id=...)", "" in an excerpt without one
   std::string id;        // the exchange's id in the scenario
+  int copies = 1;        // of each batch in the byte counters: a broadcast's channels
   SenderCounters counters;
 };
 

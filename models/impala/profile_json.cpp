@@ -43,8 +43,17 @@ void render(const JsonNode& node, int depth, std::string& out) {
   });
   out += total.empty() ? fmt::format("{}{}:\n", indent, name) : fmt::format("{}{}:(Total: {})\n", indent, name, total);
   each(node, "info_strings", [&](const JsonNode& i) {
-    // A value of several lines (the plan, the exec summary) keeps its lines.
-    const std::string value = i.required("value").string();
+    // A value of several lines (the plan, the exec summary) keeps its lines;
+    // several values ("values": ["tpcds.date_dim"], a scan's tables) are joined.
+    std::string value;
+    if (i.member("values").present() && !i.member("value").present()) {
+      const JsonNode values = i.member("values");
+      if (values.expect_array()) {
+        for (std::size_t k = 0; k < values.size(); ++k) value += (k ? ", " : "") + values.element(k).string();
+      }
+    } else {
+      value = i.required("value").string();
+    }
     std::size_t end = value.find('\n');
     out += fmt::format("{}{}: {}\n", inner, i.required("key").string(), value.substr(0, end));
     while (end != std::string::npos) {

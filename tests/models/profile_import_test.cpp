@@ -89,11 +89,13 @@ TEST_CASE("IMPALA-6041's broadcast imported: rows, row size per channel, LZ4 rat
   const auto& x = doc["workload"]["queries"][0]["exchanges"][0];
   CHECK(x["kind"] == "broadcast");
   CHECK(x["rows"] == 402000);
-  // 8427946930 B over 39 channels and 402000 rows, less the 4 B offset: 533.56.
-  CHECK(x["row"]["fixed_bytes"] == 534);
-  // The tuple data's: both counters hold 4 B of offset a row for each of the 39 copies.
-  constexpr double kOffsets = 4.0 * 402000 * 39;
-  CHECK(x["lz4_ratio"].get<double>() == doctest::Approx((3902930720.0 - kOffsets) / (8427946930.0 - kOffsets)));
+  // 8427946930 B over 39 channels and 402000 rows, less the 8 B tuple pointer
+  // Impala counts a deserialized row: 529.56.
+  CHECK(x["row"]["fixed_bytes"] == 530);
+  // The tuple data's: for each of the 39 copies, the bytes sent hold 4 B of
+  // offset a row, the uncompressed bytes 8 B of tuple pointer.
+  constexpr double kRows = 402000.0 * 39;
+  CHECK(x["lz4_ratio"].get<double>() == doctest::Approx((3902930720.0 - 4 * kRows) / (8427946930.0 - 8 * kRows)));
   // 402000 rows in 20.344 s of fragment less 19.776 s of sender.
   CHECK(x["produce_rows_per_s"].get<double>() == doctest::Approx(402000 / 0.568));
   CHECK(doc["cluster"]["hosts"] == 39);
@@ -114,19 +116,19 @@ TEST_CASE("a full profile: hosts, instances, plan partitioning and receivers com
   const auto& hash = doc["workload"]["queries"][0]["exchanges"][0];
   CHECK(hash["kind"] == "hash");
   CHECK(hash["rows"] == 3000000);                       // three instances of 1M
-  CHECK(hash["row"]["fixed_bytes"] == 38);              // 3 x 40 MiB / 3M rows - 4
+  CHECK(hash["row"]["fixed_bytes"] == 34);              // 3 x 40 MiB / 3M rows - 8
   // 3 x 20 MiB sent of 3 x 40 MiB, each less the rows' 4 B offsets: the tuple
   // data's ratio; and with no version given, Impala taken as 4.3 or later,
   // whose senders send the third of their batches to their own daemon
   // uncompressed (IMPALA-12430): the rest carry (r - 1/3) / (2/3).
-  const double mixed = (3 * 20.0 * 1048576 - 12e6) / (3 * 40.0 * 1048576 - 12e6);
+  const double mixed = (3 * 20.0 * 1048576 - 12e6) / (3 * 40.0 * 1048576 - 24e6);
   CHECK(hash["lz4_ratio"].get<double>() == doctest::Approx((mixed - 1.0 / 3) / (2.0 / 3)));
   CHECK(hash["receivers"]["hosts"].size() == 3);
   CHECK(hash["produce_rows_per_s"].get<double>() == doctest::Approx(1e6 / 2.0));  // 3s500ms - 1s500ms
   const auto& broadcast = doc["workload"]["queries"][0]["exchanges"][1];
   CHECK(broadcast["kind"] == "broadcast");
   CHECK(broadcast["senders"]["hosts"] == nlohmann::ordered_json::array({"impala-2.example.com"}));
-  CHECK(broadcast["row"]["fixed_bytes"] == 21);  // 11324620 B / 3 channels / 150000 rows - 4
+  CHECK(broadcast["row"]["fixed_bytes"] == 17);  // 11324620 B / 3 channels / 150000 rows - 8
   // Every value of every exchange has a note, and only what the profile lacks is assumed.
   for (const auto& [key, value] : hash.items()) {
     const std::string pointer = "/workload/queries/0/exchanges/0/" + key + (key == "row" ? "/fixed_bytes" : "");

@@ -113,21 +113,22 @@ TEST_CASE("Impala's own q72 profile in JSON: every exchange, its rows and bytes 
     REQUIRE(sums.count(id) == 1);
     CHECK(x["rows"].get<double>() == sums[id].rows);
     // The bytes: LZ4's ratio is that of the tuple data, the sums of the bytes
-    // sent and of the uncompressed bytes less the rows' 4 B offsets (each
-    // channel's copy for a broadcast).
-    const double copies = x["kind"] == "broadcast" ? x["receivers"]["hosts"].size() * x["receivers"]["per_host"].get<double>() : 1;
-    const double offsets = 4 * sums[id].rows * copies;
-    const double mixed = (sums[id].bytes - offsets) / (sums[id].uncompressed - offsets);
+    // sent less 4 B of offset a row and of the uncompressed bytes less 8 B of
+    // tuple pointer a row (each channel's copy for a broadcast).
+    const double receivers = static_cast<double>(x["receivers"]["hosts"].size()) * x["receivers"]["per_host"].get<double>();
+    const double copies = x["kind"] == "broadcast" ? receivers : 1;
+    const double rows = sums[id].rows * copies;
+    const double mixed = (sums[id].bytes - 4 * rows) / (sums[id].uncompressed - 8 * rows);
     // Impala 5.0 sends a channel's batches to its own daemon uncompressed
     // (IMPALA-12430): with one receiver a daemon, a hash or merge sender's
     // share of them is 1 / receivers if its daemon has one; a broadcast of
     // several channels compresses them all.
     double local = 0;
     if (x["kind"] != "broadcast") {
-      const auto& receivers = x["receivers"]["hosts"];
       const auto& senders = x["senders"]["hosts"];
-      for (const auto& s : senders) local += std::count(receivers.begin(), receivers.end(), s) > 0 ? 1.0 / receivers.size() : 0;
-      local /= senders.size();
+      const auto& hosts = x["receivers"]["hosts"];
+      for (const auto& s : senders) local += std::count(hosts.begin(), hosts.end(), s) > 0 ? 1.0 / receivers : 0;
+      local /= static_cast<double>(senders.size());
     }
     CHECK(x["lz4_ratio"].get<double>() == doctest::Approx((mixed - local) / (1 - local)));
   }

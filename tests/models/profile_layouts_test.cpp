@@ -54,10 +54,11 @@ TEST_CASE("the legacy layout: each exchange the sum of its instances' sections")
   CHECK(hash["id"] == "F00-x2");
   CHECK(hash["kind"] == "hash");  // 02:EXCHANGE [HASH(ss_sold_date_sk)]
   CHECK(hash["rows"] == 1824);    // RowsSent of its 12 instances
-  CHECK(hash["row"]["fixed_bytes"] == 17);  // 38304 B uncompressed / 1824 rows - 4 B of offset
-  // The tuple data's ratio: the counters less the rows' 4 B offsets; and of
-  // each sender's 12 channels the 4 on its own daemon went uncompressed.
-  CHECK(hash["lz4_ratio"].get<double>() == doctest::Approx(lz4_of((26400.0 - 4 * 1824) / (38304 - 4 * 1824), 1.0 / 3)));
+  CHECK(hash["row"]["fixed_bytes"] == 13);  // 38304 B uncompressed / 1824 rows - 8 B of tuple pointer
+  // The tuple data's ratio: the bytes sent less 4 B of offset a row, the
+  // uncompressed ones less 8 B of tuple pointer; and of each sender's 12
+  // channels the 4 on its own daemon went uncompressed.
+  CHECK(hash["lz4_ratio"].get<double>() == doctest::Approx(lz4_of((26400.0 - 4 * 1824) / (38304 - 8 * 1824), 1.0 / 3)));
   CHECK(hash["senders"]["per_host"] == 4);    // MT_DOP 4 on each daemon
   CHECK(scenario["policies"]["16K"]["compression"] == "lz4_skip_local");  // impalad 5.0.0: IMPALA-12430
   CHECK(hash["receivers"]["per_host"] == 4);  // EXCHANGE_NODE 2 in F01's 12 instances
@@ -65,7 +66,7 @@ TEST_CASE("the legacy layout: each exchange the sum of its instances' sections")
   CHECK(to_coordinator["id"] == "F01-x4");
   // The 4 senders on the coordinator's daemon sent theirs uncompressed.
   CHECK(to_coordinator["lz4_ratio"].get<double>() ==
-        doctest::Approx(lz4_of((26869.0 - 4 * 1824) / (38304 - 4 * 1824), 4.0 / 12)));
+        doctest::Approx(lz4_of((26869.0 - 4 * 1824) / (38304 - 8 * 1824), 4.0 / 12)));
   CHECK(to_coordinator["receivers"]["hosts"].size() == 1);  // the coordinator fragment's one instance
 }
 
@@ -79,12 +80,12 @@ TEST_CASE("the aggregated layout: the mean times the instances, hosts from the I
   const auto& hash = exchange(scenario, 0, 0);
   CHECK(hash["kind"] == "hash");
   CHECK(hash["rows"] == 12 * 152);  // RowsSent: mean=152 over [12 instances]
-  CHECK(hash["row"]["fixed_bytes"] == 17);
-  CHECK(hash["lz4_ratio"].get<double>() == doctest::Approx(lz4_of((2207.0 - 4 * 152) / (3192 - 4 * 152), 1.0 / 3)));  // the means', less offsets
+  CHECK(hash["row"]["fixed_bytes"] == 13);
+  CHECK(hash["lz4_ratio"].get<double>() == doctest::Approx(lz4_of((2207.0 - 4 * 152) / (3192 - 8 * 152), 1.0 / 3)));  // the means', less offsets
   CHECK(hash["senders"]["hosts"].size() == 3);
   CHECK(hash["senders"]["per_host"] == 4);
   CHECK(hash["receivers"]["per_host"] == 4);
-  CHECK(exchange(scenario, 0, 1)["lz4_ratio"].get<double>() == doctest::Approx(lz4_of((2227.0 - 4 * 152) / (3192 - 4 * 152), 1.0 / 3)));
+  CHECK(exchange(scenario, 0, 1)["lz4_ratio"].get<double>() == doctest::Approx(lz4_of((2227.0 - 4 * 152) / (3192 - 8 * 152), 1.0 / 3)));
   CHECK(scenario["notes"]["/workload/queries/0/exchanges/0/rows"].get<std::string>().find("mean x its 12 instances") !=
         std::string::npos);
 }
@@ -148,7 +149,7 @@ const char* kCounted =
     "      [1] Instance c:2 (host=h2:22000)\n"
     "      KrpcDataStreamSender (dst_id=3) [2 instances]:(Total: 1ms, non-child: 1ms, % non-child: 100%)\n"
     "         - RowsSent: mean=1.00K (1000) min=900 (900) max=1.10K (1100)\n"
-    "         - TotalBytesSent: mean=42.97 KB (44000) min=1 B (1) max=2 B (2)\n"
+    "         - TotalBytesSent: mean=39.06 KB (40000) min=1 B (1) max=2 B (2)\n"
     "         - UncompressedRowBatchSize: mean=42.97 KB (44000) min=1 B (1) max=2 B (2)\n"
     "         - SerializeBatchTime: mean=20.000us min=1.000us max=30.000us\n"
     "         - RpcSuccess: mean=4 (4) min=4 (4) max=4 (4)\n"
@@ -164,7 +165,7 @@ TEST_CASE("a sender's counters: sums over its instances, the largest peak, stati
   CHECK(imported.measured[0].id == "F00-x3");
   CHECK(c.instances == 2);
   CHECK(*c.rows == 2000);
-  CHECK(*c.bytes_sent == 88000);
+  CHECK(*c.bytes_sent == 80000);
   CHECK(*c.serialize_ns == doctest::Approx(40000));
   CHECK(*c.rpcs == 8);
   CHECK(*c.eos_rpcs == 2);
@@ -181,10 +182,12 @@ TEST_CASE("costs from the counters: serialization per byte and the RPC layer's l
   CostProfile base = reference_cost_profile();
   base.serialize_row_ns = 0;
   const DerivedCosts derived = derive_costs(imported, scenario, base, "base.json", impala_version(profile));
-  // Not compressed (sent = uncompressed): 2000 rows of 40 tuple bytes in 40 us.
-  CHECK(derived.costs.serialize_bytes_per_s == doctest::Approx(2000 * 40 / 40e-6));
-  // 150 us a call, less the assumed 0.1 ms RTT and a call's 11000 B and framing at 10 Gbit/s.
-  const double wire_us = (11000 + static_cast<double>(base.wire_overhead_bytes)) * 8 / 1e4;
+  // Not compressed (the tuple data sent, 80000 B less 4 B of offset a row, is
+  // the uncompressed, 88000 B less 8 B of tuple pointer a row): 2000 rows of
+  // 36 tuple bytes in 40 us.
+  CHECK(derived.costs.serialize_bytes_per_s == doctest::Approx(2000 * 36 / 40e-6));
+  // 150 us a call, less the assumed 0.1 ms RTT and a call's 10000 B and framing at 10 Gbit/s.
+  const double wire_us = (10000 + static_cast<double>(base.wire_overhead_bytes)) * 8 / 1e4;
   CHECK(derived.costs.rpc_latency_us == doctest::Approx(150 - 100 - wire_us));
   CHECK(derived.sources.at("serialize_bytes_per_s").find("SerializeBatchTime") != std::string::npos);
   CHECK(derived.sources.at("deserialize_bytes_per_s").find("from the base profile, base.json") == 0);

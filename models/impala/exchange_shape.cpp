@@ -79,6 +79,24 @@ std::vector<ShapeNote> import_row_and_compression(const SenderCounters& counters
               : "assumed: neither UncompressedRowBatchSize nor BytesSent is in the profile; 64 B rows",
          true);
   }
+  // A whole-batch sender's calls show its producer's batches (row_layout.h).
+  const bool whole_batches = shape.kind != "hash" || shape.channels == 1;
+  if (whole_batches && counters.rpcs && counters.eos_rpcs) {
+    const double batches = *counters.rpcs - *counters.eos_rpcs;
+    const double per_batch = shape.kind == "broadcast" ? shape.channels : 1;
+    const auto input = input_batch_rows_from_calls(shape.rows, batches, per_batch, shape.senders);
+    // Impala's batch_size, 1024, is the model's default; a value above it is
+    // the rounding of nearly full batches.
+    if (input && *input < 1024) {
+      exchange["input_batch_rows"] = *input;
+      note("/input_batch_rows",
+           fmt::format("derived: {:.0f} rows in {:.0f} batches (RpcSuccess - EosSent{}) of {} sender(s), each "
+                       "sender's last one half full: the producer handed the sender {} rows a batch",
+                       shape.rows, batches, per_batch > 1 ? fmt::format(", each to {} channels", shape.channels) : "",
+                       shape.senders, *input),
+           false);
+    }
+  }
   // The ratio is the tuple data's. The batches to the sender's own process
   // went out uncompressed: the counters' ratio r mixes LZ4's ratio R on the
   // rest, r = L + (1 - L) R.

@@ -16,4 +16,12 @@ std::optional<RowLayout> fixed_layout_from_calls(double rows, double batches, do
   return layout;
 }
 
+std::optional<std::int64_t> input_batch_rows_from_calls(double rows, double batches, double calls_per_batch,
+                                                        double senders) {
+  if (calls_per_batch <= 0 || senders <= 0 || rows <= 0) return std::nullopt;
+  const double per_sender_batches = batches / calls_per_batch;
+  if (per_sender_batches < 2 * senders) return std::nullopt;
+  return std::max<std::int64_t>(1, std::llround(rows / (per_sender_batches - senders / 2)));
+}
+
 }  // namespace exsim

@@ -29,6 +29,15 @@ struct RowLayout {
 std::optional<RowLayout> fixed_layout_from_calls(double rows, double batches, double sender_channels, double buffer,
                                                  std::int64_t row_bytes);
 
+// A whole-batch sender (a broadcast, random or merge exchange, a hash one of
+// one channel) sends each batch its producer hands it whole, to every channel
+// (broadcast) or to one: its calls give the producer's batch, `rows` over
+// `batches` / `calls_per_batch` batches of `senders`, each sender's last one
+// partial. The rows a batch held, rounded; nullopt when the senders sent too
+// few batches for it to show (fewer than two each).
+std::optional<std::int64_t> input_batch_rows_from_calls(double rows, double batches, double calls_per_batch,
+                                                        double senders);
+
 }  // namespace exsim
 
 #endif  // EXSIM_MODELS_IMPALA_ROW_LAYOUT_H_

@@ -12,7 +12,7 @@ ScanShape scan_shape(const Scenario& scenario, const Exchange& exchange, std::in
   constexpr std::int64_t kPerThread = 5;
   constexpr double kMostBytes = 16.0 * 1024 * 1024;
   const double row_bytes = static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean();
-  const BatchSize batch = full_input_batch(row_bytes);
+  const BatchSize batch = full_input_batch(row_bytes, exchange.input_batch_rows);
   const auto by_bytes = static_cast<std::int64_t>(kMostBytes / std::max<double>(1, static_cast<double>(batch.tuple_bytes)));
   shape.threads = exchange.scan.threads;
   shape.queue = std::max<std::int64_t>(1, std::min(kPerThread * shape.threads, by_bytes));

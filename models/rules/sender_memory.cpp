@@ -103,7 +103,7 @@ Bytes sender_static_bytes(const Policy& policy, const Exchange& exchange, int ch
   const PartitionKind path = exchange.send_path();
   const bool hash = path == PartitionKind::kHash;
   BatchSize batch = hash ? full_channel_batch(channel_capacity(policy, exchange.row, channels), row_bytes)
-                         : full_input_batch(row_bytes);
+                         : full_input_batch(row_bytes, exchange.input_batch_rows);
   const bool compress_remote = channel_compresses(policy, exchange.kind, channels, /*local=*/false);
   const bool compress_local = channel_compresses(policy, exchange.kind, channels, /*local=*/true);
   const bool kept = lz4_output_kept(exchange);

@@ -44,13 +44,13 @@ BatchSize full_channel_batch(const BatchCapacity& capacity, double row_bytes) {
   return batch_of(std::min(rows, hard_cap_rows(row_bytes)), row_bytes);
 }
 
-BatchSize full_input_batch(double row_bytes) {
-  return batch_of(std::min(kInputBatchRows, hard_cap_rows(row_bytes)), row_bytes);
+BatchSize full_input_batch(double row_bytes, std::int64_t rows) {
+  return batch_of(std::min(rows, hard_cap_rows(row_bytes)), row_bytes);
 }
 
 BatchSize typical_batch(const Policy& policy, const Exchange& exchange) {
   const double row_bytes = static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean();
-  if (exchange.send_path() != PartitionKind::kHash) return full_input_batch(row_bytes);
+  if (exchange.send_path() != PartitionKind::kHash) return full_input_batch(row_bytes, exchange.input_batch_rows);
   return full_channel_batch(channel_capacity(policy, exchange.row, exchange.receivers.instances()), row_bytes);
 }
 

@@ -41,9 +41,10 @@ BatchCapacity channel_capacity(const Policy& policy, const RowShape& row, int ch
 // A full channel batch when every row has `row_bytes` (fixed + var-len).
 BatchSize full_channel_batch(const BatchCapacity& capacity, double row_bytes);
 
-// A whole operator batch (1024 rows, bounded by the 8 MiB cap): what broadcast,
-// random and merge senders send (section 1.7).
-BatchSize full_input_batch(double row_bytes);
+// A whole operator batch (`rows`, the exchange's input_batch_rows, 1024 unless
+// the scenario says its producer emits fewer; bounded by the 8 MiB cap): what
+// broadcast, random and merge senders send (section 1.7).
+BatchSize full_input_batch(double row_bytes, std::int64_t rows);
 
 // A typical full batch of `exchange` under `policy` at mean row sizes: a
 // channel batch for hash, a whole input batch for the other kinds.

@@ -68,6 +68,10 @@ struct Exchange {
   double skew = 0;                  // Zipf exponent over receiver instances (hash)
   double produce_rows_per_s = 0;    // per sender instance; 0 = not a bottleneck
   double consume_rows_per_s = 0;    // per receiver instance; 0 = not a bottleneck
+  // Rows in each batch the producing operator hands the sender (Impala's
+  // batch_size, 1024; scans and joins emit fewer): what a broadcast, random
+  // or merge sender sends each call, and its scanner threads queue.
+  std::int64_t input_batch_rows = kInputBatchRows;
   ScanSource scan;                  // per sender instance
   std::vector<int> after;           // indices of exchanges of the same query
 

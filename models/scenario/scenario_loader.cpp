@@ -124,7 +124,7 @@ Exchange read_exchange(const JsonNode& node, const Scenario& scenario) {
   Exchange x;
   if (!node.expect_object()) return x;
   node.reject_unknown_keys({"id", "kind", "rows", "row", "lz4_ratio", "senders", "receivers", "skew",
-                            "produce_rows_per_s", "consume_rows_per_s", "scan", "after"});
+                            "produce_rows_per_s", "consume_rows_per_s", "input_batch_rows", "scan", "after"});
   x.id = node.required("id").string();
   x.kind = static_cast<PartitionKind>(node.required("kind").choice({"hash", "broadcast", "random", "merge"}, 0));
   x.rows = node.required("rows").integer(1, 1, 1'000'000'000'000'000);
@@ -158,6 +158,8 @@ Exchange read_exchange(const JsonNode& node, const Scenario& scenario) {
   if (x.skew > 0 && x.kind != PartitionKind::kHash) skew.error("skew applies to hash exchanges only");
   x.produce_rows_per_s = node.member("produce_rows_per_s").number(0, 0, /*min_exclusive=*/true);
   x.consume_rows_per_s = node.member("consume_rows_per_s").number(0, 0, /*min_exclusive=*/true);
+  // Impala's batch_size query option allows at most 65536 rows.
+  x.input_batch_rows = node.member("input_batch_rows").integer(kInputBatchRows, 1, 65536);
   // Simulated time is integer nanoseconds: a rate so slow that the rows would
   // take decades is refused here, with its path, not midway through a run.
   constexpr double kLongest = 1e9;  // seconds, about 32 years

@@ -50,7 +50,7 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   // there gave IMPALA-15512 at 4 threads a median query 4% faster at 64K and
   // 128K slower than 64K; the simulator spends about a third more time.)
   const double mean_row = static_cast<double>(x.row.fixed_bytes) + x.row.varlen.mean();
-  rows_per_step_ = full_input_batch(mean_row).rows;
+  rows_per_step_ = full_input_batch(mean_row, x.input_batch_rows).rows;
   const ScanShape scan = scan_shape(context_.scenario, x, rows);
   const BatchSize full = full_channel_batch(run.capacity(), mean_row);
   if (x.send_path() == PartitionKind::kHash) route_ns_per_row_ = context_.rates.route_ns_per_row(run.cache_load(host_), mean_row);

@@ -236,7 +236,7 @@ sed 's/TotalBytesSent: 20.00 MB (20971520)/TotalBytesSent: 80.00 MB (83886080)/'
   >"$work/bigger-sent.txt"
 check "more bytes sent than serialized" run 0 import-profile "$work/bigger-sent.txt" -o "$work/bigger-sent.json"
 check "the ratio moved into range" has '"lz4_ratio": 1.0' "$work/bigger-sent.json"
-check "the note says so" has "= 2.66, taken as 1, the nearest ratio LZ4 gives" "$work/err"
+check "the note says so" has "= 3.03, taken as 1, the nearest ratio LZ4 gives" "$work/err"
 # A sender whose title does not parse is refused, not skipped with its traffic.
 sed '50s/dst_id=4/dst_id=-4/' "$profiles/three-hosts-hash.txt" >"$work/negative-dst.txt"
 check "a sender title that does not parse" run 2 import-profile "$work/negative-dst.txt"

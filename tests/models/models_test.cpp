@@ -221,7 +221,10 @@ TEST_CASE("fixed_len capacity ignores var-len bytes, so batches overshoot") {
   BatchSize by_bytes = full_channel_batch(channel_capacity(policy, row, 5), 121);
   CHECK(by_bytes.rows == 136);  // ceil(16384 / 121)
   // The 8 MiB cap bounds a whole batch of wide rows.
-  CHECK(full_input_batch(16 * 1024).rows == 512);
+  CHECK(full_input_batch(16 * 1024, kInputBatchRows).rows == 512);
+  // A producer's smaller batches are what a whole-batch sender sends.
+  CHECK(full_input_batch(100, 814).rows == 814);
+  CHECK(full_input_batch(100, 814).tuple_bytes == 81400);
 }
 
 TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula, with growth by doubling") {

@@ -399,5 +399,19 @@ TEST_CASE("a slow consumer defers RPCs and bounds the receiver queue") {
   CHECK(r.hosts[0].receiver_peak_bytes >= 1048576 * 0.9);
 }
 
+TEST_CASE("a broadcast of a producer's smaller batches: a call per batch per channel") {
+  const std::string head = R"({"name": "small-batches", "seed": 3, "cluster": {"hosts": 2, "rtt_ms": {"same_group": 0.1}},
+    "policies": {"16K": {"buffer": {"flat": "16K"}}},
+    "workload": {"queries": [{"name": "q", "exchanges": [
+      {"id": "b", "kind": "broadcast", "rows": 50441, "row": {"fixed_bytes": 29}, "lz4_ratio": 1.0,
+       "senders": {"hosts": ["h0"], "per_host": 1})";
+  const Scenario smaller = test::scenario_from(head + R"(, "input_batch_rows": 814}]}]}})");
+  REQUIRE(smaller.queries[0].exchanges[0].input_batch_rows == 814);
+  // ceil(50441 / 814) = 62 batches to each of the 2 receivers, against ceil(50441 / 1024) = 50.
+  CHECK(simulate(smaller, smaller.policies.front()).exchanges[0].rpcs == 2 * 62);
+  const Scenario whole = test::scenario_from(head + "}]}]}}");
+  CHECK(simulate(whole, whole.policies.front()).exchanges[0].rpcs == 2 * 50);
+}
+
 }  // namespace
 }  // namespace exsim

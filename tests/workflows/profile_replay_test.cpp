@@ -60,6 +60,22 @@ TEST_CASE("Impala's q72 replayed: every exchange's bytes before LZ4 and its ends
   CHECK(workflows::replay_table(replay, true).find("| exchange |") != std::string::npos);
 }
 
+TEST_CASE("Impala's q1 at MT_DOP 0 and 12 on one daemon replayed: every call and byte, all of them uncompressed") {
+  for (const char* file : {"tpcds_1_local_run_mt_dop_0_profile.trimmed.json", "tpcds_1_local_run_mt_dop_12_profile.trimmed.json"}) {
+    CAPTURE(file);
+    const auto replay = workflows::replay_profile(kProfiles + file, {}, reference_cost_profile(), "the reference profile");
+    REQUIRE(replay.imported.measured.size() == 9);
+    for (const auto& r : replay.rows) {
+      CAPTURE(r.exchange);
+      CAPTURE(r.figure);
+      // Calls (of whole batches whose size the calls give) and bytes: within 2%.
+      if (r.figure == "calls" || r.figure.rfind("bytes", 0) == 0) CHECK(std::abs(r.error()) < 0.02);
+    }
+    // Sent uncompressed, so serialization alone is what the profile gives.
+    CHECK(replay.costs.derived.front() == "serialize_bytes_per_s");
+  }
+}
+
 TEST_CASE("a profile of several queries replays each, or the one asked for") {
   ProfileImportOptions second;
   second.query = 2;

@@ -61,7 +61,9 @@ SenderInstance::SenderInstance(Host& host, const Exchange& exchange, const Polic
       channels_(static_cast<std::size_t>(exchange.receivers.instances())),
       window_(exchange.receivers.instances(), policy.in_flight),
       generator_(exchange.row, setup_.random_share, setup_.seed),
-      rows_per_input_(full_input_batch(static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean()).rows) {
+      rows_per_input_(full_input_batch(static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean(),
+                                       exchange.input_batch_rows)
+                          .rows) {
   const int count = exchange.receivers.instances();
   Random order_random(setup_.seed ^ 0x6f72646572ULL);  // "order"
   broadcast_order_ = broadcast_order(count, order_random);

@@ -127,7 +127,7 @@ class SenderInstance final : public CallSink {
   RowGenerator generator_;
   std::optional<RoutingKeys> keys_;  // hash: the rows' keys, written as they are produced
   std::unique_ptr<ScannerThreads> scanners_;  // when they scan apart from this thread
-  const std::int64_t rows_per_input_;  // a whole operator batch (1024 rows, within 8 MiB)
+  const std::int64_t rows_per_input_;  // a whole operator batch (input_batch_rows, within 8 MiB)
   // Full input batches, generated once, reused in turn, their random pieces
   // made fresh at each use when LZ4 reads them (RowGenerator::refresh): four,
   // so that the input mostly stays in the cache, as an operator's freshly

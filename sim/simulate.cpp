@@ -111,6 +111,8 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
       // drain their queues: every sender instance waits on the consumers.
       x.sender_time[Bound::kConsumer] += static_cast<double>((run->finished_at() - s.last_sender_done) *
                                                              static_cast<SimTime>(run->senders().size())) * 1e-9;
+      x.sender_instance_peak_bytes = 0;
+      for (const auto& sender : run->senders()) x.sender_instance_peak_bytes = std::max(x.sender_instance_peak_bytes, sender->peak_bytes());
       result_.add_exchange(std::move(x));
       const Bytes estimate = planner_sender_estimate(run->exchange());
       for (const auto& sender : run->senders()) {

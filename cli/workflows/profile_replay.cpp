@@ -48,6 +48,10 @@ void compare(ProfileReplay& replay, const RunResult& result) {
         "UncompressedRowBatchSize");
     if (c.network && x->rpc_network_us_mean >= 0) add(c.network->mean_ns * 1e-3, x->rpc_network_us_mean, "network us a call", "RpcNetworkTime");
     if (c.receiver && x->rpc_receiver_us_mean >= 0) add(c.receiver->mean_ns * 1e-3, x->rpc_receiver_us_mean, "receiver us a call", "RpcRecvrTime");
+    if (c.peak_memory_max && x->sender_instance_peak_bytes >= 0) {
+      add(c.peak_memory_max, static_cast<double>(x->sender_instance_peak_bytes), "largest sender's peak bytes",
+          "PeakMemoryUsage");
+    }
     if (c.serialize_ns) serialize_ns += *c.serialize_ns;
     every_serialize = every_serialize && c.serialize_ns.has_value();
   }

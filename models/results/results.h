@@ -65,6 +65,9 @@ struct ExchangeResult {
   // profile gives each sender's RpcNetworkTime and RpcRecvrTime; -1: not known.
   double rpc_network_us_mean = -1;
   double rpc_receiver_us_mean = -1;
+  // The largest sender instance's buffers at their peak, as Impala's profile
+  // gives each sender's PeakMemoryUsage; -1: not known.
+  Bytes sender_instance_peak_bytes = -1;
   TimeByBound sender_time;           // what its sender threads' time went to (bound.h); empty: not known
 };
 

@@ -52,6 +52,11 @@ void compare(ProfileReplay& replay, const RunResult& result) {
       add(c.peak_memory_max, static_cast<double>(x->sender_instance_peak_bytes), "largest sender's peak bytes",
           "PeakMemoryUsage");
     }
+    if (c.total_ns && !x->sender_time.empty()) {
+      // The sink's own time: its senders' lives less the operator feeding them.
+      add(*c.total_ns * 1e-6, (x->sender_time.total() - x->sender_time[Bound::kProducer]) * 1e3, "sender ms",
+          "TotalTime");
+    }
     if (c.serialize_ns) serialize_ns += *c.serialize_ns;
     every_serialize = every_serialize && c.serialize_ns.has_value();
   }

@@ -47,6 +47,16 @@ SenderCounters sender_counters(const ImpalaProfile& profile, const std::vector<c
     peak = std::max(peak, profile.bytes(*e, "max"));
   }
   if (every) c.peak_memory_max = peak;
+  // The time in the sender: each section's header total (an aggregated
+  // section's, its instances' mean).
+  double sink_ns = 0;
+  bool every_total = !sections.empty();
+  for (const ProfileSection* s : sections) {
+    const std::optional<double> ns = s->total_ns(profile.file());
+    every_total = every_total && ns.has_value();
+    sink_ns += ns.value_or(0);
+  }
+  if (every_total) c.total_ns = sink_ns * multiplier;
   // Statistics per call: the samples' mean over every section's samples.
   const auto stat = [&](std::string_view name) -> std::optional<ProfileStat> {
     ProfileStat all;

@@ -24,6 +24,7 @@ struct SenderCounters {
   std::optional<double> rpcs;             // RpcSuccess: calls answered, TransmitData and EndDataStream
   std::optional<double> eos_rpcs;         // EosSent
   std::optional<double> peak_memory_max;  // the largest instance's PeakMemoryUsage
+  std::optional<double> total_ns;         // the sections' "(Total: ...)": time in the sender, not its producer
   std::optional<ProfileStat> network;     // RpcNetworkTime per call, over every instance's calls
   std::optional<ProfileStat> receiver;    // RpcRecvrTime per call
 };

@@ -50,6 +50,8 @@ TEST_CASE("Impala's q72 replayed: every exchange's bytes before LZ4 and its ends
     REQUIRE(calls);
     if (m.id != "F06-x34") CHECK(std::abs(calls->error()) < 0.02);
     CHECK(row(replay, name, "network us a call"));
+    CHECK(row(replay, name, "sender ms"));
+    CHECK(row(replay, name, "largest sender's peak bytes"));
     ++compared;
   }
   CHECK(compared == 13);

@@ -53,19 +53,28 @@ std::vector<ShapeNote> import_row_and_compression(const SenderCounters& counters
   }
   if (layout && layout->fixed < whole) {
     exchange["row"] = Json{{"fixed_bytes", layout->fixed}, {"varlen_bytes", whole - layout->fixed}};
-    note("/row/fixed_bytes",
-         fmt::format("derived: a full batch held {:.0f} rows ({:.0f} rows in RpcSuccess - EosSent = {:.0f} batches of "
-                     "{} channels, each channel's last one half full), and Impala sizes a channel's batch by the row's "
-                     "fixed layout, 16K / {} B",
-                     layout->capacity, shape.rows, *counters.rpcs - *counters.eos_rpcs,
-                     shape.senders * shape.channels,
-                     layout->fixed),
-         false);
+    const double batches = *counters.rpcs - *counters.eos_rpcs;
+    if (layout->bound) {
+      note("/row/fixed_bytes",
+           fmt::format("assumed: each of the {} channels sent its {:.0f} rows (on average) in one batch (RpcSuccess - "
+                       "EosSent = {:.0f}), so Impala's batch, sized by the row's fixed layout, held at least that: a "
+                       "layout of at most {:.0f} B; taken as room for twice a channel's rows, 16K / {} B",
+                       shape.senders * shape.channels, shape.rows / (shape.senders * shape.channels), batches,
+                       16384 / std::ceil(shape.rows / (shape.senders * shape.channels)), layout->fixed),
+           true);
+    } else {
+      note("/row/fixed_bytes",
+           fmt::format("derived: a full batch held {:.0f} rows ({:.0f} rows in RpcSuccess - EosSent = {:.0f} batches "
+                       "of {} channels, each channel's last one half full), and Impala sizes a channel's batch by the "
+                       "row's fixed layout, 16K / {} B",
+                       layout->capacity, shape.rows, batches, shape.senders * shape.channels, layout->fixed),
+           false);
+    }
     note("/row/varlen_bytes",
-         fmt::format("derived: the rest of the row's {} B (UncompressedRowBatchSize / rows less 8 B of tuple pointer), its "
+         fmt::format("{}: the rest of the row's {} B (UncompressedRowBatchSize / rows less 8 B of tuple pointer), its "
                      "string data",
-                     whole),
-         false);
+                     layout->bound ? "assumed" : "derived", whole),
+         layout->bound);
   } else if (counters.uncompressed) {
     note("/row/fixed_bytes",
          fmt::format("measured: UncompressedRowBatchSize / rows{} less 8 B of tuple pointer a row ({:.0f} / {:.0f}); the "

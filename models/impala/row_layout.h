@@ -19,13 +19,18 @@ namespace exsim {
 struct RowLayout {
   double capacity = 0;     // rows a full batch held
   std::int64_t fixed = 0;  // bytes of a row's fixed layout
+  // The calls bound the capacity from below only: every channel sent one
+  // batch, so a batch held at least a channel's rows. `capacity` is then
+  // taken as twice a channel's mean rows (room for a channel hashed twice its
+  // share), the layout at most buffer over the mean.
+  bool bound = false;
 };
 
 // `rows` sent in `batches` (TransmitData calls) by `sender_channels` channels
 // (senders times receivers), with a `buffer` of bytes a channel, rows of
-// `row_bytes` in all. nullopt when the channels sent too few batches for the
-// capacity to show (fewer than two a channel: the partial last ones would
-// decide it).
+// `row_bytes` in all. A bound (above) when every channel sent one batch;
+// nullopt when they sent more than one but fewer than two each (the partial
+// last ones would decide it).
 std::optional<RowLayout> fixed_layout_from_calls(double rows, double batches, double sender_channels, double buffer,
                                                  std::int64_t row_bytes);
 

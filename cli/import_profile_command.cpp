@@ -18,7 +18,7 @@
 #include "models/impala/profile_costs.h"
 #include "models/impala/profile_titles.h"
 #include "models/impala/profile_import.h"
-#include "models/impala/profile_json.h"
+#include "models/impala/profile_log.h"
 #include "models/results/results.h"
 #include "models/scenario/scenario_loader.h"
 
@@ -47,8 +47,9 @@ int import_profile_command(const std::vector<std::string>& args) {
       "usage: exsim import-profile PROFILE.txt [-o SCENARIO.json] [--costs COSTS.json [--base-costs P]]\n"
       "                            [--name NAME] [--hosts N] [--query N] [--kind ID=KIND]...\n\n"
       "Reads an Impala query profile, in text form (the legacy layout with averaged and\n"
-      "per-instance fragments, or the aggregated one of AGGREGATED_PROFILE) or in JSON (the\n"
-      "web UI's /query_profile_json), and writes a scenario with one exchange\n"
+      "per-instance fragments, or the aggregated one of AGGREGATED_PROFILE), in JSON (the\n"
+      "web UI's /query_profile_json) or as the daemons' profile log (impala_profile_log_*),\n"
+      "and writes a scenario with one exchange\n"
       "per KrpcDataStreamSender / DataStreamSender: rows from RowsSent or RowsReturned,\n"
       "bytes from TotalBytesSent or BytesSent and UncompressedRowBatchSize (the LZ4 ratio\n"
       "is their quotient), the partitioning from the plan, hosts and instances from the\n"
@@ -121,8 +122,7 @@ int import_profile_command(const std::vector<std::string>& args) {
 
   const std::string text = read_text_file(file, "profile");
   // A JSON profile is read as the text form it renders to.
-  const ImpalaProfile profile =
-      ImpalaProfile::parse(looks_like_json(text) ? render_json_profile(text, file) : text, file);
+  const ImpalaProfile profile = ImpalaProfile::parse(profile_as_text(text, file), file);
   ImportedScenario imported = import_impala_profile(profile, options);
   // What we write must load: the scenario format's own checks on the result.
   const Scenario scenario = parse_scenario(imported.json, fmt::format("the scenario imported from {}", file));

@@ -10,7 +10,7 @@
 
 #include "models/base/json_reader.h"
 #include "models/base/text_table.h"
-#include "models/impala/profile_json.h"
+#include "models/impala/profile_log.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/simulate.h"
 
@@ -74,7 +74,7 @@ ProfileReplay replay_profile(const std::string& file, const ProfileImportOptions
   ProfileReplay replay;
   replay.file = file;
   const std::string text = read_text_file(file, "profile");
-  const ImpalaProfile profile = ImpalaProfile::parse(looks_like_json(text) ? render_json_profile(text, file) : text, file);
+  const ImpalaProfile profile = ImpalaProfile::parse(profile_as_text(text, file), file);
   replay.imported = import_impala_profile(profile, options);
   Scenario scenario = parse_scenario(replay.imported.json, fmt::format("the scenario imported from {}", file));
   replay.costs = derive_costs(replay.imported, scenario, base, base_name, impala_version(profile));

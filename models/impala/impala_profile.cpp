@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/base/error.h"
+#include "models/base/text_lines.h"
 
 namespace exsim {
 namespace {
@@ -187,17 +188,11 @@ ImpalaProfile ImpalaProfile::parse(std::string_view text, std::string file) {
   profile.root_->indent = -1;
   std::vector<ProfileSection*> stack{profile.root_.get()};
   int sections = 0;
-  int number = 0;
   bool in_plan = false, last_info_was_plan = false;
-  while (!text.empty()) {
-    const std::size_t newline = text.find('\n');
-    std::string_view raw = text.substr(0, newline);
-    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
-    ++number;
-    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+  for_each_line(text, [&](std::string_view raw, int number) {
     profile.lines_.emplace_back(raw);
     const std::string_view content = trim(raw);
-    if (content.empty()) continue;
+    if (content.empty()) return;
     const int indent = static_cast<int>(raw.find_first_not_of(" \t"));
     // The plan ("Plan:" and the text between two rules of dashes) and the
     // ExecSummary table are written from the first column inside their query:
@@ -206,20 +201,20 @@ ImpalaProfile ImpalaProfile::parse(std::string_view text, std::string file) {
     const bool rule = content.find_first_not_of('-') == std::string_view::npos;
     if (in_plan) {
       in_plan = !rule;
-      continue;
+      return;
     }
     if (rule && last_info_was_plan) {
       in_plan = true;
-      continue;
+      return;
     }
     last_info_was_plan = content == "Plan:";
     // The extended aggregated layout follows a counter with each instance's
     // value, "[3]   - RowsSent: 158 (158)", written left of the counters: skipped
     // (the counter's mean stands for them), and never closing the section.
-    if (is_instance_value(content)) continue;
+    if (is_instance_value(content)) return;
     if (indent == 0 && stack.size() > 1 && stack[1]->title.substr(0, 10) == "Query (id=" &&
         content.substr(0, 10) != "Query (id=") {
-      continue;
+      return;
     }
     // Impala 4 and later write a fragment's "Instances:" list at the fragment's
     // own indent, below its header and info lines: it belongs to the fragment.
@@ -230,7 +225,7 @@ ImpalaProfile ImpalaProfile::parse(std::string_view text, std::string file) {
     if (content.substr(0, 2) == "- ") {
       const std::string_view body = content.substr(2);
       const std::size_t colon = body.find(':');
-      if (colon == std::string_view::npos) continue;  // not a counter line Impala writes
+      if (colon == std::string_view::npos) return;  // not a counter line Impala writes
       parent.counters.push_back({std::string(trim(body.substr(0, colon))), std::string(trim(body.substr(colon + 1))), number});
     } else if (is_header(content)) {
       auto section = std::make_unique<ProfileSection>();
@@ -247,7 +242,7 @@ ImpalaProfile ImpalaProfile::parse(std::string_view text, std::string file) {
     } else if (const std::size_t colon = content.find(':'); colon != std::string_view::npos) {
       parent.infos.push_back({std::string(trim(content.substr(0, colon))), std::string(trim(content.substr(colon + 1))), number});
     }
-  }
+  });
   if (sections == 0) {
     throw InputError({fmt::format("{}: expected an Impala query profile in text form (sections such as "
                                     "'Averaged Fragment F01:(Total: ...)'), found none",

@@ -25,8 +25,8 @@ const ExchangeResult* find_exchange(const RunResult& result, const std::string& 
 }
 
 void compare(ProfileReplay& replay, const RunResult& result) {
-  double serialize_ns = 0;
-  bool every_serialize = true;
+  double serialize_ns = 0, deserialize_ns = 0;
+  bool every_serialize = true, every_deserialize = true;
   for (const ImportedExchange& m : replay.imported.measured) {
     const ExchangeResult* x = find_exchange(result, m.query, m.id);
     if (!x) continue;
@@ -57,6 +57,10 @@ void compare(ProfileReplay& replay, const RunResult& result) {
       add(*c.total_ns * 1e-6, (x->sender_time.total() - x->sender_time[Bound::kProducer]) * 1e3, "sender ms",
           "TotalTime");
     }
+    if (m.receivers.deferred) add(m.receivers.deferred, static_cast<double>(x->deferred_rpcs), "calls held back",
+                                  "TotalRPCsDeferred");
+    if (m.receivers.deserialize_ns) deserialize_ns += *m.receivers.deserialize_ns;
+    every_deserialize = every_deserialize && m.receivers.deserialize_ns.has_value();
     if (c.serialize_ns) serialize_ns += *c.serialize_ns;
     every_serialize = every_serialize && c.serialize_ns.has_value();
   }
@@ -64,6 +68,10 @@ void compare(ProfileReplay& replay, const RunResult& result) {
     // Impala times LZ4 inside SerializeBatchTime; the model keeps them apart.
     replay.rows.push_back({"all exchanges", "serialization ms", "SerializeBatchTime",
                            (result.cpu_s.serialize + result.cpu_s.compress) * 1e3, serialize_ns * 1e-6});
+  }
+  if (every_deserialize && deserialize_ns > 0) {
+    replay.rows.push_back({"all exchanges", "deserialization ms", "DeserializeRowBatchTime",
+                           (result.cpu_s.deserialize + result.cpu_s.decompress) * 1e3, deserialize_ns * 1e-6});
   }
 }
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "models/impala/sender_counters.h"
+#include "models/impala/exchange_counters.h"
 
 namespace exsim {
 

@@ -68,6 +68,70 @@ void derive_serialize(const ImportedScenario& imported, const CostProfile& base,
   }
 }
 
+// DeserializeRowBatchTime times LZ4 and deserialization together, as
+// SerializeBatchTime does: the exchanges whose batches arrived uncompressed
+// give deserialization alone (less the base's per-row and per-batch parts), the
+// compressed ones LZ4 on their compressed share.
+void derive_deserialize(const ImportedScenario& imported, const CostProfile& base, DerivedCosts& out) {
+  SerializeSums plain, compressed;
+  double plain_batches = 0, compressed_batches = 0, compressed_share_tuple = 0;
+  for (const ImportedExchange& x : imported.measured) {
+    const SenderCounters& c = x.counters;
+    const ReceiverCounters& r = x.receivers;
+    if (!r.deserialize_ns || !r.batches || !c.uncompressed || !c.rows || !c.bytes_sent) continue;
+    // Every copy is deserialized by its receiver.
+    const double rows = *c.rows * x.copies;
+    const double tuple = *c.uncompressed - 8 * rows;
+    const double tuple_sent = *c.bytes_sent - 4 * rows;
+    if (tuple <= 0) continue;
+    const bool was_compressed = tuple_sent < tuple;
+    SerializeSums& sums = was_compressed ? compressed : plain;
+    sums.ns += *r.deserialize_ns;
+    sums.tuple += tuple;
+    sums.rows += rows;
+    ++sums.exchanges;
+    (was_compressed ? compressed_batches : plain_batches) += *r.batches;
+    if (was_compressed) compressed_share_tuple += tuple * (1 - x.local_share);
+  }
+  const auto fixed_part = [&](double rows, double batches) {
+    return rows * base.deserialize_row_ns + batches * base.deserialize_batch_us * 1e3;
+  };
+  const auto describe = [](const SerializeSums& s) {
+    return fmt::format("DeserializeRowBatchTime {:.3f} ms over {:.0f} tuple bytes received of {} exchange(s)",
+                       s.ns * 1e-6, s.tuple, s.exchanges);
+  };
+  double ns_per_byte = base.deserialize_bytes_per_s > 0 ? 1e9 / base.deserialize_bytes_per_s : 0;
+  if (plain.exchanges > 0) {
+    const double left = plain.ns - fixed_part(plain.rows, plain_batches);
+    if (left > 0) {
+      ns_per_byte = left / plain.tuple;
+      out.costs.deserialize_bytes_per_s = 1e9 / ns_per_byte;
+      out.sources["deserialize_bytes_per_s"] = "derived from the profile: " + describe(plain) +
+                                               " that arrived uncompressed, less the base's deserialize_row_ns a row "
+                                               "and deserialize_batch_us a batch";
+      out.derived.push_back("deserialize_bytes_per_s");
+    } else {
+      out.warnings.push_back("deserialize_bytes_per_s: " + describe(plain) + " is no more than the base's per-row and "
+                             "per-batch parts: kept the base's");
+    }
+  }
+  if (compressed.exchanges > 0 && compressed_share_tuple > 0) {
+    const double deserialize = fixed_part(compressed.rows, compressed_batches) + compressed.tuple * ns_per_byte;
+    const double left = compressed.ns - deserialize;
+    const std::string counted = fmt::format("{} that arrived compressed ({:.0f} B of it through LZ4, the rest from "
+                                            "the senders' own daemons), less {:.3f} ms of deserialization at {}",
+                                            describe(compressed), compressed_share_tuple, deserialize * 1e-6,
+                                            plain.exchanges > 0 ? "the rate above" : "the base's rates");
+    if (left > 0) {
+      out.costs.lz4_decompress_bytes_per_s = compressed_share_tuple / (left * 1e-9);
+      out.sources["lz4_decompress_bytes_per_s"] = "derived from the profile: " + counted;
+      out.derived.push_back("lz4_decompress_bytes_per_s");
+    } else {
+      out.warnings.push_back("lz4_decompress_bytes_per_s: " + counted + " leaves nothing: kept the base's");
+    }
+  }
+}
+
 // The calls' network time less the RTT and their bytes' time on the NIC.
 void derive_latency(const ImportedScenario& imported, const Scenario& scenario, const CostProfile& base, DerivedCosts& out) {
   double weighted = 0, samples = 0, calls = 0, bytes = 0;
@@ -110,6 +174,7 @@ DerivedCosts derive_costs(const ImportedScenario& imported, const Scenario& scen
   out.costs.spread.clear();  // the base's spread was for its own figures
   derive_serialize(imported, base, out);
   derive_latency(imported, scenario, base, out);
+  derive_deserialize(imported, base, out);
   for (const CostFigure& figure : cost_figures()) {
     const std::string key(figure.key);
     if (!out.sources.count(key)) out.sources[key] = "from the base profile, " + base_name + ": the profile does not give it";

@@ -14,7 +14,7 @@
 #include "models/impala/profile_queries.h"
 #include "models/impala/profile_titles.h"
 #include "models/impala/exchange_shape.h"
-#include "models/impala/sender_counters.h"
+#include "models/impala/exchange_counters.h"
 
 namespace exsim {
 namespace {
@@ -323,10 +323,14 @@ std::optional<Json> Importer::exchange(const SenderGroup& g, std::size_t query, 
     note(at + "/senders", "measured: the hosts of the sending fragment's instances", false);
   }
   std::vector<std::string> receiver_hosts;
+  std::vector<std::pair<const ProfileSection*, int>> receiver_sections;  // each with the instances it stands for
   for (auto [it, end] = exchange_nodes_.equal_range({g.query, g.dst_id}); it != end; ++it) {
     const Enclosing e = enclosing(*it->second);
     if (!e.host.empty()) receiver_hosts.push_back(host_names_.at(e.host));
     for (const auto& host : e.listed_hosts) receiver_hosts.push_back(host_names_.at(host));
+    if (!e.host.empty() || !e.listed_hosts.empty()) {
+      receiver_sections.emplace_back(it->second, std::max<int>(1, static_cast<int>(e.listed_hosts.size())));
+    }
   }
   const bool one_receiver = x["kind"] == "merge";
   if (!receiver_hosts.empty()) {
@@ -353,7 +357,8 @@ std::optional<Json> Importer::exchange(const SenderGroup& g, std::size_t query, 
   shape.local_share = skips_local_ ? local_share(sender_hosts, receiver_hosts, shape.kind == "broadcast") : 0;
   for (const ShapeNote& n : import_row_and_compression(counters, shape, x)) note(at + n.pointer, n.text, n.assumed);
   measured_.push_back({fmt::format("q{}", g.query + 1), queries_[static_cast<std::size_t>(g.query)].id,
-                       x["id"].get<std::string>(), shape.kind == "broadcast" ? channels : 1, counters});
+                       x["id"].get<std::string>(), shape.kind == "broadcast" ? channels : 1, shape.local_share, counters,
+                       receiver_counters(profile_, receiver_sections)});
 
   // The producer's speed: rows per instance over the fragment's time outside the sender.
   const ProfileSection* first = sections.front();

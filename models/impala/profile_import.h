@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "models/impala/impala_profile.h"
-#include "models/impala/sender_counters.h"
+#include "models/impala/exchange_counters.h"
 
 namespace exsim {
 
@@ -35,7 +35,9 @@ struct ImportedExchange {
   std::string query_id;  // the profile's "Query (id=...)", "" in an excerpt without one
   std::string id;        // the exchange's id in the scenario
   int copies = 1;        // of each batch in the byte counters: a broadcast's channels
+  double local_share = 0;  // of the batches, those sent uncompressed to the sender's own daemon
   SenderCounters counters;
+  ReceiverCounters receivers;
 };
 
 struct ImportedScenario {

@@ -19,7 +19,7 @@
 #include "models/impala/profile_titles.h"
 #include "models/impala/row_layout.h"
 #include "models/impala/profile_import.h"
-#include "models/impala/sender_counters.h"
+#include "models/impala/exchange_counters.h"
 #include "models/scenario/scenario_loader.h"
 
 namespace exsim {

@@ -3,6 +3,7 @@
 // stream), and the replay's rows, table and JSON carrying what it compared.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -73,8 +74,16 @@ TEST_CASE("Impala's q1 at MT_DOP 0 and 12 on one daemon replayed: every call and
       // Calls (of whole batches whose size the calls give) and bytes: within 2%.
       if (r.figure == "calls" || r.figure.rfind("bytes", 0) == 0) CHECK(std::abs(r.error()) < 0.02);
     }
-    // Sent uncompressed, so serialization alone is what the profile gives.
+    // Sent uncompressed, so serialization and deserialization alone are what the profile gives.
     CHECK(replay.costs.derived.front() == "serialize_bytes_per_s");
+    CHECK(std::count(replay.costs.derived.begin(), replay.costs.derived.end(), "deserialize_bytes_per_s") == 1);
+    const auto* deserialize = row(replay, "all exchanges", "deserialization ms");
+    REQUIRE(deserialize);
+    CHECK(std::abs(deserialize->error()) < 0.02);  // the model spends what was derived
+    // No call was held back.
+    for (const auto& r : replay.rows) {
+      if (r.figure == "calls held back") CHECK(r.profile == 0);
+    }
   }
 }
 

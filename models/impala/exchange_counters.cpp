@@ -1,4 +1,4 @@
-#include "models/impala/sender_counters.h"
+#include "models/impala/exchange_counters.h"
 
 #include <algorithm>
 #include <functional>
@@ -74,6 +74,29 @@ SenderCounters sender_counters(const ImpalaProfile& profile, const std::vector<c
   };
   c.network = stat("RpcNetworkTime");
   c.receiver = stat("RpcRecvrTime");
+  return c;
+}
+
+ReceiverCounters receiver_counters(const ImpalaProfile& profile,
+                                   const std::vector<std::pair<const ProfileSection*, int>>& sections) {
+  ReceiverCounters c;
+  const auto total = [&](std::string_view name, bool time, bool bytes) -> std::optional<double> {
+    double sum = 0;
+    for (const auto& [section, multiplier] : sections) {
+      const ProfileSection* enqueue = nullptr;
+      for (const auto& child : section->children) {
+        if (child->title.rfind("Enqueue", 0) == 0) enqueue = child.get();
+      }
+      const ProfileEntry* e = enqueue ? enqueue->counter(name) : nullptr;
+      if (!e) return std::nullopt;
+      sum += (time ? profile.time_ns(*e) : bytes ? profile.bytes(*e) : profile.count(*e)) * multiplier;
+    }
+    return sections.empty() ? std::nullopt : std::optional<double>(sum);
+  };
+  c.deserialize_ns = total("DeserializeRowBatchTime", true, false);
+  c.batches = total("TotalBatchesReceived", false, false);
+  c.bytes_received = total("TotalBytesReceived", false, true);
+  c.deferred = total("TotalRPCsDeferred", false, false);
   return c;
 }
 

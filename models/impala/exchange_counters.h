@@ -1,13 +1,14 @@
-// What a profile measured of one exchange's senders: the counters an imported
-// scenario is built from, replay compares the model with, and costs are
-// derived from. Summed over the sender's instance sections, or a section that
-// stands for several (an averaged fragment's, an aggregated one's: its mean)
-// times their count.
-#ifndef EXSIM_MODELS_IMPALA_SENDER_COUNTERS_H_
-#define EXSIM_MODELS_IMPALA_SENDER_COUNTERS_H_
+// What a profile measured of one exchange, its senders and its receivers: the
+// counters an imported scenario is built from, replay compares the model with,
+// and costs are derived from. Summed over the instance sections, or a section
+// that stands for several (an averaged fragment's, an aggregated one's: its
+// mean) times their count.
+#ifndef EXSIM_MODELS_IMPALA_EXCHANGE_COUNTERS_H_
+#define EXSIM_MODELS_IMPALA_EXCHANGE_COUNTERS_H_
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/impala/impala_profile.h"
@@ -34,6 +35,18 @@ struct SenderCounters {
 SenderCounters sender_counters(const ImpalaProfile& profile, const std::vector<const ProfileSection*>& sections,
                                int multiplier);
 
+// An EXCHANGE_NODE's receiver, from its "Enqueue" part (krpc-data-stream-recvr.cc).
+struct ReceiverCounters {
+  std::optional<double> deserialize_ns;  // DeserializeRowBatchTime: LZ4 and deserialization of every batch
+  std::optional<double> batches;         // TotalBatchesReceived
+  std::optional<double> bytes_received;  // TotalBytesReceived: as sent
+  std::optional<double> deferred;        // TotalRPCsDeferred: calls held until the queue had room
+};
+
+// `sections` (EXCHANGE_NODEs), each with the multiplier of the instances it stands for.
+ReceiverCounters receiver_counters(const ImpalaProfile& profile,
+                                   const std::vector<std::pair<const ProfileSection*, int>>& sections);
+
 }  // namespace exsim
 
-#endif  // EXSIM_MODELS_IMPALA_SENDER_COUNTERS_H_
+#endif  // EXSIM_MODELS_IMPALA_EXCHANGE_COUNTERS_H_

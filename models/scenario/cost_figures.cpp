@@ -74,6 +74,7 @@ constexpr std::array kFigures{
     figure<&CostProfile::cache_miss_row_ns>("cache_miss_row_ns", R::kNanos, W::kAlways, S::kMedian, 0, 2000),
     figure<&CostProfile::cache_miss_byte_ns>("cache_miss_byte_ns", R::kNanos, W::kAlways, S::kMedian, 0, 100),
     figure<&CostProfile::transfer_miss_byte_ns>("transfer_miss_byte_ns", R::kNanos, W::kAlways, S::kMedian, 0, 100),
+    figure<&CostProfile::decode_miss_byte_ns>("decode_miss_byte_ns", R::kNanos, W::kAlways, S::kMedian, 0, 100),
     // A page fault costs between a few hundred nanoseconds (bare metal) and a
     // few microseconds (a virtual machine's nested page tables): per byte of a
     // 4 KiB page, up to about 1 ns; 10 is a broken run.

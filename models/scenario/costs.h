@@ -73,6 +73,11 @@ struct CostProfile {
   double cache_miss_row_ns = 0;
   double cache_miss_byte_ns = 0;
   double transfer_miss_byte_ns = 0;
+  // A received batch's bytes cost this much more to deserialize, times the
+  // same evicted share: the call's body and the pooled batch it is decoded into
+  // go cold between their uses while the senders' buffers stream through the
+  // cache (measured, docs/validation.md, "Many senders, large batches"). 0: none.
+  double decode_miss_byte_ns = 0;
   // CPU per byte of memory a host's process takes from the kernel for the first
   // time: the page faults (and the kernel's zeroing) as its buffers are first
   // written. Paid as a host's sender and receiver buffers together grow past

@@ -13,7 +13,10 @@ ExchangeRun::ExchangeRun(ModelContext& context, const Exchange& exchange, std::u
       capacity_(channel_capacity(context.policy, exchange.row, exchange.receivers.instances())),
       splitter_(receiver_shares(exchange, seed)),
       cache_load_(sender_cache_load(context.scenario, context.policy, exchange)) {
-  for (const CacheLoad& load : cache_load_) transfer_ns_per_byte_.push_back(context.rates.transfer_ns_per_byte_at(load));
+  for (const CacheLoad& load : cache_load_) {
+    transfer_ns_per_byte_.push_back(context.rates.transfer_ns_per_byte_at(load));
+    decode_miss_ns_per_byte_.push_back(context.rates.decode_miss_ns_per_byte_at(load));
+  }
   const int senders = exchange.senders.instances();
   const int receivers = exchange.receivers.instances();
   const bool merging = exchange.kind == PartitionKind::kMerge;

@@ -64,6 +64,7 @@ class ExchangeRun {
   // a byte on the wire cost each side there (CostRates).
   const CacheLoad& cache_load(int host) const { return cache_load_[static_cast<std::size_t>(host)]; }
   double transfer_ns_per_byte(int host) const { return transfer_ns_per_byte_[static_cast<std::size_t>(host)]; }
+  double decode_miss_ns_per_byte(int host) const { return decode_miss_ns_per_byte_[static_cast<std::size_t>(host)]; }
   ReceiverInstance& receiver(int instance) { return *receivers_[static_cast<std::size_t>(instance)]; }
   ExchangeStats& stats() { return stats_; }
   const ExchangeStats& stats() const { return stats_; }
@@ -81,6 +82,7 @@ class ExchangeRun {
   HashSplitter splitter_;
   std::vector<CacheLoad> cache_load_;
   std::vector<double> transfer_ns_per_byte_;
+  std::vector<double> decode_miss_ns_per_byte_;  // a receiver's, per byte deserialized (CostRates)
   std::vector<std::unique_ptr<SenderInstance>> senders_;
   std::vector<std::unique_ptr<ReceiverInstance>> receivers_;
   ExchangeStats stats_;

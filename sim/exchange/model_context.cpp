@@ -27,6 +27,7 @@ CostRates::CostRates(const CostProfile& costs)
       cache_miss_row_ns(costs.cache_miss_row_ns),
       cache_miss_byte_ns(costs.cache_miss_byte_ns),
       transfer_miss_ns_per_byte(costs.transfer_miss_byte_ns),
+      decode_miss_ns_per_byte(costs.decode_miss_byte_ns),
       fresh_ns_per_byte(costs.fresh_memory_byte_ns),
       rpc_latency(to_ns(costs.rpc_latency_us * 1e3)),
       sender_wake(to_ns(costs.sender_wake_us * 1e3)),

@@ -42,6 +42,7 @@ struct CostRates {
   double cache_miss_row_ns;
   double cache_miss_byte_ns;
   double transfer_miss_ns_per_byte;  // each side, per byte on the wire, of a batch evicted
+  double decode_miss_ns_per_byte;    // per byte deserialized, of a batch evicted
   double fresh_ns_per_byte;          // memory taken from the kernel for the first time (MemoryLedger)
   SimTime rpc_latency;
   SimTime sender_wake;  // a blocked sender thread, from the response it waits for to running
@@ -69,6 +70,10 @@ struct CostRates {
   // Each side's CPU per byte on the wire of a call whose batch is under that load.
   double transfer_ns_per_byte_at(const CacheLoad& load) const {
     return transfer_ns_per_byte + evicted_share(load.working_set, cache_bytes) * transfer_miss_ns_per_byte;
+  }
+  // A receiver's extra CPU per byte it deserializes under that load.
+  double decode_miss_ns_per_byte_at(const CacheLoad& load) const {
+    return evicted_share(load.working_set, cache_bytes) * decode_miss_ns_per_byte;
   }
   Bytes wire_bytes(Bytes payload, std::int64_t rows) const { return payload + 4 * rows + wire_overhead; }
   // CPU of one side of a call of `wire` bytes among `sharing` calls in flight

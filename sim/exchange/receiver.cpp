@@ -56,6 +56,7 @@ void ReceiverInstance::start_work(Rpc* rpc) {
   const auto tuple = static_cast<double>(rpc->tuple_bytes);
   const double decompress = rpc->compressed ? tuple * context_.rates.decompress_ns_per_byte : 0;
   const double deserialize = context_.rates.deserialize_ns(rpc->rows, rpc->tuple_bytes) +
+                             static_cast<double>(rpc->deserialized_bytes()) * run_.decode_miss_ns_per_byte(host_) +
                              static_cast<double>(fresh) * context_.rates.fresh_ns_per_byte;
   context_.cpu.decompress += decompress * 1e-9;
   context_.cpu.deserialize += deserialize * 1e-9;

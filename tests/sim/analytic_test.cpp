@@ -247,6 +247,37 @@ TEST_CASE("routing pays for the lines its channels' batches lost to the cache, a
   CHECK(run(json_of("128K")).cpu_s.serialize == doctest::Approx(120000 * 100e-9));
 }
 
+TEST_CASE("a received batch pays decode_miss_byte_ns a byte it deserializes, times the share its host's cache evicts") {
+  // The cache case above at 128K, its hosts one machine so that the
+  // receivers' host shares the senders' cache. The extra deserialization is
+  // proportional to decode_miss_byte_ns, and to 1 - exp(-W / cache): against a
+  // cache so small that it evicts everything, a 1 MiB one charges that share.
+  std::vector<std::string> base = {"costs.prefetch_streams=12", "costs.prefetched_miss_share=0.2",
+                                   "costs.cache_miss_row_ns=10", "costs.cache_miss_byte_ns=0.5", "costs.cores=1",
+                                   "costs.fresh_memory_byte_ns=0",  // queues that differ fault alike
+                                   "costs.decode_miss_byte_ns=0"};  // not the reference's
+  const std::string json = test::with_value(
+      one_channel(R"({"buffer": {"flat": "128K"}, "capacity": "fixed_len", "compression": "none"})", 120000),
+      "/workload/queries/0/exchanges/0/receivers/per_host", "12");
+  const auto extra_s = [&](const char* cache, const char* miss) {
+    std::vector<std::string> with = base, without = base;
+    with.push_back(cache);
+    without.push_back(cache);
+    with.push_back(miss);  // after base's 0: the later setting holds
+    return run(json, with).cpu_s.deserialize - run(json, without).cpu_s.deserialize;
+  };
+  const double all = extra_s("costs.cache_bytes=1K", "costs.decode_miss_byte_ns=2");
+  CHECK(all > 0);
+  CHECK(extra_s("costs.cache_bytes=1K", "costs.decode_miss_byte_ns=4") == doctest::Approx(2 * all));
+  std::vector<std::string> one_mib = base;
+  one_mib.push_back("costs.cache_bytes=1M");
+  const Scenario scenario = test::scenario_from(json, one_mib);
+  const double working_set =
+      sender_cache_load(scenario, scenario.policies[0], scenario.queries[0].exchanges[0])[0].working_set;
+  CHECK(extra_s("costs.cache_bytes=1M", "costs.decode_miss_byte_ns=2") ==
+        doctest::Approx(all * (1 - std::exp(-working_set / 1048576.0))));
+}
+
 TEST_CASE("head-of-line: a channel that is full stalls the sender's other channels") {
   // One sender, two channels: to `near` 0.1 ms away and to `far` 4 ms away, 16K
   // batches of 163 rows, one RPC in flight. The far channel is latency-bound:

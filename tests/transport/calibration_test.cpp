@@ -51,6 +51,7 @@ std::map<std::string, std::vector<double>> steady_figures() {
       {"cache_miss_row_ns", {12, 11, 13}},
       {"cache_miss_byte_ns", {0.4, 0.45, 0.4}},
       {"transfer_miss_byte_ns", {0.1, 0.12, 0.1}},
+      {"decode_miss_byte_ns", {0.05, 0.06, 0.05}},
       {"rpc_cpu_us", {40, 44, 41}},
       {"rpc_cpu_busy_us", {9, 8, 10}},
       {"rpc_caller_cpu_us", {6, 7, 6}},
@@ -102,6 +103,7 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(back.cache_miss_row_ns == doctest::Approx(12));
   CHECK(back.cache_miss_byte_ns == doctest::Approx(0.4));
   CHECK(back.transfer_miss_byte_ns == doctest::Approx(0.1));
+  CHECK(back.decode_miss_byte_ns == doctest::Approx(0.05));
   CHECK(back.fresh_memory_byte_ns == doctest::Approx(0.3));
   CHECK(back.transfer_bytes_per_s == doctest::Approx(5e9));
   CHECK(back.rpc_cpu_us == doctest::Approx(41));

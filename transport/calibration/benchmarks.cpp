@@ -250,6 +250,9 @@ const std::map<std::string, std::string>& figure_sources() {
       {"transfer_miss_byte_ns",
        "measured: RPC CPU (reactors and hand-offs) per call of the same exchanges, pairs at one fan-out and two "
        "batch sizes, per byte on the wire and side: the extra of a batch evicted from the cache"},
+      {"decode_miss_byte_ns",
+       "measured: thread CPU of the deserialize stage of the same exchanges per byte deserialized, against the "
+       "share of the cache their senders' buffers evict (least squares): the extra of a batch evicted"},
       {"deserialize_batch_us",
        "measured: thread CPU of the deserialize stage per call of the one-row calls through agent processes (the "
        "receiver's part of a call beyond its rows and bytes)"},

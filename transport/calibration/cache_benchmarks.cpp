@@ -85,6 +85,28 @@ CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint
   return out;
 }
 
+namespace {
+
+// The receivers' deserialize stage per byte deserialized (tuple data and an
+// 8 B pointer a row) of the cache exchanges, against the share of the cache
+// their senders' buffers evict: a + m E by least squares, m (at least 0) the
+// extra of an evicted batch's byte.
+double fit_decode_miss(const std::vector<CacheSample>& samples, double cache_bytes) {
+  double n = 0, se = 0, sy = 0, see = 0, sey = 0;
+  for (const CacheSample& c : samples) {
+    const double bytes = c.sample.tuple_bytes + 8 * c.sample.rows;
+    if (bytes <= 0) continue;
+    const double y = c.sample.deserialize_ns / bytes;
+    const double e = evicted_share(c.route.working_set, cache_bytes);
+    n += 1, se += e, sy += y, see += e * e, sey += e * y;
+  }
+  const double det = n * see - se * se;
+  if (n < 2 || det <= 0) return 0;
+  return std::max(0.0, (n * sey - se * sy) / det);
+}
+
+}  // namespace
+
 std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t seed,
                                                     const std::function<void(const std::string&)>& say,
                                                     double serialize_per_call_ns, const RowAndByteCost& copying) {
@@ -114,6 +136,7 @@ std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t 
   figures["cache_miss_byte_ns"] = cache.miss_byte_ns;
   figures["transfer_bytes_per_s"] = 1e9 / std::max(1e-6, transfer.ns_per_byte);
   figures["transfer_miss_byte_ns"] = transfer.miss_ns_per_byte;
+  figures["decode_miss_byte_ns"] = fit_decode_miss(samples, cache.cache_bytes);
   return figures;
 }
 

@@ -49,17 +49,18 @@ int import_profile_command(const std::vector<std::string>& args) {
       "Reads an Impala query profile, in text form (the legacy layout with averaged and\n"
       "per-instance fragments, or the aggregated one of AGGREGATED_PROFILE), in JSON (the\n"
       "web UI's /query_profile_json) or as the daemons' profile log (impala_profile_log_*),\n"
-      "and writes a scenario with one exchange\n"
-      "per KrpcDataStreamSender / DataStreamSender: rows from RowsSent or RowsReturned,\n"
-      "bytes from TotalBytesSent or BytesSent and UncompressedRowBatchSize (the LZ4 ratio\n"
-      "is their quotient), the partitioning from the plan, hosts and instances from the\n"
+      "and writes a scenario with one exchange per KrpcDataStreamSender / DataStreamSender:\n"
+      "rows from RowsSent or RowsReturned, bytes from TotalBytesSent or BytesSent and\n"
+      "UncompressedRowBatchSize (the LZ4 ratio the tuple data's, less the batches to a\n"
+      "sender's own daemon), the partitioning from the plan, hosts and instances from the\n"
       "fragment headers. The scenario's \"notes\" say where every value came from; values\n"
       "the profile does not hold are assumed, noted, and listed on standard error. A file of\n"
       "several profiles (impala-profile-tool's output) gives a scenario query for each profile\n"
       "with a sender, or only the one --query names. With --costs it also writes a costs\n"
-      "profile: serialization per byte and the RPC layer's latency derived from the senders'\n"
-      "counters, every other figure from --base-costs (default: the reference profile), each\n"
-      "figure's source saying which; the scenario written with -o then uses it.\n\n"
+      "profile: serialization, deserialization and LZ4 per byte and the RPC layer's latency\n"
+      "derived from the senders' and receivers' counters, every other figure from\n"
+      "--base-costs (default: the reference profile), each figure's source saying which;\n"
+      "the scenario written with -o then uses it.\n\n"
       "example:\n  exsim import-profile q72-profile.txt --hosts 5 -o q72.json && exsim simulate q72.json\n\n"
       "Exit status: 0 written, 2 bad input (the profile, a flag), 3 a failure writing.\n\noptions");
   visible.add_options()
@@ -77,7 +78,7 @@ int import_profile_command(const std::vector<std::string>& args) {
   const auto parsed = parse_command_line(args, visible, "profile");
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
-  const std::string file = single_positional(vm, "profile", "PROFILE.txt (an Impala query profile, in text form or JSON)");
+  const std::string file = single_positional(vm, "profile", "PROFILE.txt (an Impala query profile: text, JSON or a profile log)");
   ProfileImportOptions options;
   if (vm.count("name")) {
     options.name = vm["name"].as<std::string>();

@@ -87,8 +87,8 @@ ProfileReplay replay_profile(const std::string& file, const ProfileImportOptions
   Scenario scenario = parse_scenario(replay.imported.json, fmt::format("the scenario imported from {}", file));
   replay.costs = derive_costs(replay.imported, scenario, base, base_name, impala_version(profile));
   scenario.costs = replay.costs.costs;
-  for (const Policy& policy : scenario.policies) replay.predicted.push_back(simulate(scenario, policy));
-  compare(replay, replay.predicted.front());
+  replay.predicted = simulate(scenario, scenario.policies.front());
+  compare(replay, replay.predicted);
   return replay;
 }
 

@@ -2,9 +2,11 @@
 // the profile imported as a scenario, the costs its counters give (the rest
 // from a base profile), the scenario simulated at the profile's own buffer
 // size, and per exchange what the profile measured beside what the model
-// predicts: the calls, the bytes, and each call's network and receiver time;
-// for the query, the serialization time. No threshold: the errors are
-// reported as found, with what the profile says of their cause (a DEBUG build).
+// predicts: the calls, the bytes, each call's network and receiver time, the
+// calls held back, the largest sender's peak and the time in the sender; for
+// all exchanges, the serialization and deserialization times. No threshold:
+// the errors are reported as found, with what the profile says of their cause
+// (a DEBUG build).
 #ifndef EXSIM_CLI_WORKFLOWS_PROFILE_REPLAY_H_
 #define EXSIM_CLI_WORKFLOWS_PROFILE_REPLAY_H_
 
@@ -20,7 +22,7 @@ namespace exsim::workflows {
 
 struct ReplayRow {
   std::string exchange;  // "q2 F00-x2", or "q2" for a query's figure
-  std::string figure;    // "TransmitData calls", "bytes sent", ...
+  std::string figure;    // "calls", "bytes sent", ...
   std::string counter;   // what the profile calls it
   double model = 0, profile = 0;
   double error() const { return profile != 0 ? model / profile - 1 : 0; }
@@ -30,7 +32,7 @@ struct ProfileReplay {
   std::string file;
   ImportedScenario imported;
   DerivedCosts costs;
-  std::vector<RunResult> predicted;  // the scenario's one policy
+  RunResult predicted;  // at the scenario's one policy, Impala's default
   std::vector<ReplayRow> rows;
 };
 

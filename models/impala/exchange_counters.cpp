@@ -12,7 +12,6 @@ namespace exsim {
 SenderCounters sender_counters(const ImpalaProfile& profile, const std::vector<const ProfileSection*>& sections,
                                int multiplier) {
   SenderCounters c;
-  c.instances = static_cast<int>(sections.size()) * multiplier;
   using Read = std::function<double(const ProfileEntry&)>;
   const Read bytes = [&](const ProfileEntry& e) { return profile.bytes(e); };
   const Read count = [&](const ProfileEntry& e) { return profile.count(e); };
@@ -80,7 +79,7 @@ SenderCounters sender_counters(const ImpalaProfile& profile, const std::vector<c
 ReceiverCounters receiver_counters(const ImpalaProfile& profile,
                                    const std::vector<std::pair<const ProfileSection*, int>>& sections) {
   ReceiverCounters c;
-  const auto total = [&](std::string_view name, bool time, bool bytes) -> std::optional<double> {
+  const auto total = [&](std::string_view name, bool time) -> std::optional<double> {
     double sum = 0;
     for (const auto& [section, multiplier] : sections) {
       const ProfileSection* enqueue = nullptr;
@@ -89,14 +88,13 @@ ReceiverCounters receiver_counters(const ImpalaProfile& profile,
       }
       const ProfileEntry* e = enqueue ? enqueue->counter(name) : nullptr;
       if (!e) return std::nullopt;
-      sum += (time ? profile.time_ns(*e) : bytes ? profile.bytes(*e) : profile.count(*e)) * multiplier;
+      sum += (time ? profile.time_ns(*e) : profile.count(*e)) * multiplier;
     }
     return sections.empty() ? std::nullopt : std::optional<double>(sum);
   };
-  c.deserialize_ns = total("DeserializeRowBatchTime", true, false);
-  c.batches = total("TotalBatchesReceived", false, false);
-  c.bytes_received = total("TotalBytesReceived", false, true);
-  c.deferred = total("TotalRPCsDeferred", false, false);
+  c.deserialize_ns = total("DeserializeRowBatchTime", true);
+  c.batches = total("TotalBatchesReceived", false);
+  c.deferred = total("TotalRPCsDeferred", false);
   return c;
 }
 

@@ -16,7 +16,6 @@
 namespace exsim {
 
 struct SenderCounters {
-  int instances = 0;
   std::optional<double> rows;             // RowsSent (or RowsReturned)
   std::string rows_counter;               // which of the two
   std::optional<double> bytes_sent;       // TotalBytesSent (or BytesSent): as sent, compressed or not
@@ -39,7 +38,6 @@ SenderCounters sender_counters(const ImpalaProfile& profile, const std::vector<c
 struct ReceiverCounters {
   std::optional<double> deserialize_ns;  // DeserializeRowBatchTime: LZ4 and deserialization of every batch
   std::optional<double> batches;         // TotalBatchesReceived
-  std::optional<double> bytes_received;  // TotalBytesReceived: as sent
   std::optional<double> deferred;        // TotalRPCsDeferred: calls held until the queue had room
 };
 

@@ -8,128 +8,105 @@ namespace exsim {
 
 namespace {
 
-// SerializeBatchTime times serialization and LZ4 together. The exchanges whose
-// bytes went out uncompressed give serialization alone; with that rate (or the
-// base's), the compressed ones give LZ4.
-struct SerializeSums {
-  double ns = 0, tuple = 0, rows = 0;
+// Impala times a stage with its LZ4: SerializeBatchTime serialization and
+// compression, DeserializeRowBatchTime decompression and deserialization. The
+// exchanges whose batches went uncompressed give the stage alone, over its
+// tuple bytes less the base's per-row and per-batch parts; with that rate (or
+// the base's), the compressed ones give LZ4, over the bytes it ran on (not the
+// batches to a sender's own daemon, IMPALA-12430).
+struct StageSums {
+  double ns = 0;         // the counter
+  double tuple = 0;      // tuple bytes through the stage
+  double fixed_ns = 0;   // the base's per-row and per-batch parts of it
+  double lz4_tuple = 0;  // of them, those LZ4 ran on
   int exchanges = 0;
 };
 
-void derive_serialize(const ImportedScenario& imported, const CostProfile& base, DerivedCosts& out) {
-  SerializeSums plain, compressed;
-  for (const ImportedExchange& x : imported.measured) {
-    const SenderCounters& c = x.counters;
-    if (!c.serialize_ns || !c.uncompressed || !c.rows || !c.bytes_sent) continue;
-    // The counters count a broadcast's every copy of a batch it serialized
-    // once; a row is 4 B of offset as sent, 8 B of tuple pointer as counted
-    // uncompressed (outbound-row-batch.h:119-125).
-    const double copies = x.copies;
-    const double tuple = (*c.uncompressed - 8 * *c.rows * copies) / copies;
-    const double tuple_sent = (*c.bytes_sent - 4 * *c.rows * copies) / copies;
-    if (tuple <= 0) continue;
-    // Sent smaller than the batch: LZ4 ran and its output was kept.
-    SerializeSums& sums = tuple_sent < tuple ? compressed : plain;
-    sums.ns += *c.serialize_ns;
-    sums.tuple += tuple;
-    sums.rows += *c.rows;
-    ++sums.exchanges;
-  }
-  const auto describe = [](const SerializeSums& s) {
-    return fmt::format("SerializeBatchTime {:.3f} ms over {:.0f} tuple bytes (UncompressedRowBatchSize less 8 B of "
-                       "tuple pointer a row) of {} exchange(s)",
-                       s.ns * 1e-6, s.tuple, s.exchanges);
+struct Stage {
+  const char* counter;    // "SerializeBatchTime"
+  const char* went;       // "sent" / "arrived"
+  const char* fixed;      // the base's figures in fixed_ns
+  double CostProfile::*rate;
+  const char* rate_key;
+  double CostProfile::*lz4_rate;
+  const char* lz4_key;
+};
+
+void split_stage(const Stage& stage, const StageSums& plain, const StageSums& compressed, const CostProfile& base,
+                 DerivedCosts& out) {
+  const auto describe = [&](const StageSums& s) {
+    return fmt::format("{} {:.3f} ms over {:.0f} tuple bytes of {} exchange(s)", stage.counter, s.ns * 1e-6, s.tuple,
+                       s.exchanges);
   };
-  double serialize_ns_per_byte = base.serialize_bytes_per_s > 0 ? 1e9 / base.serialize_bytes_per_s : 0;
+  double ns_per_byte = base.*stage.rate > 0 ? 1e9 / (base.*stage.rate) : 0;
   if (plain.exchanges > 0) {
-    const double left = plain.ns - plain.rows * base.serialize_row_ns;
+    const double left = plain.ns - plain.fixed_ns;
     if (left > 0) {
-      serialize_ns_per_byte = left / plain.tuple;
-      out.costs.serialize_bytes_per_s = 1e9 / serialize_ns_per_byte;
-      out.sources["serialize_bytes_per_s"] = "derived from the profile: " + describe(plain) +
-                                             " sent uncompressed, less the base's serialize_row_ns a row";
-      out.derived.push_back("serialize_bytes_per_s");
+      ns_per_byte = left / plain.tuple;
+      out.costs.*stage.rate = 1e9 / ns_per_byte;
+      out.sources[stage.rate_key] = fmt::format("derived from the profile: {} {} uncompressed, less the base's {}",
+                                                describe(plain), stage.went, stage.fixed);
+      out.derived.push_back(stage.rate_key);
     } else {
-      out.warnings.push_back("serialize_bytes_per_s: " + describe(plain) + " is no more than the base's per-row part: kept the base's");
+      out.warnings.push_back(fmt::format("{}: {} is no more than the base's {}: kept the base's", stage.rate_key,
+                                         describe(plain), stage.fixed));
     }
   }
-  if (compressed.exchanges > 0) {
-    const double serialize = compressed.rows * base.serialize_row_ns + compressed.tuple * serialize_ns_per_byte;
-    const double left = compressed.ns - serialize;
-    const std::string counted = fmt::format("{} sent compressed, less {:.3f} ms of serialization at {}", describe(compressed),
-                                            serialize * 1e-6, plain.exchanges > 0 ? "the rate above" : "the base's rates");
-    if (left > 0) {
-      out.costs.lz4_compress_bytes_per_s = compressed.tuple / (left * 1e-9);
-      out.sources["lz4_compress_bytes_per_s"] = "derived from the profile: " + counted;
-      out.derived.push_back("lz4_compress_bytes_per_s");
+  if (compressed.exchanges > 0 && compressed.lz4_tuple > 0) {
+    const double alone = compressed.fixed_ns + compressed.tuple * ns_per_byte;
+    const std::string counted = fmt::format(
+        "{} {} compressed (LZ4 on {:.0f} B of it, the rest to or from the senders' own daemons), less {:.3f} ms of "
+        "the stage alone at {}",
+        describe(compressed), stage.went, compressed.lz4_tuple, alone * 1e-6,
+        plain.exchanges > 0 ? "the rate above" : "the base's rates");
+    if (compressed.ns > alone) {
+      out.costs.*stage.lz4_rate = compressed.lz4_tuple / ((compressed.ns - alone) * 1e-9);
+      out.sources[stage.lz4_key] = "derived from the profile: " + counted;
+      out.derived.push_back(stage.lz4_key);
     } else {
-      out.warnings.push_back("lz4_compress_bytes_per_s: " + counted + " leaves nothing: kept the base's");
+      out.warnings.push_back(fmt::format("{}: {} leaves nothing: kept the base's", stage.lz4_key, counted));
     }
   }
 }
 
-// DeserializeRowBatchTime times LZ4 and deserialization together, as
-// SerializeBatchTime does: the exchanges whose batches arrived uncompressed
-// give deserialization alone (less the base's per-row and per-batch parts), the
-// compressed ones LZ4 on their compressed share.
-void derive_deserialize(const ImportedScenario& imported, const CostProfile& base, DerivedCosts& out) {
-  SerializeSums plain, compressed;
-  double plain_batches = 0, compressed_batches = 0, compressed_share_tuple = 0;
+// Each exchange's tuple bytes: the counters count a broadcast's every copy, a
+// row as 4 B of offset sent and 8 B of tuple pointer uncompressed
+// (outbound-row-batch.h:119-125). A sender serializes a broadcast's batch once,
+// each receiver deserializes its copy.
+void derive_stages(const ImportedScenario& imported, const CostProfile& base, DerivedCosts& out) {
+  StageSums serialize_plain, serialize_lz4, deserialize_plain, deserialize_lz4;
   for (const ImportedExchange& x : imported.measured) {
     const SenderCounters& c = x.counters;
-    const ReceiverCounters& r = x.receivers;
-    if (!r.deserialize_ns || !r.batches || !c.uncompressed || !c.rows || !c.bytes_sent) continue;
-    // Every copy is deserialized by its receiver.
+    if (!c.uncompressed || !c.rows || !c.bytes_sent) continue;
     const double rows = *c.rows * x.copies;
     const double tuple = *c.uncompressed - 8 * rows;
-    const double tuple_sent = *c.bytes_sent - 4 * rows;
     if (tuple <= 0) continue;
-    const bool was_compressed = tuple_sent < tuple;
-    SerializeSums& sums = was_compressed ? compressed : plain;
-    sums.ns += *r.deserialize_ns;
-    sums.tuple += tuple;
-    sums.rows += rows;
-    ++sums.exchanges;
-    (was_compressed ? compressed_batches : plain_batches) += *r.batches;
-    if (was_compressed) compressed_share_tuple += tuple * (1 - x.local_share);
-  }
-  const auto fixed_part = [&](double rows, double batches) {
-    return rows * base.deserialize_row_ns + batches * base.deserialize_batch_us * 1e3;
-  };
-  const auto describe = [](const SerializeSums& s) {
-    return fmt::format("DeserializeRowBatchTime {:.3f} ms over {:.0f} tuple bytes received of {} exchange(s)",
-                       s.ns * 1e-6, s.tuple, s.exchanges);
-  };
-  double ns_per_byte = base.deserialize_bytes_per_s > 0 ? 1e9 / base.deserialize_bytes_per_s : 0;
-  if (plain.exchanges > 0) {
-    const double left = plain.ns - fixed_part(plain.rows, plain_batches);
-    if (left > 0) {
-      ns_per_byte = left / plain.tuple;
-      out.costs.deserialize_bytes_per_s = 1e9 / ns_per_byte;
-      out.sources["deserialize_bytes_per_s"] = "derived from the profile: " + describe(plain) +
-                                               " that arrived uncompressed, less the base's deserialize_row_ns a row "
-                                               "and deserialize_batch_us a batch";
-      out.derived.push_back("deserialize_bytes_per_s");
-    } else {
-      out.warnings.push_back("deserialize_bytes_per_s: " + describe(plain) + " is no more than the base's per-row and "
-                             "per-batch parts: kept the base's");
+    const bool compressed = *c.bytes_sent - 4 * rows < tuple;  // LZ4 ran and its output was kept
+    const double lz4_share = compressed ? 1 - x.local_share : 0;
+    if (c.serialize_ns) {
+      StageSums& s = compressed ? serialize_lz4 : serialize_plain;
+      s.ns += *c.serialize_ns;
+      s.tuple += tuple / x.copies;
+      s.fixed_ns += *c.rows * base.serialize_row_ns;
+      s.lz4_tuple += tuple / x.copies * lz4_share;
+      ++s.exchanges;
+    }
+    if (const ReceiverCounters& r = x.receivers; r.deserialize_ns && r.batches) {
+      StageSums& s = compressed ? deserialize_lz4 : deserialize_plain;
+      s.ns += *r.deserialize_ns;
+      s.tuple += tuple;
+      s.fixed_ns += rows * base.deserialize_row_ns + *r.batches * base.deserialize_batch_us * 1e3;
+      s.lz4_tuple += tuple * lz4_share;
+      ++s.exchanges;
     }
   }
-  if (compressed.exchanges > 0 && compressed_share_tuple > 0) {
-    const double deserialize = fixed_part(compressed.rows, compressed_batches) + compressed.tuple * ns_per_byte;
-    const double left = compressed.ns - deserialize;
-    const std::string counted = fmt::format("{} that arrived compressed ({:.0f} B of it through LZ4, the rest from "
-                                            "the senders' own daemons), less {:.3f} ms of deserialization at {}",
-                                            describe(compressed), compressed_share_tuple, deserialize * 1e-6,
-                                            plain.exchanges > 0 ? "the rate above" : "the base's rates");
-    if (left > 0) {
-      out.costs.lz4_decompress_bytes_per_s = compressed_share_tuple / (left * 1e-9);
-      out.sources["lz4_decompress_bytes_per_s"] = "derived from the profile: " + counted;
-      out.derived.push_back("lz4_decompress_bytes_per_s");
-    } else {
-      out.warnings.push_back("lz4_decompress_bytes_per_s: " + counted + " leaves nothing: kept the base's");
-    }
-  }
+  split_stage({"SerializeBatchTime", "sent", "serialize_row_ns a row", &CostProfile::serialize_bytes_per_s,
+               "serialize_bytes_per_s", &CostProfile::lz4_compress_bytes_per_s, "lz4_compress_bytes_per_s"},
+              serialize_plain, serialize_lz4, base, out);
+  split_stage({"DeserializeRowBatchTime", "arrived", "deserialize_row_ns a row and deserialize_batch_us a batch",
+               &CostProfile::deserialize_bytes_per_s, "deserialize_bytes_per_s",
+               &CostProfile::lz4_decompress_bytes_per_s, "lz4_decompress_bytes_per_s"},
+              deserialize_plain, deserialize_lz4, base, out);
 }
 
 // The calls' network time less the RTT and their bytes' time on the NIC.
@@ -171,10 +148,10 @@ DerivedCosts derive_costs(const ImportedScenario& imported, const Scenario& scen
                           const std::string& base_name, const std::string& version) {
   DerivedCosts out;
   out.costs = base;
-  out.costs.spread.clear();  // the base's spread was for its own figures
-  derive_serialize(imported, base, out);
+  derive_stages(imported, base, out);
   derive_latency(imported, scenario, base, out);
-  derive_deserialize(imported, base, out);
+  // The base's spread stays with the figures taken from it, not the derived ones.
+  for (const std::string& key : out.derived) out.costs.spread.erase(key);
   for (const CostFigure& figure : cost_figures()) {
     const std::string key(figure.key);
     if (!out.sources.count(key)) out.sources[key] = "from the base profile, " + base_name + ": the profile does not give it";

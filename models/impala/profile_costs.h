@@ -3,13 +3,14 @@
 // every other figure from a base profile, listed as taken from it. What the
 // counters give:
 //
-// - serialize_bytes_per_s and lz4_compress_bytes_per_s: Impala times
-//   serialization and LZ4 together (krpc-data-stream-sender.cc's
-//   serialize_batch_timer_), so the exchanges sent uncompressed give
-//   serialization alone, SerializeBatchTime over their tuple bytes
-//   (UncompressedRowBatchSize less the 4 B offset a row) less the base's
-//   serialize_row_ns a row, and the compressed ones give LZ4, their
-//   SerializeBatchTime less their serialization at that rate (or the base's);
+// - serialize_bytes_per_s and lz4_compress_bytes_per_s, deserialize_bytes_per_s
+//   and lz4_decompress_bytes_per_s: Impala times a stage with its LZ4
+//   (krpc-data-stream-sender.cc's serialize_batch_timer_, the receiver's
+//   DeserializeRowBatchTime), so the exchanges whose batches went uncompressed
+//   give the stage alone, over their tuple bytes (UncompressedRowBatchSize less
+//   its 8 B tuple pointer a row) less the base's per-row and per-batch parts,
+//   and the compressed ones give LZ4, their time less the stage at that rate
+//   (or the base's), over the bytes LZ4 ran on;
 // - rpc_latency_us: RpcNetworkTime per call (the call's time less the
 //   receiver's, as the sender counts it) less the scenario's RTT and the call's
 //   bytes at its NIC speed, which is how the simulator builds a call's network

@@ -210,14 +210,13 @@ void read_aggregated(CompactReader& in, Json& node) {
 Json read_node(CompactReader& in, std::int64_t& children) {
   Json node = {{"profile_name", ""}, {"counters", Json::array()}, {"summary_stats_counters", Json::array()},
                {"child_profiles", Json::array()}};
-  Json counters = Json::array(), summaries = Json::array();
   std::map<std::string, std::string> infos;
   std::vector<std::string> order;
   each_field(in, [&](int id, CompactReader::Type) {
     switch (id) {
       case 1: node["profile_name"] = in.string(); return true;
       case 2: children = in.integer(); return true;
-      case 3: each_struct(in, [&] { counters.push_back(read_counter(in)); }); return true;
+      case 3: each_struct(in, [&] { node["counters"].push_back(read_counter(in)); }); return true;
       case 6: {
         const auto [size, key, value] = in.map();
         for (std::uint64_t i = 0; i < size; ++i) {
@@ -231,13 +230,11 @@ Json read_node(CompactReader& in, std::int64_t& children) {
         for (std::uint64_t i = 0; i < size; ++i) order.push_back(in.string());
         return true;
       }
-      case 11: each_struct(in, [&] { summaries.push_back(read_summary(in)); }); return true;
+      case 11: each_struct(in, [&] { node["summary_stats_counters"].push_back(read_summary(in)); }); return true;
       case 13: read_aggregated(in, node); return true;
       default: return false;
     }
   });
-  for (auto& c : counters) node["counters"].push_back(std::move(c));
-  for (auto& c : summaries) node["summary_stats_counters"].push_back(std::move(c));
   Json info_strings = Json::array();
   for (const std::string& key : order) {
     if (const auto it = infos.find(key); it != infos.end()) info_strings.push_back({{"key", key}, {"value", it->second}});

@@ -15,8 +15,8 @@ double evicted_share(double working_set, double cache_bytes) {
 double exposed_share(double streams, double prefetch_streams, double prefetched_share) {
   if (prefetch_streams <= 0) return 1.0;
   const double phi = std::clamp(prefetched_share, 0.0, 1.0);
-  const double s = std::max(0.0, streams);
-  return phi + (1.0 - phi) * s / (s + prefetch_streams);
+  if (streams <= prefetch_streams) return phi;
+  return phi + (1.0 - phi) * (1.0 - prefetch_streams / streams);
 }
 
 std::vector<CacheLoad> sender_cache_load(const Scenario& scenario, const Policy& policy, const Exchange& exchange) {

@@ -13,12 +13,18 @@
 // - Eviction. With a working set of W bytes cycling through a cache of S bytes
 //   that evicts at random, a line survives the W bytes written before it is
 //   reused with probability exp(-W/S): evicted_share = 1 - exp(-W/S).
-// - Exposure. The hardware prefetcher follows a limited number of sequential
-//   write streams (each channel's batch is one); an evicted line of a stream it
-//   follows arrives early and costs only part of a miss. Of a sender's s
-//   streams, the share it cannot follow is s / (s + P):
-//   exposed_share = phi + (1 - phi) s / (s + P), phi being the part of a miss a
-//   followed stream still pays.
+// - Exposure. The hardware prefetcher tracks a fixed number P of sequential
+//   write streams (each channel's batch is one); an evicted line of a stream
+//   it tracks arrives early and costs only a share phi of a miss. A hash
+//   sender writes its s streams in the rows' random order: with s <= P the
+//   table holds them all; with s > P, streams taken at random evict one
+//   another's trackers, and a table of P entries holds a given stream with
+//   probability P / s:
+//   exposed_share = phi + (1 - phi) max(0, 1 - P / s). Measured on the real
+//   exchange this step at P fits the grid better than a smooth s / (s + P)
+//   (docs/validation.md, "Caches"), and its P, 24 streams here, is of the size
+//   Intel documents for its L2 streamer (32); the smooth form's fitted 50-900
+//   streams were not.
 //
 // Both the simulator and calibrate (which fits S, P and phi to the real
 // exchange) use these, so the two halves agree on the working set's definition.
@@ -40,7 +46,7 @@ struct CacheLoad {
 // 1 - exp(-working_set / cache_bytes); 0 when cache_bytes <= 0 (no cache model).
 double evicted_share(double working_set, double cache_bytes);
 
-// phi + (1 - phi) s / (s + P), with phi = prefetched_share clamped to [0, 1];
+// phi + (1 - phi) max(0, 1 - P / s), with phi = prefetched_share clamped to [0, 1];
 // 1 when prefetch_streams <= 0 (no prefetcher).
 double exposed_share(double streams, double prefetch_streams, double prefetched_share);
 

@@ -64,9 +64,10 @@ struct CostProfile {
   // a batch's lines before they are written again; of an evicted line, a
   // routed row pays cache_miss_row_ns + cache_miss_byte_ns per byte of the row
   // when the prefetcher cannot follow its channel's stream, and
-  // prefetched_miss_share of that when it can: of s streams on a core it
-  // follows about prefetch_streams (0: none). A byte of a call whose batch was
-  // evicted costs transfer_miss_byte_ns more on each side.
+  // prefetched_miss_share of that when it can: it tracks prefetch_streams
+  // streams (0: no prefetcher), all of a sender's s streams when s is at most
+  // that, else each with probability prefetch_streams / s. A byte of a call
+  // whose batch was evicted costs transfer_miss_byte_ns more on each side.
   double cache_bytes = 0;
   double prefetch_streams = 0;
   double prefetched_miss_share = 1;

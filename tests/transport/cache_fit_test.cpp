@@ -42,8 +42,11 @@ TEST_CASE("a working set far below the cache costs the cached rate; far beyond, 
   const CacheFigures f{.partition_ns = 10, .miss_row_ns = 20, .cache_bytes = 16e6, .prefetch_streams = 16,
                        .prefetched_share = 0.25};
   CHECK(f.route_ns({1e3, 3, 40, 0}) == doctest::Approx(10).epsilon(0.001));
-  // 16 streams against 16: 0.25 + 0.75 / 2 of the miss.
-  CHECK(f.route_ns({16e9, 16, 40, 0}) == doctest::Approx(10 + 20 * 0.625));
+  // 32 streams against a prefetcher tracking 16: each tracked with probability
+  // 16 / 32, so 0.25 + 0.75 / 2 of the miss; 16 or fewer, all tracked.
+  CHECK(f.route_ns({16e9, 32, 40, 0}) == doctest::Approx(10 + 20 * 0.625));
+  CHECK(f.route_ns({16e9, 16, 40, 0}) == doctest::Approx(10 + 20 * 0.25));
+  CHECK(exposed_share(3, 16, 0.25) == 0.25);
   CHECK(evicted_share(16e6, 16e6) == doctest::Approx(1 - 1 / 2.718281828));
   CHECK(exposed_share(5, 0, 0.3) == 1);  // no prefetcher: every miss whole
   CHECK(evicted_share(1e9, 0) == 0);      // no cache model

@@ -198,7 +198,10 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   figures["serialize_bytes_per_s"] = 1e9 / copying.byte_ns;
   // The hash sender's routing beyond copying, in the cache and beyond it, and
   // the RPC layer's bytes (cache_benchmarks.h).
-  for (const auto& [key, value] : measure_cache_figures(scale, seed, say, serialize_per_call, copying)) {
+  say("memory taken from the kernel (64 MiB, a write a page)");
+  figures["fresh_memory_byte_ns"] = measure_fresh_memory_ns_per_byte();
+  const SerializeParts serialize_parts{serialize_per_call, copying, figures["fresh_memory_byte_ns"]};
+  for (const auto& [key, value] : measure_cache_figures(scale, seed, say, serialize_parts)) {
     figures[key] = value;
   }
   // Deserialization, per row and per byte: of narrow rows from both 64K
@@ -211,8 +214,6 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   const RowAndByteCost decoding = split_row_and_byte(decode(plain) + decode(lz4) + decode(whole), decode(wide_rows));
   figures["deserialize_row_ns"] = decoding.row_ns;
   figures["deserialize_bytes_per_s"] = 1e9 / decoding.byte_ns;
-  say("memory taken from the kernel (64 MiB, a write a page)");
-  figures["fresh_memory_byte_ns"] = measure_fresh_memory_ns_per_byte();
   figures["lz4_compress_bytes_per_s"] = (lz4.compressed_in / std::max(1.0, lz4.compress_ns) * 1e9);
   figures["lz4_decompress_bytes_per_s"] = (lz4.compressed_in / std::max(1.0, lz4.decompress_ns) * 1e9);
   return figures;

@@ -55,8 +55,7 @@ std::string cache_point_scenario(const CachePoint& point, std::int64_t rows, std
   return benchmark_scenario(shape_of(point, rows, seed));
 }
 
-CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint64_t seed,
-                                double serialize_per_call_ns, const RowAndByteCost& copying) {
+CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint64_t seed, const SerializeParts& parts) {
   // The scenario once with a few rows, for its batch size and the load.
   Scenario scenario = parse_scenario(benchmark_scenario(shape_of(point, 1000, seed)), "(calibration benchmark)");
   scenario.costs.cores = available_cores();  // every emulated host on this machine's cores and cache
@@ -77,8 +76,9 @@ CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint
   out.route.working_set = load.working_set;
   out.route.streams = load.streams;
   out.route.row_bytes = s.tuple_bytes / std::max(1.0, s.rows);
-  out.route.route_ns = std::max(0.1, (s.serialize_ns - s.rpcs * serialize_per_call_ns - copying.ns(s.rows, s.tuple_bytes)) /
-                                         std::max(1.0, s.rows));
+  const double aside = s.rpcs * parts.per_call_ns + parts.copying.ns(s.rows, s.tuple_bytes) +
+                       s.sender_fault_bytes * parts.fresh_ns_per_byte;
+  out.route.route_ns = std::max(0.1, (s.serialize_ns - aside) / std::max(1.0, s.rows));
   out.call_ns = s.rpc_ns / std::max(1.0, s.rpcs);
   out.call_bytes = s.bytes_wire / std::max(1.0, s.rpcs);
   out.fault_bytes_per_row = s.sender_fault_bytes / std::max(1.0, s.rows);
@@ -109,13 +109,13 @@ double fit_decode_miss(const std::vector<CacheSample>& samples, double cache_byt
 
 std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t seed,
                                                     const std::function<void(const std::string&)>& say,
-                                                    double serialize_per_call_ns, const RowAndByteCost& copying) {
+                                                    const SerializeParts& parts) {
   std::vector<CacheSample> samples;
   std::vector<RoutePoint> points;
   for (const CachePoint& point : calibration_cache_points()) {
     say(fmt::format("the cache: routing among {} channels, {} batches{}", point.channels, format_size(point.buffer),
                     point.fixed_bytes > 24 ? ", wide rows" : ""));
-    samples.push_back(measure_cache_point(point, scale, seed, serialize_per_call_ns, copying));
+    samples.push_back(measure_cache_point(point, scale, seed, parts));
     points.push_back(samples.back().route);
   }
   const CacheFigures cache = fit_cache(points);

@@ -34,18 +34,27 @@ struct CacheSample {
   CachePoint point;
   std::string scenario;  // the exchange run, as a scenario's JSON
   Sample sample;
-  RoutePoint route;       // routing per row, less copying and the per-call part
+  RoutePoint route;       // routing per row (the serialize stage less SerializeParts)
   double call_ns = 0;     // RPC CPU per call, both sides
   double call_bytes = 0;  // bytes on the wire per call
   double fault_bytes_per_row = 0;  // pages the sender faulted in, per row routed
 };
 
+// What a hash sender's serialize stage holds beside routing, taken out of the
+// routing measured: its per-call part, its copying per row and byte, and the
+// pages it faulted in at the CPU a byte of memory first written costs (the
+// simulator charges that memory on its own, CostProfile::fresh_memory_byte_ns;
+// left in, a fit would take the benchmark's first fills for routing).
+struct SerializeParts {
+  double per_call_ns = 0;
+  RowAndByteCost copying;
+  double fresh_ns_per_byte = 0;
+};
+
 // Runs `point`'s exchange: enough rows that every channel fills its buffers
-// six times over (at `scale`, at least 1000 rows). `serialize_per_call_ns`
-// and `copying`: the serialize stage's per-call part and its copying per row
-// and byte, taken out of the routing.
-CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint64_t seed,
-                                double serialize_per_call_ns, const RowAndByteCost& copying);
+// six times over (at `scale`, at least 1000 rows); its routing is the
+// serialize stage less `parts`.
+CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint64_t seed, const SerializeParts& parts);
 
 // The scenario of `point`'s exchange with `rows` rows.
 std::string cache_point_scenario(const CachePoint& point, std::int64_t rows, std::uint64_t seed);
@@ -58,7 +67,7 @@ const std::vector<CachePoint>& calibration_cache_points();
 // figures, by profile key, from those points.
 std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t seed,
                                                     const std::function<void(const std::string&)>& say,
-                                                    double serialize_per_call_ns, const RowAndByteCost& copying);
+                                                    const SerializeParts& parts);
 
 }  // namespace exsim::transport
 

@@ -6,7 +6,7 @@
 // less copying and the per-call part) with the load its senders put on the
 // cache. The model is
 //   route(point) = r + E(W; S) X(s; P, phi) (miss_row + miss_byte b),
-// E = 1 - exp(-W/S), X = phi + (1 - phi) s / (s + P). For given S, P and phi
+// E = 1 - exp(-W/S), X = phi + (1 - phi) max(0, 1 - P/s). For given S, P and phi
 // it is linear in r, miss_row and miss_byte, solved by least squares on the
 // relative errors; S, P and phi are searched over their physical ranges
 // (S 256 KiB to 4 GiB, P 1 to 1024, phi 0 to 1), coarse to fine.

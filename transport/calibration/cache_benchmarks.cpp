@@ -55,7 +55,7 @@ std::string cache_point_scenario(const CachePoint& point, std::int64_t rows, std
   return benchmark_scenario(shape_of(point, rows, seed));
 }
 
-CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint64_t seed, const SerializeParts& parts) {
+CachePointRun prepare_cache_point(const CachePoint& point, double scale, std::uint64_t seed) {
   // The scenario once with a few rows, for its batch size and the load.
   Scenario scenario = parse_scenario(benchmark_scenario(shape_of(point, 1000, seed)), "(calibration benchmark)");
   scenario.costs.cores = available_cores();  // every emulated host on this machine's cores and cache
@@ -67,14 +67,18 @@ CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint
   const auto rows = static_cast<std::int64_t>(
       std::max(1000.0, scale * std::max(kLeastRows, kFillsPerChannel * senders * x.receivers.instances() *
                                                          static_cast<double>(batch.rows))));
+  return {cache_point_scenario(point, rows, seed), sender_cache_load(scenario, policy, x).front()};
+}
+
+CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint64_t seed, const SerializeParts& parts) {
+  const CachePointRun run = prepare_cache_point(point, scale, seed);
   CacheSample out;
   out.point = point;
-  out.scenario = cache_point_scenario(point, rows, seed);
+  out.scenario = run.scenario;
   out.sample = run_benchmark(out.scenario);
   const Sample& s = out.sample;
-  const CacheLoad load = sender_cache_load(scenario, policy, x).front();
-  out.route.working_set = load.working_set;
-  out.route.streams = load.streams;
+  out.route.working_set = run.load.working_set;
+  out.route.streams = run.load.streams;
   out.route.row_bytes = s.tuple_bytes / std::max(1.0, s.rows);
   const double aside = s.rpcs * parts.per_call_ns + parts.copying.ns(s.rows, s.tuple_bytes) +
                        s.sender_fault_bytes * parts.fresh_ns_per_byte;
@@ -119,14 +123,6 @@ std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t 
     points.push_back(samples.back().route);
   }
   const CacheFigures cache = fit_cache(points);
-  // The RPC bytes: pairs at one fan-out, smaller and larger batches.
-  const auto pair = [&](std::size_t small, std::size_t large) {
-    const CacheSample& a = samples[small];
-    const CacheSample& b = samples[large];
-    return TransferPair{a.call_ns, a.call_bytes, evicted_share(a.route.working_set, cache.cache_bytes),
-                        b.call_ns, b.call_bytes, evicted_share(b.route.working_set, cache.cache_bytes)};
-  };
-  const TransferFigures transfer = fit_transfer({pair(0, 1), pair(6, 2)});
   std::map<std::string, double> figures;
   figures["partition_rows_per_s"] = 1e9 / std::max(1e-3, cache.partition_ns);
   figures["cache_bytes"] = cache.cache_bytes;
@@ -134,8 +130,6 @@ std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t 
   figures["prefetched_miss_share"] = cache.prefetched_share;
   figures["cache_miss_row_ns"] = cache.miss_row_ns;
   figures["cache_miss_byte_ns"] = cache.miss_byte_ns;
-  figures["transfer_bytes_per_s"] = 1e9 / std::max(1e-6, transfer.ns_per_byte);
-  figures["transfer_miss_byte_ns"] = transfer.miss_ns_per_byte;
   figures["decode_miss_byte_ns"] = fit_decode_miss(samples, cache.cache_bytes);
   return figures;
 }

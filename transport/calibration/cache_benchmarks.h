@@ -2,8 +2,8 @@
 // hash exchanges of one sender, so that the working set is one sender's
 // buffers, at fan-outs and batch sizes that put it in the cache, far beyond
 // it at three fan-outs, and at its knee. Their routing costs fit the cache's
-// figures (cache_fit.h); pairs of them at one fan-out fit the RPC layer's CPU
-// per byte, in the cache and beyond it.
+// figures (cache_fit.h); pairs of them at one fan-out, made through agent
+// processes, fit the RPC layer's CPU per byte, in the cache and beyond it.
 #ifndef EXSIM_TRANSPORT_CALIBRATION_CACHE_BENCHMARKS_H_
 #define EXSIM_TRANSPORT_CALIBRATION_CACHE_BENCHMARKS_H_
 
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "models/rules/cache_load.h"
 #include "transport/calibration/benchmark_exchange.h"
 #include "transport/calibration/benchmarks.h"
 #include "transport/calibration/cache_fit.h"
@@ -51,9 +52,16 @@ struct SerializeParts {
   double fresh_ns_per_byte = 0;
 };
 
-// Runs `point`'s exchange: enough rows that every channel fills its buffers
-// six times over (at `scale`, at least 1000 rows); its routing is the
-// serialize stage less `parts`.
+// `point`'s exchange with enough rows that every channel fills its buffers six
+// times over (at `scale`, at least 1000 rows), and the load its senders put on
+// the cache as the simulator computes it (this machine's cores sharing one cache).
+struct CachePointRun {
+  std::string scenario;
+  CacheLoad load;
+};
+CachePointRun prepare_cache_point(const CachePoint& point, double scale, std::uint64_t seed);
+
+// Runs that exchange in this process; its routing is the serialize stage less `parts`.
 CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint64_t seed, const SerializeParts& parts);
 
 // The scenario of `point`'s exchange with `rows` rows.
@@ -63,8 +71,9 @@ std::string cache_point_scenario(const CachePoint& point, std::int64_t rows, std
 // channels, wide rows, the knee), and the pairs among them for the RPC bytes.
 const std::vector<CachePoint>& calibration_cache_points();
 
-// One value of each cache figure, and partition_rows_per_s and the transfer
-// figures, by profile key, from those points.
+// One value of each cache figure, partition_rows_per_s and decode_miss_byte_ns,
+// by profile key, from those points (the RPC layer's bytes are measured on
+// some of them through agent processes: benchmarks.cpp).
 std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t seed,
                                                     const std::function<void(const std::string&)>& say,
                                                     const SerializeParts& parts);

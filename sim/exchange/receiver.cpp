@@ -19,7 +19,7 @@ ReceiverInstance::ReceiverInstance(ExchangeRun& run, int host, int senders, bool
 }
 
 int ReceiverInstance::sharing(const Rpc& rpc) const {
-  return context_.transport->calls_at_host(host_) - rpc.sender->own_at(host_) + 1;
+  return context_.transport->calls_at_host(host_) - rpc.sender->own_at(host_) + rpc.together;
 }
 
 Bytes ReceiverInstance::limit() const {

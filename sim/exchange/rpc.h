@@ -43,6 +43,7 @@ struct Rpc {
   int channel = 0;       // sender's channel index
   int sender_index = 0;  // sender instance within its exchange
   int from_host = 0, to_host = 0;
+  int together = 1;  // its sender's calls on its connection with it, itself included (SenderInstance::call_cpu)
   std::int64_t rows = 0;
   Bytes tuple_bytes = 0;   // uncompressed tuple data
   Bytes wire_bytes = 0;    // payload on the wire incl. offsets and framing

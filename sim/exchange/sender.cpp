@@ -28,6 +28,9 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   }
   order_ = broadcast_order(count, random_);
   calls_to_host_.assign(run.context().scenario.cluster.hosts.size(), 0);
+  responses_due_.resize(calls_to_host_.size());
+  channels_to_host_.assign(calls_to_host_.size(), 0);
+  for (const Channel& ch : channels_) ++channels_to_host_[static_cast<std::size_t>(ch.host)];
   next_channel_ = index % count;  // spread round-robin senders over channels from the start
   if (context_.trace) {
     trace_tid_ = context_.trace_track(host_, fmt::format("{} sender {}", x.id, index));
@@ -90,14 +93,15 @@ void SenderInstance::run_steps() {
           schedule_wake();
           return;
         }
-        if (step.call > 0) {
+        if (step.call_due) {
           // The window has room now: the call's own CPU, then (back here) the call.
-          steps_[step_].call = 0;
-          start_cpu(Step::cpu(step.call, 0, step.call));
+          steps_[step_].call_due = false;
+          const SimTime call = call_cpu_now(steps_[step_]);
+          start_cpu(Step::cpu(call, 0, call));
           return;
         }
         ++step_;
-        issue_batch(step.channel, step.batch);
+        issue_batch(step.channel, step.batch, step.together);
         break;
       case Step::Kind::kWaitAll:
         for (int c = 0; c < static_cast<int>(channels_.size()); ++c) retire(c);
@@ -194,17 +198,25 @@ void SenderInstance::attribute_wait() {
 // step before the send starts still has room at its end (only this thread adds
 // calls to its channel): the call's CPU then joins that step.
 void SenderInstance::take_call_along(Step& cpu) {
-  if (step_ >= steps_.size() || steps_[step_].kind != Step::Kind::kSend || steps_[step_].call == 0) return;
+  if (step_ >= steps_.size() || steps_[step_].kind != Step::Kind::kSend || !steps_[step_].call_due) return;
   Step& send = steps_[step_];
   retire(send.channel);
   if (channels_[send.channel].in_flight >= context_.policy.in_flight) return;
-  cpu.work += send.call;
-  cpu.call += send.call;
-  send.call = 0;
+  const SimTime call = call_cpu_now(send);
+  cpu.work += call;
+  cpu.call += call;
+  send.call_due = false;
 }
 
 // Both count calls until the receiver answers, as the transport does.
 int SenderInstance::others_at_host() const { return context_.transport->calls_at_host(host_) - unknown_; }
+
+int SenderInstance::on_connection_now(int host) {
+  auto& due = responses_due_[static_cast<std::size_t>(host)];
+  const SimTime now = context_.simulator.now();
+  while (!due.empty() && due.top() <= now) due.pop();
+  return calls_to_host_[static_cast<std::size_t>(host)] + static_cast<int>(due.size());
+}
 
 int SenderInstance::own_at(int host) const {
   return host == host_ ? unknown_ : calls_to_host_[static_cast<std::size_t>(host)];
@@ -212,6 +224,7 @@ int SenderInstance::own_at(int host) const {
 
 void SenderInstance::on_response_time(const Rpc& rpc, SimTime back, const CallParts& parts) {
   --calls_to_host_[static_cast<std::size_t>(rpc.to_host)];
+  responses_due_[static_cast<std::size_t>(rpc.to_host)].push(back);
   channels_[rpc.channel].answered.push_back({rpc.issued, back, rpc.rows, rpc.wire_bytes, parts});
   if (!rpc.eos) {
     ExchangeStats& stats = run_.stats();
@@ -276,7 +289,7 @@ void SenderInstance::unblock() {
   run_steps();
 }
 
-void SenderInstance::issue_batch(int channel, BatchSize batch) {
+void SenderInstance::issue_batch(int channel, BatchSize batch, int together) {
   Channel& ch = channels_[channel];
   const Exchange& x = run_.exchange();
   const bool compressed = ch.compress && x.lz4_ratio < 1.0;
@@ -284,6 +297,7 @@ void SenderInstance::issue_batch(int channel, BatchSize batch) {
   rpc->rows = batch.rows;
   rpc->tuple_bytes = batch.tuple_bytes;
   rpc->compressed = compressed;
+  rpc->together = together;
   // HEAD allocates an outbound buffer per RPC in flight together; v4.3 alternates
   // between its outbound batches from the second send on (section 2.5).
   ch.sends = std::min(ch.sends + 1, 1 << 20);
@@ -322,6 +336,7 @@ void SenderInstance::issue_eos_all() {
   for (int c = 0; c < static_cast<int>(channels_.size()); ++c) {
     Rpc* rpc = new_call(c, context_.rates.wire_bytes(0, 0));
     rpc->eos = true;
+    rpc->together = channels_to_host_[static_cast<std::size_t>(channels_[c].host)];  // all at once (plan_final)
     ++run_.stats().eos_rpcs;
     run_.stats().bytes_wire += static_cast<double>(rpc->wire_bytes);
     context_.transport->issue(rpc);

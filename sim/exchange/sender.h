@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <queue>
 #include <vector>
 
 #include "models/base/random.h"
@@ -86,18 +87,15 @@ class SenderInstance final : public EventHandler {
     SimTime compress = 0, call = 0;
     BatchSize batch;
     SimTime produce = 0;  // of which the operator producing the rows (for what bounds the thread)
+    bool call_due = false;  // a send whose call's own CPU is yet to be spent
+    int together = 1;       // a send: this thread's calls on its connection with it (call_cpu)
     static Step cpu(SimTime work, SimTime compress = 0, SimTime call = 0, SimTime produce = 0) {
       return {Kind::kCpu, 0, work, compress, call, {}, produce};
     }
-    // A send carries the call's own CPU (`call`), which the thread spends once
-    // the channel's window has room, before the call leaves; 0 once spent.
-    static Step send(int channel, BatchSize batch, SimTime call) { return {Kind::kSend, channel, 0, 0, call, batch, 0}; }
+    // A send owes the call's own CPU, which the thread spends once the
+    // channel's window has room, before the call leaves (call_cpu, then).
+    static Step send(int channel, BatchSize batch) { return {Kind::kSend, channel, 0, 0, 0, batch, 0, true}; }
     static Step of(Kind kind) { return {kind, 0, 0, 0, 0, {}, 0}; }
-  };
-  // The CPU of sending one batch on the sender thread.
-  struct SendCpu {
-    SimTime compress = 0, call = 0;
-    SimTime total() const { return compress + call; }
   };
   struct Fill {
     double at;  // fraction of the input batch processed when the channel fills
@@ -126,18 +124,31 @@ class SenderInstance final : public EventHandler {
   void attribute_wait();
   void add_time(Bound bound, SimTime ns) { time_by_bound_[static_cast<std::size_t>(bound)] += ns; }
 
-  // CPU of sending one batch on the sender thread: LZ4 (if the channel
-  // compresses) and the per-RPC CPU. Adds it to the stage totals.
-  SendCpu send_cpu(const Channel& channel, BatchSize batch);
+  // LZ4 on the sender thread of a batch to `channel` (0 if it does not
+  // compress). Adds it to the stage totals.
+  SimTime compress_cpu(const Channel& channel, BatchSize batch);
   // The CPU step before a send takes the send's call CPU along when the
   // channel has room already (no event of its own for the call).
   void take_call_along(Step& cpu);
   Bytes payload_bytes(const Channel& channel, Bytes tuple_bytes) const;
-  SimTime call_cpu(const Channel& channel, BatchSize batch);
+  // The sender's side of one call carrying `batch` to `channel` (end-of-stream:
+  // an empty batch), as the thread spends it now: among `own_on_connection`
+  // of this thread's calls on the connection, itself included.
+  SimTime call_cpu(const Channel& channel, BatchSize batch, int own_on_connection);
+  // The same for the call of `send` about to leave now; notes in it how many
+  // of this thread's calls its connection carries with it.
+  SimTime call_cpu_now(Step& send) {
+    const Channel& channel = channels_[static_cast<std::size_t>(send.channel)];
+    send.together = on_connection_now(channel.host) + 1;
+    return call_cpu(channel, send.batch, send.together);
+  }
+  // This thread's calls on its connection to `host` now, as its own host's RPC
+  // layer holds them: from their issue until their responses are back.
+  int on_connection_now(int host);
   std::int64_t rows_to_fill(const Channel& channel, double row_bytes) const;
   // A call on `channel`, counted in flight; its payload is the caller's to fill in.
   Rpc* new_call(int channel, Bytes wire_bytes);
-  void issue_batch(int channel, BatchSize batch);
+  void issue_batch(int channel, BatchSize batch, int together);
   void issue_eos_all();
   void note_batch(Channel& channel, BatchSize batch);
   void note_shared(BatchSize batch, bool serialized, bool compressed);
@@ -171,6 +182,9 @@ class SenderInstance final : public EventHandler {
   std::size_t step_ = 0;
   int in_flight_total_ = 0;
   std::vector<int> calls_to_host_;  // this instance's calls not yet answered, per destination host
+  std::vector<int> channels_to_host_;  // this instance's channels, per destination host
+  // Per destination host, when the responses of answered calls get back, soonest on top.
+  std::vector<std::priority_queue<SimTime, std::vector<SimTime>, std::greater<>>> responses_due_;
   int blocked_channel_ = -1;
   SimTime blocked_since_ = 0;
   SimTime blocked_ns_ = 0;

@@ -78,19 +78,20 @@ static BatchCpu batch_cpu(ModelContext& context, const Exchange& x, std::int64_t
   return {to_ns(produce + serialize), produce};
 }
 
-SenderInstance::SendCpu SenderInstance::send_cpu(const Channel& channel, BatchSize batch) {
+SimTime SenderInstance::compress_cpu(const Channel& channel, BatchSize batch) {
   double compress = channel.compress ? static_cast<double>(batch.tuple_bytes) * context_.rates.compress_ns_per_byte : 0;
   context_.cpu.compress += compress * 1e-9;
-  return {to_ns(compress), call_cpu(channel, batch)};
+  return to_ns(compress);
 }
 
-// The sender's side of one call carrying `batch` to `channel` (end-of-stream: an empty batch).
-SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch) {
-  // Among the other senders' calls in flight at its host when the thread plans
-  // it (ModelContext's CostRates::call_ns): the host's RPC layer handles them
-  // together, while one thread's calls go out one by one, each its own system
-  // calls and wake-ups.
-  const int sharing = others_at_host() + 1;
+SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch, int own_on_connection) {
+  // Among the calls the host's RPC layer has in hand as the thread spends it
+  // (ModelContext's CostRates::call_ns): the other senders' calls from or to
+  // the host, which it serves at the same wake-ups, and this thread's calls on
+  // the same connection, queued behind one another (as calibrate's calls many
+  // in flight on one connection are). The thread's calls to other hosts go
+  // out one by one, each its own system calls and wake-ups.
+  const int sharing = others_at_host() + std::max(1, own_on_connection);
   const double rpc =
       context_.rates.call_ns(context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows), sharing,
                              run_.transfer_ns_per_byte(host_));
@@ -159,10 +160,10 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   const double work = static_cast<double>(cpu.work);
   double done = 0;
   for (const Fill& fill : fills_) {
-    const SendCpu send = send_cpu(channels_[fill.channel], fill.batch);
-    steps_.push_back(Step::cpu(to_ns((fill.at - done) * work) + send.compress, send.compress, 0,
+    const SimTime compress = compress_cpu(channels_[fill.channel], fill.batch);
+    steps_.push_back(Step::cpu(to_ns((fill.at - done) * work) + compress, compress, 0,
                                to_ns((fill.at - done) * cpu.produce)));
-    steps_.push_back(Step::send(fill.channel, fill.batch, send.call));
+    steps_.push_back(Step::send(fill.channel, fill.batch));
     done = fill.at;
   }
   steps_.push_back(Step::cpu(to_ns((1 - done) * work), 0, 0, to_ns((1 - done) * cpu.produce)));
@@ -204,12 +205,10 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   if (context_.policy.broadcast_serialize == BroadcastSerialize::kOnce) {
     // Serialized (and compressed) once; every channel sends the same payload (section 3.1).
     note_shared(batch, /*serialized=*/true, channels_[order_[0]].compress);
-    const SendCpu send = send_cpu(channels_[order_[0]], batch);
-    steps_.push_back(Step::cpu(work + serialize() + send.compress, send.compress, 0, work));
-    for (std::size_t i = 0; i < order_.size(); ++i) {
-      // Each call's own CPU, its payload (the same bytes) included.
-      steps_.push_back(Step::send(order_[i], batch, i == 0 ? send.call : call_cpu(channels_[order_[i]], batch)));
-    }
+    const SimTime compress = compress_cpu(channels_[order_[0]], batch);
+    steps_.push_back(Step::cpu(work + serialize() + compress, compress, 0, work));
+    // Each call's own CPU, its payload (the same bytes) included.
+    for (int c : order_) steps_.push_back(Step::send(c, batch));
     return;
   }
   // per_channel: the IMPALA-6041 regression serializes once per destination.
@@ -217,9 +216,9 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   for (int c : order_) {
     note_shared(batch, /*serialized=*/true, channels_[c].compress);
     note_batch(channels_[c], batch);
-    const SendCpu send = send_cpu(channels_[c], batch);
-    steps_.push_back(Step::cpu(serialize() + send.compress, send.compress));
-    steps_.push_back(Step::send(c, batch, send.call));
+    const SimTime compress = compress_cpu(channels_[c], batch);
+    steps_.push_back(Step::cpu(serialize() + compress, compress));
+    steps_.push_back(Step::send(c, batch));
   }
 }
 
@@ -230,10 +229,10 @@ void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
   next_channel_ = (next_channel_ + 1) % static_cast<int>(channels_.size());
   note_shared(batch, /*serialized=*/true, channels_[c].compress);
   note_batch(channels_[c], batch);
-  const SendCpu send = send_cpu(channels_[c], batch);
+  const SimTime compress = compress_cpu(channels_[c], batch);
   const BatchCpu cpu = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1, scan_ != nullptr, 0);
-  steps_.push_back(Step::cpu(cpu.work + send.compress, send.compress, 0, to_ns(cpu.produce)));
-  steps_.push_back(Step::send(c, batch, send.call));
+  steps_.push_back(Step::cpu(cpu.work + compress, compress, 0, to_ns(cpu.produce)));
+  steps_.push_back(Step::send(c, batch));
 }
 
 void SenderInstance::plan_final() {
@@ -242,14 +241,18 @@ void SenderInstance::plan_final() {
   for (std::size_t c = 0; c < channels_.size(); ++c) {
     Channel& ch = channels_[c];
     if (ch.filling.rows == 0) continue;
-    const SendCpu send = send_cpu(ch, ch.filling);
-    steps_.push_back(Step::cpu(send.compress, send.compress));
-    steps_.push_back(Step::send(static_cast<int>(c), ch.filling, send.call));
+    const SimTime compress = compress_cpu(ch, ch.filling);
+    steps_.push_back(Step::cpu(compress, compress));
+    steps_.push_back(Step::send(static_cast<int>(c), ch.filling));
     ch.filling = {};
   }
   steps_.push_back(Step::of(Step::Kind::kWaitAll));
+  // After the wait nothing is in flight: each host's end-of-stream calls go
+  // out together on its connection.
   SimTime eos_cpu = 0;
-  for (const Channel& ch : channels_) eos_cpu += call_cpu(ch, BatchSize{});
+  for (const Channel& ch : channels_) {
+    eos_cpu += call_cpu(ch, BatchSize{}, channels_to_host_[static_cast<std::size_t>(ch.host)]);
+  }
   steps_.push_back(Step::cpu(eos_cpu, 0, eos_cpu));
   steps_.push_back(Step::of(Step::Kind::kEos));
   steps_.push_back(Step::of(Step::Kind::kWaitAll));

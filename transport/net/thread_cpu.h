@@ -2,6 +2,7 @@
 #ifndef EXSIM_TRANSPORT_NET_THREAD_CPU_H_
 #define EXSIM_TRANSPORT_NET_THREAD_CPU_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <ctime>
@@ -30,11 +31,38 @@ inline std::int64_t thread_minor_faults() {
 // reading a receiver's rows) use CPU on their host; the model charges
 // produce_rows_per_s and consume_rows_per_s as CPU, so the real exchange burns
 // that CPU too rather than sleeping, and competes for cores as they would.
+// A burn ends past its target by up to one turn of its loop (a clock read, a
+// system call under a hypervisor, and a few hundred additions), and the stage
+// measuring it reads the clock once more: that excess comes off the thread's
+// next burn, so that over a run an operator spends what its rate says
+// (without it, a 1024-row batch at 10^8 rows a second, 10.2 us, burned 7-11%
+// more).
+inline thread_local std::int64_t t_burn_excess_ns = 0;
+// The least CPU a read of the thread's clock takes, of a few.
+inline std::int64_t thread_clock_read_ns() {
+  static thread_local const std::int64_t read_ns = [] {
+    std::int64_t least = INT64_MAX;
+    for (int i = 0; i < 8; ++i) {
+      const std::int64_t a = thread_cpu_ns();
+      least = std::min(least, thread_cpu_ns() - a);
+    }
+    return least;
+  }();
+  return read_ns;
+}
 inline void burn_thread_cpu_until(std::int64_t until_ns) {
-  volatile std::uint64_t sink = 0;
-  while (thread_cpu_ns() < until_ns) {
-    for (int i = 0; i < 256; ++i) sink = sink + static_cast<std::uint64_t>(i);  // a few hundred ns between reads
+  until_ns -= t_burn_excess_ns;
+  std::int64_t now = thread_cpu_ns();
+  if (now >= until_ns) {  // the work before it took the whole budget: nothing to make up
+    t_burn_excess_ns = 0;
+    return;
   }
+  volatile std::uint64_t sink = 0;
+  while (now < until_ns) {
+    for (int i = 0; i < 256; ++i) sink = sink + static_cast<std::uint64_t>(i);  // a few hundred ns between reads
+    now = thread_cpu_ns();
+  }
+  t_burn_excess_ns = now - until_ns + thread_clock_read_ns();
 }
 
 // CPU this thread has charged to stages so far. What a sender or consumer

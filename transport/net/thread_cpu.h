@@ -53,16 +53,14 @@ inline std::int64_t thread_clock_read_ns() {
 inline void burn_thread_cpu_until(std::int64_t until_ns) {
   until_ns -= t_burn_excess_ns;
   std::int64_t now = thread_cpu_ns();
-  if (now >= until_ns) {  // the work before it took the whole budget: nothing to make up
-    t_burn_excess_ns = 0;
-    return;
-  }
   volatile std::uint64_t sink = 0;
   while (now < until_ns) {
     for (int i = 0; i < 256; ++i) sink = sink + static_cast<std::uint64_t>(i);  // a few hundred ns between reads
     now = thread_cpu_ns();
   }
-  t_burn_excess_ns = now - until_ns + thread_clock_read_ns();
+  // Beyond its budget already (the generator's work before it, on a cold
+  // cache), the excess is carried too, up to a millisecond.
+  t_burn_excess_ns = std::min<std::int64_t>(now - until_ns + thread_clock_read_ns(), 1'000'000);
 }
 
 // CPU this thread has charged to stages so far. What a sender or consumer

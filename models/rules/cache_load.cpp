@@ -26,21 +26,25 @@ std::vector<CacheLoad> sender_cache_load(const Scenario& scenario, const Policy&
   // whole batches into one.
   const int streams = exchange.send_path() == PartitionKind::kHash ? channels : 1;
   const double row_bytes = static_cast<double>(exchange.row.fixed_bytes) + exchange.row.varlen.mean();
-  std::vector<double> bytes(hosts, 0);
+  std::vector<double> bytes(hosts, 0), own(hosts, 0);
   for (int h : exchange.senders.hosts) {
     const auto here = std::count(exchange.receivers.hosts.begin(), exchange.receivers.hosts.end(), h);
     const int local = static_cast<int>(here) * exchange.receivers.per_host;
     const Bytes one = sender_static_bytes(policy, exchange, channels, local, row_bytes, BufferCount::kHeld);
     bytes[static_cast<std::size_t>(h)] += static_cast<double>(exchange.senders.per_host) * static_cast<double>(one);
+    own[static_cast<std::size_t>(h)] = static_cast<double>(one);
   }
   // Every host's senders share one cache when the profile's hosts are one
   // machine; a sender's streams are its own whatever shares its core (measured:
   // three senders of 12 channels on one core cost what one sender of 12 costs
   // at the same working set, not what one of 36 does).
-  std::vector<CacheLoad> load(hosts, CacheLoad{0, static_cast<double>(streams)});
+  std::vector<CacheLoad> load(hosts, CacheLoad{0, static_cast<double>(streams), 0});
   double all_bytes = 0;
   for (std::size_t h = 0; h < hosts; ++h) all_bytes += bytes[h];
-  for (std::size_t h = 0; h < hosts; ++h) load[h].working_set = scenario.costs.cores > 0 ? all_bytes : bytes[h];
+  for (std::size_t h = 0; h < hosts; ++h) {
+    load[h].working_set = scenario.costs.cores > 0 ? all_bytes : bytes[h];
+    load[h].own_working_set = own[h];
+  }
   return load;
 }
 

@@ -26,6 +26,15 @@
 //   Intel documents for its L2 streamer (32); the smooth form's fitted 50-900
 //   streams were not.
 //
+// Beneath the shared cache each core has its own (L2): a sender's own buffers,
+// written in the rows' order, evict its lines to the shared cache once they
+// outgrow it, and each byte routed pays for its line coming back, prefetched or
+// not (measured at 3 channels, where every stream is tracked: rows of 216 B
+// cost more a byte as the batches grow from 16K to 256K, long before the
+// shared cache's knee). A sender runs its cycle of buffers many times in a
+// time slice, so the core's cache holds its own buffers only, not those of the
+// senders sharing the core: evicted_share(W_own, core bytes).
+//
 // Both the simulator and calibrate (which fits S, P and phi to the real
 // exchange) use these, so the two halves agree on the working set's definition.
 #ifndef EXSIM_MODELS_RULES_CACHE_LOAD_H_
@@ -41,6 +50,7 @@ namespace exsim {
 struct CacheLoad {
   double working_set = 0;  // bytes of sender buffers cycled through (all buffers full, as held)
   double streams = 0;      // write streams of one sender: its channels (hash), else 1
+  double own_working_set = 0;  // bytes of one sender's own buffers (its core's cache)
 };
 
 // 1 - exp(-working_set / cache_bytes); 0 when cache_bytes <= 0 (no cache model).

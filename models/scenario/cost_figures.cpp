@@ -65,10 +65,15 @@ constexpr std::array kFigures{
         R::kOptionalRate, W::kAlways, S::kMedian, 1e6, 1e11),
     figure<&CostProfile::partition_rows_per_s>("partition_rows_per_s",
         R::kOptionalRate, W::kAlways, S::kMedian, 1e5, 1e10),
+    figure<&CostProfile::append_bytes_per_s>("append_bytes_per_s", R::kRate, W::kAlways, S::kMedian, 1e6, 1e11),
     // The cache: what a memory access costs is bounded by nanoseconds, not
     // microseconds, a cache is between 64 KiB and 16 GiB, and a prefetcher
     // follows up to a few hundred streams.
     figure<&CostProfile::cache_bytes>("cache_bytes", R::kCacheBytes, W::kWhenPositive, S::kMedian, 65536, 16e9),
+    // The core's own cache is the machine's (sysfs), not a measurement.
+    figure<&CostProfile::core_cache_bytes>("core_cache_bytes",
+        R::kCacheBytes, W::kAlways, S::kNotMeasured, kNone, kNone),
+    figure<&CostProfile::core_miss_byte_ns>("core_miss_byte_ns", R::kNanos, W::kAlways, S::kMedian, 0, 100),
     figure<&CostProfile::prefetch_streams>("prefetch_streams", R::kStreams, W::kWhenPositive, S::kMedian, 0, 4096),
     figure<&CostProfile::prefetched_miss_share>("prefetched_miss_share", R::kShare, W::kAlways, S::kMedian, 0, 1),
     figure<&CostProfile::cache_miss_row_ns>("cache_miss_row_ns", R::kNanos, W::kAlways, S::kMedian, 0, 2000),

@@ -57,6 +57,18 @@ struct CostProfile {
   // modulo the channels, and the bookkeeping of the channel's batch), while the
   // batches being filled stay in the cache; 0: free.
   double partition_rows_per_s = 0;
+  // Hash senders: the copy of a row's bytes into its channel's batch while
+  // that batch is in the cache, per byte (a row at a time into many batches,
+  // where whole-batch senders copy a batch at serialize_bytes_per_s: measured
+  // apart, docs/validation.md "Caches"). Beyond the core's own cache a byte
+  // costs core_miss_byte_ns more, beyond the shared one cache_miss_byte_ns.
+  double append_bytes_per_s = 0;
+  // The core's own cache (L2) and what a byte of a routed row costs more when
+  // its batch's line has left it for the shared cache: the sender's own
+  // buffers, full, evict a share 1 - exp(-W_own / core_cache_bytes) of them
+  // (models/rules/cache_load.h). 0 bytes: no such level.
+  double core_cache_bytes = 0;
+  double core_miss_byte_ns = 0;
   // The host's cache, as a hash sender's routing and the RPC layer's copies
   // meet it (models/rules/cache_load.h): the working set of the senders'
   // buffers evicts from `cache_bytes` (the cache they share; 0: no cache

@@ -35,12 +35,15 @@ struct CostRates {
   double rpc_caller_cpu;        // ns, of a sending side's per-call CPU, on the sender's own thread
   double transfer_ns_per_byte;  // each side, per byte on the wire
   double partition_ns_per_row;  // hash senders, per row routed, batches in the cache
+  double append_ns_per_byte;    // hash senders, per byte appended to a channel's batch in the cache
   // The cache (models/rules/cache_load.h).
   double cache_bytes;
   double prefetch_streams;
   double prefetched_miss_share;
   double cache_miss_row_ns;
   double cache_miss_byte_ns;
+  double core_cache_bytes;
+  double core_miss_ns_per_byte;
   double transfer_miss_ns_per_byte;  // each side, per byte on the wire, of a batch evicted
   double decode_miss_ns_per_byte;    // per byte deserialized, of a batch evicted
   double fresh_ns_per_byte;          // memory taken from the kernel for the first time (MemoryLedger)
@@ -60,12 +63,16 @@ struct CostRates {
            static_cast<double>(rows) * deserialize_ns_per_row + deserialize_ns_per_batch;
   }
   // A hash sender's routing per row of `row_bytes` under the load its
-  // exchange's senders put on their cache: in the cache, and the misses of
-  // the lines evicted since their buffer was last filled.
+  // exchange's senders put on their caches, beyond appending its bytes: in
+  // the cache, the lines its own buffers evicted from its core's cache, and
+  // the misses of those evicted from the shared cache since their buffer was
+  // last filled.
   double route_ns_per_row(const CacheLoad& load, double row_bytes) const {
-    return partition_ns_per_row + evicted_share(load.working_set, cache_bytes) *
-                                      exposed_share(load.streams, prefetch_streams, prefetched_miss_share) *
-                                      (cache_miss_row_ns + cache_miss_byte_ns * row_bytes);
+    return partition_ns_per_row +
+           evicted_share(load.own_working_set, core_cache_bytes) * core_miss_ns_per_byte * row_bytes +
+           evicted_share(load.working_set, cache_bytes) *
+               exposed_share(load.streams, prefetch_streams, prefetched_miss_share) *
+               (cache_miss_row_ns + cache_miss_byte_ns * row_bytes);
   }
   // Each side's CPU per byte on the wire of a call whose batch is under that load.
   double transfer_ns_per_byte_at(const CacheLoad& load) const {

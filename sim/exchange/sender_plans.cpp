@@ -59,20 +59,29 @@ void SenderInstance::pay_fresh_memory() {
 }
 
 // Work of producing input rows and copying its rows into outbound batches
-// `copies` times (0: producing only); a hash sender also hashes each row to its
-// channel (section 3.2). v4.3 copies every hash row twice: into a RowBatch, then
-// serialized (section 2.5); `route_ns_per_row` is that routing (0: not a hash
-// sender). `produce` is the producing part of it, in nanoseconds.
+// `copies` times (0: producing only); a hash sender (`route_ns_per_row`, its
+// routing: `appended`) also hashes each row to its channel (section 3.2) and
+// its first copy is that append, a row at a time into its channel's batch, at
+// its own rate. v4.3 copies every hash row twice: into a RowBatch, then
+// serialized (section 2.5). `produce` is the producing part, in nanoseconds.
 struct BatchCpu {
   SimTime work;
   double produce;
 };
+struct Routing {
+  bool appended = false;
+  double ns_per_row = 0;
+};
 static BatchCpu batch_cpu(ModelContext& context, const Exchange& x, std::int64_t rows, Bytes tuple_bytes,
-                          int copies, bool scanned_apart, double route_ns_per_row) {
+                          int copies, bool scanned_apart, Routing routing = {}) {
+  const CostRates& rates = context.rates;
   const double produce = sender_input_ns(x, rows, scanned_apart);
-  const double serialize = copies * static_cast<double>(tuple_bytes) * context.rates.serialize_ns_per_byte +
-                           copies * static_cast<double>(rows) * context.rates.serialize_ns_per_row +
-                           static_cast<double>(rows) * route_ns_per_row;
+  const double bytes = static_cast<double>(tuple_bytes);
+  const int whole = routing.appended ? copies - 1 : copies;
+  const double serialize = whole * bytes * rates.serialize_ns_per_byte +
+                           (routing.appended ? bytes * rates.append_ns_per_byte : 0) +
+                           copies * static_cast<double>(rows) * rates.serialize_ns_per_row +
+                           static_cast<double>(rows) * routing.ns_per_row;
   context.cpu.produce += produce * 1e-9;
   context.cpu.serialize += serialize * 1e-9;
   return {to_ns(produce + serialize), produce};
@@ -156,7 +165,7 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   }
   order_fills();
   const int copies = context_.policy.sender_layout == SenderLayout::kV43 ? 2 : 1;
-  const BatchCpu cpu = batch_cpu(context_, x, rows, tuple_bytes, copies, scan_ != nullptr, route_ns_per_row_);
+  const BatchCpu cpu = batch_cpu(context_, x, rows, tuple_bytes, copies, scan_ != nullptr, {true, route_ns_per_row_});
   const double work = static_cast<double>(cpu.work);
   double done = 0;
   for (const Fill& fill : fills_) {
@@ -196,7 +205,7 @@ void SenderInstance::order_fills() {
 void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
   const Exchange& x = run_.exchange();
   const BatchSize batch{rows, tuple_bytes};
-  const SimTime work = batch_cpu(context_, x, rows, tuple_bytes, 0, scan_ != nullptr, 0).work;  // produce only; serialization below
+  const SimTime work = batch_cpu(context_, x, rows, tuple_bytes, 0, scan_ != nullptr).work;  // produce only; serialization below
   const auto serialize = [&] {
     double ns = context_.rates.serialize_ns(rows, tuple_bytes);
     context_.cpu.serialize += ns * 1e-9;
@@ -230,7 +239,7 @@ void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
   note_shared(batch, /*serialized=*/true, channels_[c].compress);
   note_batch(channels_[c], batch);
   const SimTime compress = compress_cpu(channels_[c], batch);
-  const BatchCpu cpu = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1, scan_ != nullptr, 0);
+  const BatchCpu cpu = batch_cpu(context_, run_.exchange(), rows, tuple_bytes, 1, scan_ != nullptr);
   steps_.push_back(Step::cpu(cpu.work + compress, compress, 0, to_ns(cpu.produce)));
   steps_.push_back(Step::send(c, batch));
 }

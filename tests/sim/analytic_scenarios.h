@@ -1,5 +1,5 @@
 // Scenarios small enough to follow by hand, for the closed-form tests of the
-// model: costs in round numbers (serialize 1 ns/B, deserialize 0.5 ns/B, 10 us
+// model: costs in round numbers (serialize and append 1 ns/B, deserialize 0.5 ns/B, 10 us
 // CPU and 20 us software latency per RPC, 100 B framing, NICs of 1 B/ns), and
 // one sender with one channel, 0.5 ms from its receiver.
 #ifndef EXSIM_TESTS_SIM_ANALYTIC_SCENARIOS_H_
@@ -19,7 +19,7 @@ inline constexpr const char* kCosts = R"("costs": {"serialize_bytes_per_s": 1e9,
   "serialize_row_ns": 0, "deserialize_row_ns": 0,
   "lz4_compress_bytes_per_s": 5e8, "lz4_decompress_bytes_per_s": 2e9, "rpc_cpu_us": 10, "rpc_latency_us": 20,
   "transfer_bytes_per_s": 0, "partition_rows_per_s": 0, "wire_overhead_bytes": 100, "cache_bytes": 0,
-  "fresh_memory_byte_ns": 0})";
+  "append_bytes_per_s": 1e9, "core_cache_bytes": 0, "fresh_memory_byte_ns": 0})";
 
 // One sender on host s, one receiver on host r, 0.5 ms apart; rows of exactly 100 B.
 inline std::string one_channel(const std::string& policy, std::int64_t rows = 100000) {

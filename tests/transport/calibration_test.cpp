@@ -45,6 +45,8 @@ std::map<std::string, std::vector<double>> steady_figures() {
       {"lz4_compress_bytes_per_s", {3e8, 3e8, 3.1e8}},
       {"lz4_decompress_bytes_per_s", {2e9, 2e9, 2e9}},
       {"partition_rows_per_s", {2e7, 2.1e7, 2e7}},
+      {"append_bytes_per_s", {2.5e10, 2.4e10, 2.5e10}},
+      {"core_miss_byte_ns", {0.04, 0.05, 0.04}},
       {"cache_bytes", {2e7, 2.2e7, 1.8e7}},
       {"prefetch_streams", {40, 44, 36}},
       {"prefetched_miss_share", {0.3, 0.35, 0.3}},
@@ -97,6 +99,9 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(back.serialize_row_ns == doctest::Approx(12));
   CHECK(back.deserialize_row_ns == doctest::Approx(2));
   CHECK(back.partition_rows_per_s == doctest::Approx(2e7));
+  CHECK(back.append_bytes_per_s == doctest::Approx(2.5e10));
+  // The core's own cache is the machine's, as sysfs says, not a measurement.
+  CHECK(back.core_cache_bytes == doctest::Approx(core_cache_bytes()));
   CHECK(back.cache_bytes == doctest::Approx(2e7));
   CHECK(back.prefetch_streams == doctest::Approx(40));
   CHECK(back.prefetched_miss_share == doctest::Approx(0.3));
@@ -147,6 +152,39 @@ TEST_CASE("calibration: fewer steady repetitions than asked for make a machine t
   CHECK(both.figures.at("rpc_cpu_us").size() == 6);
   CHECK(both.call_probes_us.size() == 4);  // what validate holds its runs' call probes to
   CHECK_FALSE(summarize_costs(both).too_noisy);
+}
+
+TEST_CASE("calibration: the cache's figures are one fit to the exchanges' medians, their spread the repetitions'") {
+  // Points made with known figures (no core level), each repetition's one
+  // point off by a third: the repetitions' own fits scatter, the medians' fit
+  // gives the figures back and widens the spread to hold them.
+  const CacheFigures truth{.partition_ns = 8, .append_byte_ns = 0.04, .miss_row_ns = 16, .miss_byte_ns = 0.3,
+                           .cache_bytes = 30e6, .prefetch_streams = 24, .prefetched_share = 0.35};
+  const struct { double channels, batch, row; } shapes[] = {
+      {3, 29e3, 40},   {3, 470e3, 40},  {48, 940e3, 40}, {48, 1.1e6, 216}, {12, 3.7e6, 40}, {81, 470e3, 40},
+      {48, 29e3, 40},  {48, 59e3, 40},  {48, 235e3, 40}, {24, 470e3, 40},  {3, 29e3, 216},  {81, 120e3, 40}};
+  CalibrationSamples s = samples_of(steady_figures(), 3);
+  for (int r = 0; r < 3; ++r) {
+    std::vector<CacheMeasure> points;
+    for (const auto& shape : shapes) {
+      RoutePoint p{shape.channels * shape.batch * 3, shape.channels, shape.row, 0, 0};
+      p.route_ns = truth.route_ns(p) * (points.size() % 3 == static_cast<std::size_t>(r) ? 1.33 : 1.0);
+      points.push_back({p, 0.06});
+    }
+    s.cache_points.push_back(points);
+  }
+  const Calibration c = summarize_costs(s);
+  CHECK(c.profile.cache_bytes == doctest::Approx(30e6).epsilon(0.05));
+  CHECK(c.profile.cache_miss_row_ns == doctest::Approx(16).epsilon(0.05));
+  CHECK(c.profile.append_bytes_per_s == doctest::Approx(1e9 / 0.04).epsilon(0.05));
+  CHECK(c.profile.partition_rows_per_s == doctest::Approx(1e9 / 8).epsilon(0.03));
+  CHECK(c.spread.at("cache_bytes").median == c.profile.cache_bytes);
+  CHECK(c.spread.at("cache_bytes").min <= c.profile.cache_bytes);
+  CHECK(c.spread.at("cache_bytes").max >= c.profile.cache_bytes);
+  // Samples appended from another call bring their points along.
+  CalibrationSamples both = s;
+  both.append(s);
+  CHECK(both.cache_points.size() == 6);
 }
 
 TEST_CASE("calibration: every figure has physical bounds, and a run that breaks them is recognizable") {

@@ -147,7 +147,8 @@ double measure_serialize_per_call_ns(double scale, std::uint64_t seed) {
 }
 
 std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
-                                              const std::function<void(const std::string&)>& say, double& agents_cpu_s) {
+                                              const std::function<void(const std::string&)>& say, double& agents_cpu_s,
+                                              std::vector<CacheMeasure>& cache_points) {
   const auto rows = [&](double n) { return std::max<std::int64_t>(1000, static_cast<std::int64_t>(n * scale)); };
   const auto shape = [&](double n, const char* policy) {
     BenchmarkShape s;
@@ -236,7 +237,7 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   say("memory taken from the kernel (64 MiB, a write a page)");
   figures["fresh_memory_byte_ns"] = measure_fresh_memory_ns_per_byte();
   const SerializeParts serialize_parts{serialize_per_call, copying, figures["fresh_memory_byte_ns"]};
-  for (const auto& [key, value] : measure_cache_figures(scale, seed, say, serialize_parts)) {
+  for (const auto& [key, value] : measure_cache_figures(scale, seed, say, serialize_parts, cache_points)) {
     figures[key] = value;
   }
   say("the RPC layer's bytes, in the cache and beyond it, through agent processes");
@@ -274,6 +275,15 @@ const std::map<std::string, std::string>& figure_sources() {
        "measured: the serialize stage of hash exchanges of one sender (3 to 81 channels, 16K to 2M batches) beyond "
        "its copying and per-call part, per row, fitted with the cache's figures: the routing of a row whose batch "
        "is in the cache"},
+      {"append_bytes_per_s",
+       "measured: the same exchanges' serialize stage beyond its per-row copying, its per-call part and the pages "
+       "it faulted in, fitted with the cache's figures at rows of 40 B and of 216 B: per byte of a row appended to "
+       "its channel's batch while the batch is in the core's cache"},
+      {"core_miss_byte_ns",
+       "measured: the same, per byte of a routed row, times the share of its sender's own buffers (full) a cache of "
+       "the core's size (core_cache_bytes, from sysfs) evicts at random: 3 channels, 16K and 256K batches, 40 B and "
+       "216 B rows, beside the others"},
+      {"core_cache_bytes", "this machine's: the first CPU's level-2 cache, as /sys/devices/system/cpu lists it"},
       {"cache_bytes",
        "measured: the same exchanges' routing, the working set (the sender's buffers, full) at which the cost rises "
        "from the cached rate towards the memory-bound one, as a cache of this size evicting at random makes it"},

@@ -10,15 +10,21 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace exsim::transport {
 
+struct CacheMeasure;
+
 // One value of each figure, by profile key. `scale` sizes the exchanges (tests
 // use a small one); `say` gets a line per benchmark; `agents_cpu_s` gets the CPU
-// of the agent processes it started (not other processes on our CPUs). Throws
-// std::runtime_error when an exchange fails.
+// of the agent processes it started (not other processes on our CPUs);
+// `cache_points` the cache exchanges' measurements, which a calibration's cache
+// figures are fitted to once over its repetitions. Throws std::runtime_error
+// when an exchange fails.
 std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
-                                              const std::function<void(const std::string&)>& say, double& agents_cpu_s);
+                                              const std::function<void(const std::string&)>& say, double& agents_cpu_s,
+                                              std::vector<CacheMeasure>& cache_points);
 
 // CPU a stage spent on `rows` rows of `bytes` tuple bytes.
 struct WorkSample {

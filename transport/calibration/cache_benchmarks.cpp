@@ -47,6 +47,13 @@ const std::vector<CachePoint>& calibration_cache_points() {
       // Three senders sharing the core: three times the streams interleaved.
       {12, 512 * kKiB, 24, false},  // 10: far beyond, 36 streams
       {81, 64 * kKiB, 24, false},   // 11: far beyond, 243 streams
+      // Wide rows in the core's cache and beyond it: appending per byte, and the core's misses.
+      {3, 16 * kKiB, 200},   // 12
+      {3, 256 * kKiB, 200},  // 13
+      // The level far beyond the shared cache, untracked streams and tracked:
+      // without them the fit extrapolates it from the knee's slope.
+      {81, kMiB},             // 14
+      {24, kMiB, 24, false},  // 15
   };
   return points;
 }
@@ -80,7 +87,10 @@ CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint
   out.route.working_set = run.load.working_set;
   out.route.streams = run.load.streams;
   out.route.row_bytes = s.tuple_bytes / std::max(1.0, s.rows);
-  const double aside = s.rpcs * parts.per_call_ns + parts.copying.ns(s.rows, s.tuple_bytes) +
+  out.route.own_working_set = run.load.own_working_set;
+  // A hash sender's copy per byte is its own (appended a row at a time), fitted
+  // with the routing; its part per row is the whole-batch senders'.
+  const double aside = s.rpcs * parts.per_call_ns + parts.copying.row_ns * s.rows +
                        s.sender_fault_bytes * parts.fresh_ns_per_byte;
   out.route.route_ns = std::max(0.1, (s.serialize_ns - aside) / std::max(1.0, s.rows));
   out.call_ns = s.rpc_ns / std::max(1.0, s.rpcs);
@@ -89,49 +99,36 @@ CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint
   return out;
 }
 
-namespace {
 
-// The receivers' deserialize stage per byte deserialized (tuple data and an
-// 8 B pointer a row) of the cache exchanges, against the share of the cache
-// their senders' buffers evict: a + m E by least squares, m (at least 0) the
-// extra of an evicted batch's byte.
-double fit_decode_miss(const std::vector<CacheSample>& samples, double cache_bytes) {
-  double n = 0, se = 0, sy = 0, see = 0, sey = 0;
-  for (const CacheSample& c : samples) {
-    const double bytes = c.sample.tuple_bytes + 8 * c.sample.rows;
-    if (bytes <= 0) continue;
-    const double y = c.sample.deserialize_ns / bytes;
-    const double e = evicted_share(c.route.working_set, cache_bytes);
-    n += 1, se += e, sy += y, see += e * e, sey += e * y;
-  }
-  const double det = n * see - se * se;
-  if (n < 2 || det <= 0) return 0;
-  return std::max(0.0, (n * sey - se * sy) / det);
-}
-
-}  // namespace
-
-std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t seed,
-                                                    const std::function<void(const std::string&)>& say,
-                                                    const SerializeParts& parts) {
-  std::vector<CacheSample> samples;
-  std::vector<RoutePoint> points;
-  for (const CachePoint& point : calibration_cache_points()) {
-    say(fmt::format("the cache: routing among {} channels, {} batches{}", point.channels, format_size(point.buffer),
-                    point.fixed_bytes > 24 ? ", wide rows" : ""));
-    samples.push_back(measure_cache_point(point, scale, seed, parts));
-    points.push_back(samples.back().route);
-  }
-  const CacheFigures cache = fit_cache(points);
+std::map<std::string, double> cache_figures_of(const std::vector<CacheMeasure>& points, double core_cache_bytes) {
+  std::vector<RoutePoint> routes;
+  for (const CacheMeasure& m : points) routes.push_back(m.route);
+  const CacheFigures cache = fit_cache(routes, core_cache_bytes);
   std::map<std::string, double> figures;
   figures["partition_rows_per_s"] = 1e9 / std::max(1e-3, cache.partition_ns);
+  figures["append_bytes_per_s"] = 1e9 / std::max(1e-3, cache.append_byte_ns);
+  figures["core_miss_byte_ns"] = cache.core_miss_byte_ns;
   figures["cache_bytes"] = cache.cache_bytes;
   figures["prefetch_streams"] = cache.prefetch_streams;
   figures["prefetched_miss_share"] = cache.prefetched_share;
   figures["cache_miss_row_ns"] = cache.miss_row_ns;
   figures["cache_miss_byte_ns"] = cache.miss_byte_ns;
-  figures["decode_miss_byte_ns"] = fit_decode_miss(samples, cache.cache_bytes);
+  figures["decode_miss_byte_ns"] = fit_decode_miss(points, cache.cache_bytes);
   return figures;
+}
+
+std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t seed,
+                                                    const std::function<void(const std::string&)>& say,
+                                                    const SerializeParts& parts, std::vector<CacheMeasure>& measured) {
+  measured.clear();
+  for (const CachePoint& point : calibration_cache_points()) {
+    say(fmt::format("the cache: routing among {} channels, {} batches{}", point.channels, format_size(point.buffer),
+                    point.fixed_bytes > 24 ? ", wide rows" : ""));
+    const CacheSample c = measure_cache_point(point, scale, seed, parts);
+    const double bytes = c.sample.tuple_bytes + 8 * c.sample.rows;
+    measured.push_back({c.route, bytes > 0 ? c.sample.deserialize_ns / bytes : 0});
+  }
+  return cache_figures_of(measured, core_cache_bytes());
 }
 
 }  // namespace exsim::transport

@@ -42,7 +42,8 @@ struct CacheSample {
 };
 
 // What a hash sender's serialize stage holds beside routing, taken out of the
-// routing measured: its per-call part, its copying per row and byte, and the
+// routing measured: its per-call part, its copying per row (its copying per
+// byte is its own, appended a row at a time, fitted with the routing), and the
 // pages it faulted in at the CPU a byte of memory first written costs (the
 // simulator charges that memory on its own, CostProfile::fresh_memory_byte_ns;
 // left in, a fit would take the benchmark's first fills for routing).
@@ -71,12 +72,17 @@ std::string cache_point_scenario(const CachePoint& point, std::int64_t rows, std
 // channels, wide rows, the knee), and the pairs among them for the RPC bytes.
 const std::vector<CachePoint>& calibration_cache_points();
 
-// One value of each cache figure, partition_rows_per_s and decode_miss_byte_ns,
-// by profile key, from those points (the RPC layer's bytes are measured on
-// some of them through agent processes: benchmarks.cpp).
+// One value of each cache figure, partition_rows_per_s, append_bytes_per_s and
+// decode_miss_byte_ns, by profile key, from those points (the RPC layer's bytes
+// are measured on some of them through agent processes: benchmarks.cpp);
+// `measured` gets the points themselves.
 std::map<std::string, double> measure_cache_figures(double scale, std::uint64_t seed,
                                                     const std::function<void(const std::string&)>& say,
-                                                    const SerializeParts& parts);
+                                                    const SerializeParts& parts, std::vector<CacheMeasure>& measured);
+
+// Those figures, by profile key, fitted to measured points (one repetition's,
+// or their medians over repetitions), with the core's own cache of that size.
+std::map<std::string, double> cache_figures_of(const std::vector<CacheMeasure>& points, double core_cache_bytes);
 
 }  // namespace exsim::transport
 

@@ -14,58 +14,75 @@ namespace {
 // The weight of each point: errors are relative.
 double weight(const RoutePoint& p) { return 1.0 / std::max(1e-9, p.route_ns); }
 
-// Solves the 3x3 system a x = b (Cramer); false when singular.
-bool solve3(const std::array<std::array<double, 3>, 3>& a, const std::array<double, 3>& b, std::array<double, 3>& x) {
-  const auto det = [](const std::array<std::array<double, 3>, 3>& m) {
-    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-           m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-  };
-  const double d = det(a);
-  if (std::abs(d) < 1e-300) return false;
-  for (int i = 0; i < 3; ++i) {
-    auto m = a;
-    for (int r = 0; r < 3; ++r) m[r][i] = b[r];
-    x[i] = det(m) / d;
+constexpr int kLinear = 5;  // r, a, m_core, miss_row, miss_byte
+using Vector = std::array<double, kLinear>;
+using Matrix = std::array<Vector, kLinear>;
+
+// Solves a x = b by Gaussian elimination with partial pivoting; false when singular.
+bool solve(Matrix a, Vector b, Vector& x) {
+  for (int c = 0; c < kLinear; ++c) {
+    int pivot = c;
+    for (int r = c + 1; r < kLinear; ++r) {
+      if (std::abs(a[r][c]) > std::abs(a[pivot][c])) pivot = r;
+    }
+    if (std::abs(a[pivot][c]) < 1e-300) return false;
+    std::swap(a[c], a[pivot]);
+    std::swap(b[c], b[pivot]);
+    for (int r = 0; r < kLinear; ++r) {
+      if (r == c) continue;
+      const double f = a[r][c] / a[c][c];
+      for (int k = c; k < kLinear; ++k) a[r][k] -= f * a[c][k];
+      b[r] -= f * b[c];
+    }
   }
+  for (int i = 0; i < kLinear; ++i) x[i] = b[i] / a[i][i];
   return true;
 }
 
-// For fixed S, P and phi: r, miss_row and miss_byte by weighted least squares,
-// none negative (a negative one is held at 0 and the others refitted). Returns
-// the largest relative error, or infinity.
+// The model's terms at a point, each times its linear figure.
+Vector columns(const RoutePoint& p, const CacheFigures& f) {
+  const double core = evicted_share(p.own_working_set, f.core_cache_bytes);
+  const double g =
+      evicted_share(p.working_set, f.cache_bytes) * exposed_share(p.streams, f.prefetch_streams, f.prefetched_share);
+  return {1.0, p.row_bytes, core * p.row_bytes, g, g * p.row_bytes};
+}
+
+// For fixed S, P and phi: the linear figures by weighted least squares, none
+// negative (a negative one is held at 0 and the others refitted; a term no
+// point has, at 0). Returns the largest relative error, or infinity.
 double fit_linear(const std::vector<RoutePoint>& points, CacheFigures& f) {
-  // Columns: 1, g, g b, with g = E X.
-  auto column = [&](const RoutePoint& p, int k) {
-    const double g = evicted_share(p.working_set, f.cache_bytes) *
-                     exposed_share(p.streams, f.prefetch_streams, f.prefetched_share);
-    return k == 0 ? 1.0 : k == 1 ? g : g * p.row_bytes;
-  };
-  std::array<bool, 3> free = {true, true, true};
-  std::array<double, 3> x{};
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    std::array<std::array<double, 3>, 3> a{};
-    std::array<double, 3> b{};
+  std::array<bool, kLinear> free{};
+  for (int i = 0; i < kLinear; ++i) {
+    for (const RoutePoint& p : points) free[i] = free[i] || columns(p, f)[i] > 0;
+  }
+  Vector x{};
+  for (int attempt = 0; attempt <= kLinear; ++attempt) {
+    Matrix a{};
+    Vector b{};
     for (const RoutePoint& p : points) {
       const double w = weight(p) * weight(p);
-      for (int i = 0; i < 3; ++i) {
-        const double ci = free[i] ? column(p, i) : 0;
+      const Vector c = columns(p, f);
+      for (int i = 0; i < kLinear; ++i) {
+        const double ci = free[i] ? c[i] : 0;
         b[i] += w * ci * p.route_ns;
-        for (int j = 0; j < 3; ++j) a[i][j] += w * ci * (free[j] ? column(p, j) : 0);
+        for (int j = 0; j < kLinear; ++j) a[i][j] += w * ci * (free[j] ? c[j] : 0);
       }
     }
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < kLinear; ++i) {
       if (!free[i]) a[i][i] = 1, b[i] = 0;
     }
-    if (!solve3(a, b, x)) return std::numeric_limits<double>::infinity();
+    if (!solve(a, b, x)) return std::numeric_limits<double>::infinity();
     bool changed = false;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < kLinear; ++i) {
       if (free[i] && x[i] < 0) free[i] = false, changed = true;
     }
     if (!changed) break;
   }
   f.partition_ns = std::max(0.0, x[0]);
-  f.miss_row_ns = std::max(0.0, x[1]);
-  f.miss_byte_ns = std::max(0.0, x[2]);
+  f.append_byte_ns = std::max(0.0, x[1]);
+  f.core_miss_byte_ns = std::max(0.0, x[2]);
+  f.miss_row_ns = std::max(0.0, x[3]);
+  f.miss_byte_ns = std::max(0.0, x[4]);
   double largest = 0;
   for (const RoutePoint& p : points) largest = std::max(largest, std::abs(f.route_ns(p) / p.route_ns - 1));
   return largest;
@@ -82,13 +99,13 @@ double squared_error(const std::vector<RoutePoint>& points, CacheFigures& f) {
 }  // namespace
 
 double CacheFigures::route_ns(const RoutePoint& p) const {
-  return partition_ns + evicted_share(p.working_set, cache_bytes) *
-                            exposed_share(p.streams, prefetch_streams, prefetched_share) *
-                            (miss_row_ns + miss_byte_ns * p.row_bytes);
+  const Vector c = columns(p, *this);
+  return partition_ns * c[0] + append_byte_ns * c[1] + core_miss_byte_ns * c[2] + miss_row_ns * c[3] +
+         miss_byte_ns * c[4];
 }
 
-CacheFigures fit_cache(const std::vector<RoutePoint>& points) {
-  if (points.size() < 6) throw std::invalid_argument("fit_cache: fewer than 6 points");
+CacheFigures fit_cache(const std::vector<RoutePoint>& points, double core_cache_bytes) {
+  if (points.size() < 8) throw std::invalid_argument("fit_cache: fewer than 8 points");
   // Coarse to fine over log S, log P and phi, each round around the best.
   double log_s_lo = std::log(256.0 * 1024), log_s_hi = std::log(4.0 * 1024 * 1024 * 1024);
   double log_p_lo = 0, log_p_hi = std::log(1024.0);
@@ -102,6 +119,7 @@ CacheFigures fit_cache(const std::vector<RoutePoint>& points) {
       for (int j = 0; j <= kSteps; ++j) {
         for (int k = 0; k <= kSteps; ++k) {
           CacheFigures f;
+          f.core_cache_bytes = core_cache_bytes;
           const double ls = log_s_lo + (log_s_hi - log_s_lo) * i / kSteps;
           const double lp = log_p_lo + (log_p_hi - log_p_lo) * j / kSteps;
           f.cache_bytes = std::exp(ls);
@@ -121,6 +139,39 @@ CacheFigures fit_cache(const std::vector<RoutePoint>& points) {
   }
   best.largest_error = fit_linear(points, best);
   return best;
+}
+
+double fit_decode_miss(const std::vector<CacheMeasure>& points, double cache_bytes) {
+  double n = 0, se = 0, sy = 0, see = 0, sey = 0;
+  for (const CacheMeasure& c : points) {
+    const double y = c.decode_ns_per_byte;
+    const double e = evicted_share(c.route.working_set, cache_bytes);
+    n += 1, se += e, sy += y, see += e * e, sey += e * y;
+  }
+  const double det = n * see - se * se;
+  if (n < 2 || det <= 0) return 0;
+  return std::max(0.0, (n * sey - se * sy) / det);
+}
+
+std::vector<CacheMeasure> median_measures(const std::vector<std::vector<CacheMeasure>>& repetitions) {
+  if (repetitions.empty()) return {};
+  std::vector<CacheMeasure> out = repetitions.front();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::vector<double> route, decode;
+    for (const auto& r : repetitions) {
+      if (r.size() != out.size()) throw std::invalid_argument("median_measures: repetitions of different points");
+      route.push_back(r[i].route.route_ns);
+      decode.push_back(r[i].decode_ns_per_byte);
+    }
+    const auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      const std::size_t n = v.size();
+      return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    };
+    out[i].route.route_ns = median(route);
+    out[i].decode_ns_per_byte = median(decode);
+  }
+  return out;
 }
 
 TransferFigures fit_transfer(const std::vector<TransferPair>& pairs) {

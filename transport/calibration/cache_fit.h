@@ -3,13 +3,14 @@
 // checked on points made from known figures.
 //
 // Each point is a hash exchange's routing cost per row (its serialize stage
-// less copying and the per-call part) with the load its senders put on the
-// cache. The model is
-//   route(point) = r + E(W; S) X(s; P, phi) (miss_row + miss_byte b),
-// E = 1 - exp(-W/S), X = phi + (1 - phi) max(0, 1 - P/s). For given S, P and phi
-// it is linear in r, miss_row and miss_byte, solved by least squares on the
-// relative errors; S, P and phi are searched over their physical ranges
-// (S 256 KiB to 4 GiB, P 1 to 1024, phi 0 to 1), coarse to fine.
+// less its copying per row and the per-call part) with the load its senders
+// put on the caches. The model is
+//   route(point) = r + a b + E(W_own; C) m_core b + E(W; S) X(s; P, phi) (miss_row + miss_byte b),
+// E = 1 - exp(-W/S), X = phi + (1 - phi) max(0, 1 - P/s), b the row's bytes, C
+// the core's own cache (given: the machine's). For given S, P and phi it is
+// linear in r, a (appending a byte), m_core, miss_row and miss_byte, solved by
+// least squares on the relative errors; S, P and phi are searched over their
+// physical ranges (S 256 KiB to 4 GiB, P 1 to 1024, phi 0 to 1), coarse to fine.
 //
 // The RPC layer's bytes: each pair of points at one fan-out and two batch
 // sizes gives, from the difference of their RPC CPU per call (the per-call
@@ -28,10 +29,13 @@ struct RoutePoint {
   double streams = 0;
   double row_bytes = 0;    // mean tuple bytes a row
   double route_ns = 0;     // measured routing CPU per row
+  double own_working_set = 0;  // bytes of one sender's own buffers
 };
 
 struct CacheFigures {
   double partition_ns = 0;  // r: a row routed while its batch is in the cache
+  double append_byte_ns = 0;  // a: a byte of it appended, in the core's cache
+  double core_cache_bytes = 0, core_miss_byte_ns = 0;
   double miss_row_ns = 0, miss_byte_ns = 0;
   double cache_bytes = 0, prefetch_streams = 0, prefetched_share = 0;
   double largest_error = 0;  // of the fit over its points, relative
@@ -39,9 +43,28 @@ struct CacheFigures {
   double route_ns(const RoutePoint& p) const;
 };
 
-// REQUIRES: at least 6 points, at working sets and fan-outs that pin each
-// figure (calibrate's: cached, memory-bound at three fan-outs, the knee).
-CacheFigures fit_cache(const std::vector<RoutePoint>& points);
+// REQUIRES: at least 8 points, at working sets, fan-outs and row widths that
+// pin each figure (calibrate's: cached at two widths, beyond the core's cache
+// at two, memory-bound at three fan-outs and two widths, the knee, the level
+// far beyond). `core_cache_bytes` 0: no core level (m_core 0).
+CacheFigures fit_cache(const std::vector<RoutePoint>& points, double core_cache_bytes);
+
+// What one cache exchange measured: its routing, and its receivers'
+// deserialize stage per byte deserialized (tuple data and an 8 B pointer a row).
+struct CacheMeasure {
+  RoutePoint route;
+  double decode_ns_per_byte = 0;
+};
+
+// The receivers' extra per byte of an evicted batch: decode = d + m E(W; S) by
+// least squares over the points, m at least 0 (0 with fewer than 2 points).
+double fit_decode_miss(const std::vector<CacheMeasure>& points, double cache_bytes);
+
+// Each point's median over repetitions (the same points in the same order in
+// each): per-repetition fits trade the shared cache's size against the miss
+// costs, so their medians figure by figure are not one consistent set, while
+// a fit to the points' medians is. REQUIRES: every repetition the same length.
+std::vector<CacheMeasure> median_measures(const std::vector<std::vector<CacheMeasure>>& repetitions);
 
 // Two exchanges at one fan-out, smaller and larger batches: RPC CPU per call
 // (both sides) and bytes on the wire per call of each, and each one's share of

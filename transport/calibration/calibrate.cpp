@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <thread>
 #include <tuple>
 
@@ -11,6 +12,7 @@
 
 #include "models/scenario/cost_figures.h"
 #include "transport/calibration/benchmarks.h"
+#include "transport/calibration/cache_benchmarks.h"
 #include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"
 #include "transport/testbed/speed_probe.h"
@@ -48,10 +50,47 @@ int available_cores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+double core_cache_bytes() {
+  int cpu = 0;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &set)) ++cpu;
+  }
+  const auto line = [](const std::string& path) {
+    std::ifstream in(path);
+    std::string text;
+    std::getline(in, text);
+    return text;
+  };
+  for (int index = 0; index < 16; ++index) {
+    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu{}/cache/index{}/", cpu, index);
+    const std::string level = line(dir + "level");
+    if (level.empty()) break;
+    const std::string type = line(dir + "type");
+    if (level != "2" || (type != "Data" && type != "Unified")) continue;
+    // "2048K", "1M", or bytes.
+    const std::string size = line(dir + "size");
+    std::size_t used = 0;
+    double value = 0;
+    try {
+      value = std::stod(size, &used);
+    } catch (const std::exception&) {
+      return 0;
+    }
+    const std::string unit = size.substr(used);
+    if (unit == "K") value *= 1024;
+    if (unit == "M") value *= 1024 * 1024;
+    return value;
+  }
+  return 0;
+}
+
 void CalibrationSamples::append(const CalibrationSamples& other) {
   for (const auto& [key, values] : other.figures) figures[key].insert(figures[key].end(), values.begin(), values.end());
   probes_us.insert(probes_us.end(), other.probes_us.begin(), other.probes_us.end());
   call_probes_us.insert(call_probes_us.end(), other.call_probes_us.begin(), other.call_probes_us.end());
+  cache_points.insert(cache_points.end(), other.cache_points.begin(), other.cache_points.end());
   steady += other.steady;
   unsteady += other.unsteady;
   out_of_bounds += other.out_of_bounds;
@@ -70,6 +109,7 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
   // again, up to as many more as were asked for.
   struct Repetition {
     std::map<std::string, double> figures;
+    std::vector<CacheMeasure> cache_points;
     double before_us, after_us;
     double calls_before_us, calls_after_us;
     double others;  // share of our CPUs other processes took meanwhile
@@ -111,7 +151,7 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     r.before_us = probe_speed_us();
     r.calls_before_us = calls.probe_us();
     double agents_cpu_s = 0;
-    r.figures = measure_figures(options.scale, seed, step, agents_cpu_s);
+    r.figures = measure_figures(options.scale, seed, step, agents_cpu_s, r.cache_points);
     r.calls_after_us = calls.probe_us();
     r.after_us = probe_speed_us();
     // Another process on our CPUs takes from the benchmarks what a probe does not show.
@@ -138,6 +178,7 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
     for (const auto& [key, value] : r.figures) samples.figures[key].push_back(value);
     samples.probes_us.insert(samples.probes_us.end(), {r.before_us, r.after_us});
     samples.call_probes_us.insert(samples.call_probes_us.end(), {r.calls_before_us, r.calls_after_us});
+    samples.cache_points.push_back(r.cache_points);
     ++samples.steady;
   }
   if (samples.figures.empty()) {
@@ -146,6 +187,7 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
       for (const auto& [key, value] : r.figures) samples.figures[key].push_back(value);
       samples.probes_us.insert(samples.probes_us.end(), {r.before_us, r.after_us});
       samples.call_probes_us.insert(samples.call_probes_us.end(), {r.calls_before_us, r.calls_after_us});
+      samples.cache_points.push_back(r.cache_points);
     }
   }
   return samples;
@@ -160,9 +202,26 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
     const FigureSpread& spread = result.spread.at(std::string(figure.key));
     figure.set(p, figure.summary == CostFigure::Summary::kLeast ? spread.min : spread.median);
   }
+  // The cache's figures trade against one another (the shared cache's size
+  // against its miss costs): fitted once to each exchange's median over the
+  // repetitions, they are one consistent set; the repetitions' own fits give
+  // their spread, which is widened to hold the value kept.
+  if (!samples.cache_points.empty()) {
+    for (const auto& [key, value] : cache_figures_of(median_measures(samples.cache_points), core_cache_bytes())) {
+      const CostFigure* figure = find_cost_figure(key);
+      auto spread = result.spread.find(key);
+      if (figure == nullptr || spread == result.spread.end()) continue;
+      figure->set(p, value);
+      FigureSpread& s = spread->second;
+      s.median = value;
+      s.min = std::min(s.min, value);
+      s.max = std::max(s.max, value);
+    }
+  }
   // Calls in flight together never cost more each than one alone.
   p.rpc_cpu_busy_us = std::min(p.rpc_cpu_busy_us, p.rpc_cpu_us);
   p.cores = available_cores();
+  p.core_cache_bytes = core_cache_bytes();
   // The real exchange reads and decodes every call of a host on the host's one
   // reactor thread: one service thread a host, as the model has them.
   p.service_threads = 1;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "models/scenario/costs.h"
+#include "transport/calibration/cache_fit.h"
 
 namespace exsim::transport {
 
@@ -36,6 +37,9 @@ struct CalibrationSamples {
   std::map<std::string, std::vector<double>> figures;  // each kept repetition's value, by profile key
   std::vector<double> probes_us;                       // the speed probes around the kept repetitions
   std::vector<double> call_probes_us;                  // the call probes around them (testbed/call_probe.h)
+  // Each kept repetition's cache exchanges (cache_benchmarks.h): the profile's
+  // cache figures are fitted once to their medians.
+  std::vector<std::vector<CacheMeasure>> cache_points;
   int steady = 0;         // repetitions kept at a steady speed
   int unsteady = 0;       // repetitions set aside: the machine's speed or its calls' cost changed during them
   int out_of_bounds = 0;  // repetitions set aside: a figure outside its physical bounds
@@ -77,6 +81,10 @@ bool figure_bounds(const std::string& key, double& min, double& max);
 
 // The count of CPUs this process may use.
 int available_cores();
+// The bytes of the first of this process's CPUs' own cache beneath the shared
+// one (L2, as sysfs lists it: /sys/devices/system/cpu/cpuN/cache/index*/,
+// level 2, Data or Unified); 0 when the kernel does not say.
+double core_cache_bytes();
 
 }  // namespace exsim::transport
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/base/error.h"
+#include "models/rules/cache_load.h"
 #include "models/scenario/scenario_loader.h"
 #include "transport/calibration/benchmarks.h"
 #include "transport/calibration/calibrate.h"
@@ -185,6 +186,17 @@ TEST_CASE("calibration: the cache's figures are one fit to the exchanges' median
   CalibrationSamples both = s;
   both.append(s);
   CHECK(both.cache_points.size() == 6);
+  // A fit with a figure beyond its physical bounds (rows that cost nothing a
+  // byte: appending faster than any memory) is not kept: the medians stay, all of them.
+  CalibrationSamples free_bytes = samples_of(steady_figures(), 3);
+  for (const auto& points : s.cache_points) {
+    std::vector<CacheMeasure> flat = points;
+    for (CacheMeasure& m : flat) m.route.route_ns = 8 + 16 * evicted_share(m.route.working_set, 30e6);
+    free_bytes.cache_points.push_back(flat);
+  }
+  const Calibration kept = summarize_costs(free_bytes);
+  CHECK(kept.profile.cache_bytes == doctest::Approx(2e7));
+  CHECK(kept.profile.partition_rows_per_s == doctest::Approx(2e7));
 }
 
 TEST_CASE("calibration: every figure has physical bounds, and a run that breaks them is recognizable") {

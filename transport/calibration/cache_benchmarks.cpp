@@ -99,7 +99,6 @@ CacheSample measure_cache_point(const CachePoint& point, double scale, std::uint
   return out;
 }
 
-
 std::map<std::string, double> cache_figures_of(const std::vector<CacheMeasure>& points, double core_cache_bytes) {
   std::vector<RoutePoint> routes;
   for (const CacheMeasure& m : points) routes.push_back(m.route);

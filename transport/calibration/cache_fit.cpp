@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "models/rules/cache_load.h"
+#include "models/scenario/costs.h"
 
 namespace exsim::transport {
 namespace {
@@ -163,13 +164,8 @@ std::vector<CacheMeasure> median_measures(const std::vector<std::vector<CacheMea
       route.push_back(r[i].route.route_ns);
       decode.push_back(r[i].decode_ns_per_byte);
     }
-    const auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      const std::size_t n = v.size();
-      return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    };
-    out[i].route.route_ns = median(route);
-    out[i].decode_ns_per_byte = median(decode);
+    out[i].route.route_ns = spread_of(std::move(route)).median;
+    out[i].decode_ns_per_byte = spread_of(std::move(decode)).median;
   }
   return out;
 }

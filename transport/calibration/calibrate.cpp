@@ -205,9 +205,13 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
   // The cache's figures trade against one another (the shared cache's size
   // against its miss costs): fitted once to each exchange's median over the
   // repetitions, they are one consistent set; the repetitions' own fits give
-  // their spread, which is widened to hold the value kept.
-  if (!samples.cache_points.empty()) {
-    for (const auto& [key, value] : cache_figures_of(median_measures(samples.cache_points), core_cache_bytes())) {
+  // their spread, which is widened to hold the value kept. A set with a figure
+  // outside its physical bounds is not kept, whole: the medians stay.
+  const auto fitted = samples.cache_points.empty()
+                          ? std::map<std::string, double>{}
+                          : cache_figures_of(median_measures(samples.cache_points), core_cache_bytes());
+  if (out_of_bounds(fitted).empty()) {
+    for (const auto& [key, value] : fitted) {
       const CostFigure* figure = find_cost_figure(key);
       auto spread = result.spread.find(key);
       if (figure == nullptr || spread == result.spread.end()) continue;

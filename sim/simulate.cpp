@@ -112,7 +112,10 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
       x.sender_time[Bound::kConsumer] += static_cast<double>((run->finished_at() - s.last_sender_done) *
                                                              static_cast<SimTime>(run->senders().size())) * 1e-9;
       x.sender_instance_peak_bytes = 0;
-      for (const auto& sender : run->senders()) x.sender_instance_peak_bytes = std::max(x.sender_instance_peak_bytes, sender->peak_bytes());
+      for (const auto& sender : run->senders()) {
+        x.sender_instance_peak_bytes = std::max(x.sender_instance_peak_bytes, sender->peak_bytes());
+        x.impala_tracked_peak_bytes = std::max(x.impala_tracked_peak_bytes, sender->tracked_peak_bytes());
+      }
       result_.add_exchange(std::move(x));
       const Bytes estimate = planner_sender_estimate(run->exchange());
       for (const auto& sender : run->senders()) {

@@ -48,8 +48,10 @@ void compare(ProfileReplay& replay, const RunResult& result) {
         "UncompressedRowBatchSize");
     if (c.network && x->rpc_network_us_mean >= 0) add(c.network->mean_ns * 1e-3, x->rpc_network_us_mean, "network us a call", "RpcNetworkTime");
     if (c.receiver && x->rpc_receiver_us_mean >= 0) add(c.receiver->mean_ns * 1e-3, x->rpc_receiver_us_mean, "receiver us a call", "RpcRecvrTime");
-    if (c.peak_memory_max && x->sender_instance_peak_bytes >= 0) {
-      add(c.peak_memory_max, static_cast<double>(x->sender_instance_peak_bytes), "largest sender's peak bytes",
+    // Impala's counter is its tracker's: the sender's strings, not the offsets
+    // beside them (models/rules/tracked_strings.h).
+    if (c.peak_memory_max && x->impala_tracked_peak_bytes >= 0) {
+      add(c.peak_memory_max, static_cast<double>(x->impala_tracked_peak_bytes), "largest sender's peak bytes",
           "PeakMemoryUsage");
     }
     if (c.total_ns && !x->sender_time.empty()) {

@@ -111,6 +111,7 @@ ordered run_json(const RunResult& r) {
     if (x.rpc_network_us_mean >= 0) exchanges.back()["rpc_network_us_mean"] = x.rpc_network_us_mean;
     if (x.rpc_receiver_us_mean >= 0) exchanges.back()["rpc_receiver_us_mean"] = x.rpc_receiver_us_mean;
     if (x.sender_instance_peak_bytes >= 0) exchanges.back()["sender_instance_peak_bytes"] = x.sender_instance_peak_bytes;
+    if (x.impala_tracked_peak_bytes >= 0) exchanges.back()["impala_tracked_peak_bytes"] = x.impala_tracked_peak_bytes;
     if (!x.sender_time.empty()) {
       const Bound bound = x.sender_time.largest();
       exchanges.back()["bound_by"] = to_string(bound);

@@ -65,9 +65,13 @@ struct ExchangeResult {
   // profile gives each sender's RpcNetworkTime and RpcRecvrTime; -1: not known.
   double rpc_network_us_mean = -1;
   double rpc_receiver_us_mean = -1;
-  // The largest sender instance's buffers at their peak, as Impala's profile
-  // gives each sender's PeakMemoryUsage; -1: not known.
+  // The largest sender instance's buffers at their peak, as the process holds
+  // them; -1: not known.
   Bytes sender_instance_peak_bytes = -1;
+  // The largest sender instance's peak as Impala's memory tracker counts it,
+  // which its profile prints as each sender's PeakMemoryUsage: its strings
+  // alone (models/rules/tracked_strings.h); -1: not known.
+  Bytes impala_tracked_peak_bytes = -1;
   TimeByBound sender_time;           // what its sender threads' time went to (bound.h); empty: not known
 };
 

@@ -51,6 +51,9 @@ ExchangeResult read_exchange(const JsonNode& node) {
   if (const JsonNode peak = node.member("sender_instance_peak_bytes"); peak.present()) {
     x.sender_instance_peak_bytes = peak.integer(0, 0);
   }
+  if (const JsonNode peak = node.member("impala_tracked_peak_bytes"); peak.present()) {
+    x.impala_tracked_peak_bytes = peak.integer(0, 0);
+  }
   if (const JsonNode parts = node.member("sender_time_s"); parts.present()) {
     for (std::size_t b = 0; b < kBounds; ++b) {
       x.sender_time.seconds[b] = parts.required(std::string(to_string(static_cast<Bound>(b)))).number(0, 0);

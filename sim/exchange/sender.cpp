@@ -31,6 +31,9 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   responses_due_.resize(calls_to_host_.size());
   channels_to_host_.assign(calls_to_host_.size(), 0);
   for (const Channel& ch : channels_) ++channels_to_host_[static_cast<std::size_t>(ch.host)];
+  if (context_.policy.sender_layout == SenderLayout::kHead) {
+    tracked_ = std::make_unique<TrackedStrings>(count, outbound_buffers_per_channel(context_.policy), x.lz4_ratio);
+  }
   next_channel_ = index % count;  // spread round-robin senders over channels from the start
   if (context_.trace) {
     trace_tid_ = context_.trace_track(host_, fmt::format("{} sender {}", x.id, index));
@@ -308,6 +311,7 @@ void SenderInstance::issue_batch(int channel, BatchSize batch, int together) {
     ch.outbound_used = used;
     note_batch(ch, batch);
   }
+  note_tracked(channel, batch);
   ExchangeStats& stats = run_.stats();
   ++stats.rpcs;
   stats.bytes_wire += static_cast<double>(rpc->wire_bytes);

@@ -21,6 +21,7 @@
 #include "models/results/bound.h"
 #include "models/rules/sender_memory.h"
 #include "models/rules/sizing_policy.h"
+#include "models/rules/tracked_strings.h"
 #include "sim/exchange/rpc.h"
 #include "sim/exchange/scan_feed.h"
 
@@ -53,6 +54,10 @@ class SenderInstance final : public EventHandler {
   int host() const { return host_; }
   SimTime blocked_ns() const { return blocked_ns_; }
   Bytes peak_bytes() const { return peak_bytes_; }  // largest footprint of this instance's buffers
+  // Its peak as Impala's memory tracker counts it (PeakMemoryUsage: its strings
+  // alone, models/rules/tracked_strings.h); -1 where the policy's sender layout
+  // is not HEAD's, whose strings the rule follows.
+  Bytes tracked_peak_bytes() const { return tracked_ ? tracked_->peak() : -1; }
 
  private:
   // A call whose response time is known.
@@ -152,6 +157,8 @@ class SenderInstance final : public EventHandler {
   void issue_eos_all();
   void note_batch(Channel& channel, BatchSize batch);
   void note_shared(BatchSize batch, bool serialized, bool compressed);
+  // The strings Impala's tracker counts, as `batch` leaves for `channel`.
+  void note_tracked(int channel, BatchSize batch);
   void add_footprint(Bytes delta);
   // Traces (when on): the step's CPU split into serialize, compress and send
   // spans in proportion; a channel's track, made on its first call.
@@ -176,6 +183,7 @@ class SenderInstance final : public EventHandler {
   Bytes shared_footprint_ = 0;
   Bytes footprint_ = 0;
   Bytes peak_bytes_ = 0;
+  std::unique_ptr<TrackedStrings> tracked_;  // HEAD's layout only
   Bytes fresh_bytes_ = 0;  // growth of the host's memory by this sender's buffers, not yet paid for
 
   std::vector<Step> steps_;

@@ -52,6 +52,27 @@ void SenderInstance::note_shared(BatchSize batch, bool serialized, bool compress
   shared_footprint_ = now;
 }
 
+void SenderInstance::note_tracked(int channel, BatchSize batch) {
+  if (!tracked_) return;
+  const bool compress = channels_[static_cast<std::size_t>(channel)].compress;
+  switch (run_.exchange().send_path()) {
+    case PartitionKind::kHash:
+      tracked_->hash_batch(channel, batch, compress);
+      return;
+    case PartitionKind::kBroadcast:
+      if (context_.policy.broadcast_serialize == BroadcastSerialize::kOnce) {
+        // Serialized once, before its first channel's call; its other calls carry the same bytes.
+        if (channel == order_[0]) tracked_->broadcast_batch(batch, compress);
+        return;
+      }
+      break;
+    case PartitionKind::kRandom:
+    case PartitionKind::kMerge:
+      break;
+  }
+  tracked_->whole_batch(channel, batch, compress);
+}
+
 void SenderInstance::add_footprint(Bytes delta) {
   if (delta == 0) return;
   footprint_ += delta;

@@ -52,7 +52,12 @@ TEST_CASE("Impala's q72 replayed: every exchange's bytes before LZ4 and its ends
     CHECK(std::abs(calls->error()) < 0.02);
     CHECK(row(replay, name, "network us a call"));
     CHECK(row(replay, name, "sender ms"));
-    CHECK(row(replay, name, "largest sender's peak bytes"));
+    // Impala's tracker's count of the sender's strings (tracked_strings.h):
+    // within 16% on every exchange, the hash ones (exchange 27: 152,895) and
+    // the broadcasts of 17 B rows (104,536) within 0.2%.
+    const auto* peak = row(replay, name, "largest sender's peak bytes");
+    REQUIRE(peak);
+    CHECK(std::abs(peak->error()) < 0.25);
     ++compared;
   }
   CHECK(compared == 13);
@@ -80,6 +85,14 @@ TEST_CASE("Impala's q1 at MT_DOP 0 and 12 on one daemon replayed: every call and
     const auto* deserialize = row(replay, "all exchanges", "deserialization ms");
     REQUIRE(deserialize);
     CHECK(std::abs(deserialize->error()) < 0.02);  // the model spends what was derived
+    // The sender's strings: a one-batch exchange's peak is its tuple data and a
+    // terminator, exactly (exchange 26: 2,900 B of 100 rows); those of batches
+    // of 820 rows on average fall short where Impala's largest had 1024 (51,202
+    // B, two strings of 25,600), which a profile does not say.
+    CHECK(row(replay, "q1 F00-x26", "largest sender's peak bytes")->model == 2901);
+    for (const auto& r : replay.rows) {
+      if (r.figure == "largest sender's peak bytes") CHECK(std::abs(r.error()) < 0.25);
+    }
     // No call was held back.
     for (const auto& r : replay.rows) {
       if (r.figure == "calls held back") CHECK(r.profile == 0);

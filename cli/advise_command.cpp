@@ -19,6 +19,7 @@
 #include "models/base/size.h"
 #include "models/base/text_table.h"
 #include "models/base/text_units.h"
+#include "models/results/decision_rule.h"
 #include "models/results/sensitivity.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/simulate.h"
@@ -63,14 +64,14 @@ nlohmann::ordered_json chosen_keys(const Policy& p) {
 }
 
 std::string advice_json(const Scenario& scenario, const Policy& base, const RunResult& base_result,
-                        const SearchOutcome& outcome, Bytes budget, const char* measure, double tie,
+                        const SearchOutcome& outcome, Bytes budget, const char* measure, double margin,
                         const SensitivityVerdict& verdict, const validate::RegionCheck& region) {
   nlohmann::ordered_json out;
   out["scenario"] = scenario.name;
   out["mt_dop"] = scenario.mt_dop;
   out["memory_budget_bytes"] = budget;
   out["memory"] = measure;
-  out["tie"] = tie;
+  out["margin"] = margin;
   out["base"] = {{"policy", base.name}, {"wall_s", base_result.wall_s}};
   out["simulations"] = outcome.simulations + 1;  // the base's too
   out["space"] = outcome.candidates.size();
@@ -105,12 +106,12 @@ std::string advice_json(const Scenario& scenario, const Policy& base, const RunR
 }
 
 std::string render_advice(const Scenario& scenario, const Policy& base, const RunResult& base_result,
-                          const SearchOutcome& outcome, Bytes budget, const char* measure, double tie,
+                          const SearchOutcome& outcome, Bytes budget, const char* measure, double margin,
                           const SensitivityVerdict& verdict, const validate::RegionCheck& region) {
-  std::string out = fmt::format("{} ({} hosts, mt_dop {}): the fastest policy whose per-host sender memory ({}) "
-                                "is within {}\n\n",
+  std::string out = fmt::format("{} ({} hosts, mt_dop {}): of the policies whose per-host sender memory ({}) is "
+                                "within {}, the least memory within {:.1f}% of the fastest\n\n",
                                 scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop, measure,
-                                human_bytes(static_cast<double>(budget)));
+                                human_bytes(static_cast<double>(budget)), 100 * margin);
   std::vector<const Candidate*> explored;
   for (const Candidate& c : outcome.candidates) {
     if (c.result) explored.push_back(&c);
@@ -139,14 +140,14 @@ std::string render_advice(const Scenario& scenario, const Policy& base, const Ru
                      chosen_keys(best.policy).dump(), best.result->wall_s,
                      format_signed_percent(best.result->wall_s / base_result.wall_s - 1), base.name, base_result.wall_s,
                      human_bytes(static_cast<double>(best.memory)));
-  if (best.result->wall_s >= base_result.wall_s * (1 - tie)) {
+  if (best.result->wall_s >= base_result.wall_s * (1 - margin)) {
     out += fmt::format("{} is within {:.1f}% of {}: not told apart from it; {} is as good\n", best.policy.name,
-                       100 * tie, base.name, base.name);
+                       100 * margin, base.name, base.name);
   }
   if (!outcome.ties.empty()) {
     std::vector<std::string> names;
     for (std::size_t i : outcome.ties) names.push_back(outcome.candidates[i].policy.name);
-    out += fmt::format("not told apart (within {:.1f}%; the pick takes the least memory): {}\n", 100 * tie,
+    out += fmt::format("not told apart (within {:.1f}%; the pick takes the least memory): {}\n", 100 * margin,
                        fmt::join(names, ", "));
   }
   if (!region.inside) out += fmt::format("{}: {}\n", best.policy.name, region.warning());
@@ -163,13 +164,14 @@ std::string render_advice(const Scenario& scenario, const Policy& base, const Ru
 int advise_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim advise SCENARIO --memory-budget SIZE [--memory worst|expected] [--mt-dop N]\n"
-      "                    [--base NAME] [--set KEY=VALUE]... [--tie PERCENT] [--jobs N] [-o FILE]\n\n"
+      "                    [--base NAME] [--set KEY=VALUE]... [--margin PERCENT] [--jobs N] [-o FILE]\n\n"
       "Searches the sizing policies (flat buffers from 16K to 8M, per-sender budgets from 256K to\n"
       "1G clamped to 16K-256K a channel, 1, 2 or 4 RPCs in flight; the rest as the base policy)\n"
-      "for the fastest whose largest per-host sender memory stays within the budget, simulating\n"
-      "a few of them rather than all: memory comes from the static model without simulating, and\n"
-      "each family is simulated from its largest size that fits down while a smaller one is as\n"
-      "fast (docs/cli.md). Prints what it explored, with what bounded each, and the advice.\n\n"
+      "for the one exsim recommends by: of those whose largest per-host sender memory stays within\n"
+      "the budget, the least memory within a margin of the fastest (--margin). It simulates a few\n"
+      "of them rather than all: memory comes from the static model without simulating, and each\n"
+      "family is simulated from its largest size that fits down while a smaller one is within the\n"
+      "margin (docs/cli.md). Prints what it explored, with what bounded each, and the advice.\n\n"
       "examples:\n"
       "  exsim advise scenarios/default.json --memory-budget 64M\n"
       "  exsim advise scenarios/seeds/impala-15512.json --memory-budget 2G --mt-dop 8 -o advice.json\n\n"
@@ -185,8 +187,9 @@ int advise_command(const std::vector<std::string>& args) {
        "compared with (default: the scenario's first)")
       ("set,s", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(),
        "override a scenario value by its dotted path (repeatable)")
-      ("tie", po::value<double>()->value_name("PERCENT")->default_value(0.5, "0.5"),
-       "wall-clocks this close are not told apart; the pick then takes the least memory")
+      ("margin", po::value<double>()->value_name("PERCENT"),
+       "wall-clocks this close to the fastest are not told apart, and the pick takes the least memory among them\n"
+       "(default: the larger of 2% and the model's median error over its validation suite)")
       ("jobs,j", po::value<int>(), "simulations at once (default: the CPUs this process may use)")
       ("grid", "simulate every policy that fits instead of searching (to check the search against)")
       ("no-sensitivity", "do not judge the pick over each cost's range (each cost alone at both ends, then all at\n"
@@ -207,8 +210,11 @@ int advise_command(const std::vector<std::string>& args) {
   if (measure != "worst" && measure != "expected") {
     throw UsageError(fmt::format("--memory {}: expected worst or expected", measure));
   }
-  const double tie = vm["tie"].as<double>();
-  if (!(tie >= 0 && tie < 50)) throw UsageError(fmt::format("--tie {}: expected a percentage from 0 to 50", tie));
+  const double margin = vm.count("margin") ? vm["margin"].as<double>() / 100
+                                           : decision_margin(validate::median_wall_error(validate::builtin_region()));
+  if (!(margin >= 0 && margin < 0.5)) {
+    throw UsageError(fmt::format("--margin {}: expected a percentage from 0 to 50", vm["margin"].as<double>()));
+  }
 
   OutputFiles outputs;
   if (vm.count("output")) outputs.writes("--output", vm["output"].as<std::string>());
@@ -224,7 +230,7 @@ int advise_command(const std::vector<std::string>& args) {
   workflows::SearchOptions options;
   options.budget = *budget;
   options.measure = measure == "worst" ? MemoryMeasure::kWorst : MemoryMeasure::kExpected;
-  options.tie = tie / 100;
+  options.margin = margin;
   options.grid = vm.count("grid") > 0;
   options.jobs = vm.count("jobs") ? bounded_int(vm, "jobs", 1, 1024)
                                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -255,7 +261,7 @@ int advise_command(const std::vector<std::string>& args) {
     ranges.relative = vm.count("cost-spread") ? vm["cost-spread"].as<double>() / 100 : 0;
     if (has_cost_uncertainty(scenario.costs, ranges.relative)) {
       verdict = workflows::contenders_verdict(scenario, policies, results, ranges,
-                                              outcome.candidates[*outcome.best].policy.name, std::max(options.tie, kTieMargin));
+                                              outcome.candidates[*outcome.best].policy.name, std::max(options.margin, kTieMargin));
     }
   }
   // And whether it lies where the model was checked.
@@ -266,11 +272,11 @@ int advise_command(const std::vector<std::string>& args) {
   std::FILE* text = outputs.to_stdout() ? stderr : stdout;
   if (vm.count("output")) {
     outputs.put("--output",
-                advice_json(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie, verdict, region));
+                advice_json(scenario, base, base_result, outcome, *budget, measure.c_str(), options.margin, verdict, region));
   }
   outputs.write();
   fmt::print(text, "{}",
-             render_advice(scenario, base, base_result, outcome, *budget, measure.c_str(), options.tie, verdict, region));
+             render_advice(scenario, base, base_result, outcome, *budget, measure.c_str(), options.margin, verdict, region));
   return outcome.best ? kExitOk : kExitThresholds;
 }
 

@@ -1,4 +1,4 @@
-// exsim report RESULTS... [-o report.html] [--memory-budget 2G] [--markdown report.md] [--csv DIR]
+// exsim report RESULTS... [-o report.html] [--memory-budget 2G] [--margin PERCENT] [--markdown report.md] [--csv DIR]
 #include <filesystem>
 
 #include <boost/program_options.hpp>
@@ -13,20 +13,22 @@
 #include "plots/figures.h"
 #include "plots/gnuplot.h"
 #include "plots/report.h"
+#include "validate/validated_region.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
 
 int report_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim report RESULTS... [-o report.html] [--memory-budget SIZE] [--markdown report.md]\n"
-      "                    [--csv DIR] [--title TEXT]\n\n"
+      "usage: exsim report RESULTS... [-o report.html] [--memory-budget SIZE] [--margin PERCENT]\n"
+      "                    [--markdown report.md] [--csv DIR] [--title TEXT]\n\n"
       "A capacity-planning report from results files (simulate or run -o, sweep\n"
       "JSON Lines, validate -o): the scenario and its RTT heatmap, a table of every\n"
       "result, plots drawn with gnuplot (wall-clock against buffer size per MT_DOP and\n"
       "RPCs in flight, per-host sender memory against the budget, RPCs, CPU by stage,\n"
-      "predicted against measured), and a recommendation: the fastest result whose\n"
-      "worst-case per-host sender memory fits the budget, against the first result.\n"
+      "predicted against measured), and a recommendation by the rule advise picks by: of\n"
+      "the results whose worst-case per-host sender memory fits the budget, the least\n"
+      "memory within a margin of the fastest, against the first result.\n"
       "The HTML is self-contained (inline SVG and CSS).\n\n"
       "examples:\n"
       "  exsim simulate scenarios/default.json -o a.json && exsim report a.json --memory-budget 2G\n"
@@ -36,6 +38,10 @@ int report_command(const std::vector<std::string>& args) {
       ("help,h", "print this help")
       ("output,o", po::value<std::string>()->value_name("FILE"), "write the HTML report here (default: report.html)")
       ("memory-budget", po::value<std::string>()->value_name("SIZE"), "per-host sender memory allowed, e.g. 2G")
+      ("margin", po::value<double>()->value_name("PERCENT"),
+       "results this close to the fastest are not told apart, and the least memory among them is recommended\n"
+       "(default: the larger of 2% and the model's median error, of a validation among the inputs or else\n"
+       "of its validation suite)")
       ("markdown", po::value<std::string>()->value_name("FILE"), "also write the report as Markdown (for a CI comment)")
       ("csv", po::value<std::string>()->value_name("DIR"), "also write each figure's data as DIR/NAME.csv, for plots/NAME.gp (DIR made if missing)")
       ("title", po::value<std::string>()->value_name("TEXT"), "the report's title");
@@ -50,6 +56,11 @@ int report_command(const std::vector<std::string>& args) {
     const auto bytes = parse_size(text);
     if (!bytes || *bytes <= 0) throw UsageError(fmt::format("--memory-budget {}: expected a size such as 2G or 512M", text));
     options.memory_budget = static_cast<double>(*bytes);
+  }
+  if (vm.count("margin")) {
+    const double percent = vm["margin"].as<double>();
+    if (!(percent >= 0 && percent < 50)) throw UsageError(fmt::format("--margin {}: expected a percentage from 0 to 50", percent));
+    options.margin = percent / 100;
   }
   const std::string html_path = vm.count("output") ? vm["output"].as<std::string>() : "report.html";
   OutputFiles outputs;
@@ -66,6 +77,10 @@ int report_command(const std::vector<std::string>& args) {
   const auto& inputs = vm["results"].as<std::vector<std::string>>();
   for (const auto& in : inputs) outputs.reads(in);
   const report::ReportInput input = report::read_report_input(inputs);
+  if (!vm.count("margin")) {
+    options.margin = decision_margin(input.verdicts.empty() ? validate::median_wall_error(validate::builtin_region())
+                                                            : input.verdicts.front().wall_median_error);
+  }
   const auto figures = report::figures(input);
   std::vector<std::string> svgs;
   for (const auto& f : figures) {
@@ -104,7 +119,7 @@ int report_command(const std::vector<std::string>& args) {
   for (auto& [path, csv] : csv_files) outputs.put(path, std::move(csv));
   outputs.write();
   fmt::print(outputs.to_stdout() ? stderr : stdout, "{}\nwrote {}\n",
-             report::recommendation_text(report::recommend(input, options.memory_budget)),
+             report::recommendation_text(report::recommend(input, options.memory_budget, options.margin)),
              html_path == "-" ? "the report to standard output" : html_path);
   return kExitOk;
 }

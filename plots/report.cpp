@@ -13,7 +13,6 @@
 #include "models/base/size.h"
 #include "models/base/text_table.h"
 #include "models/base/text_units.h"
-#include "models/results/sensitivity.h"
 
 namespace exsim::report {
 namespace {
@@ -88,123 +87,6 @@ td { text-align: right; white-space: nowrap; } td:nth-child(2), th:nth-child(2) 
 
 }  // namespace
 
-// A result as one choice among the policies at its environment point: the
-// policy and its own sweep settings (the point is said once, before).
-static std::string choice_label(const Entry& e) {
-  std::string label = e.policy;
-  for (const auto& [key, value] : e.settings) {
-    if (key.rfind("policies.", 0) == 0) label += ", " + setting_in_words(key, value);
-  }
-  return e.source == "measured" ? label + " (measured)" : label;
-}
-
-std::vector<Recommendation> recommend(const ReportInput& in, std::optional<double> budget) {
-  std::vector<Recommendation> all;
-  // A validation's measured run of a policy is no choice beside its prediction.
-  std::set<std::tuple<std::string, std::string, std::vector<std::pair<std::string, std::string>>>> predicted;
-  for (const auto& e : in.entries) {
-    if (e.source == "simulated") predicted.insert({e.scenario, e.policy, e.settings});
-  }
-  for (const auto& point : environment_points(in.entries)) {
-    Recommendation r;
-    r.scenario = in.entries[point.front()].scenario;
-    r.environment = environment_of(in.entries[point.front()]);
-    r.no_budget = !budget;
-    for (const std::size_t i : point) {
-      const Entry& e = in.entries[i];
-      if (e.source == "measured" && predicted.count({e.scenario, e.policy, e.settings})) continue;
-      if (!r.baseline) r.baseline = &e;
-      if (!r.smallest || e.sender_worst < r.smallest->sender_worst) r.smallest = &e;
-      if (budget && e.sender_worst > *budget) continue;
-      if (!r.best || e.wall_s < r.best->wall_s) {
-        r.runner_up = r.best;
-        r.best = &e;
-      } else if (!r.runner_up || e.wall_s < r.runner_up->wall_s) {
-        r.runner_up = &e;
-      }
-    }
-    const std::string& environment = r.environment;
-    auto name_of = [&](const Entry& e) { return environment.empty() ? e.label : choice_label(e); };
-    const std::string within = budget ? fmt::format(" within the {} budget", human_bytes(*budget)) : "";
-    if (!r.best) {
-      r.text = fmt::format("No result keeps its worst-case per-host sender memory{}; the smallest worst case is {} ({}).",
-                           within, human_bytes(r.smallest->sender_worst), name_of(*r.smallest));
-    } else if (r.best == r.baseline) {
-      r.text = fmt::format("The baseline, {}, is the fastest result{}: {}, worst-case per-host sender memory {}.",
-                           name_of(*r.best), within, format_seconds(r.best->wall_s), human_bytes(r.best->sender_worst));
-    } else {
-      // Slower than the baseline when the baseline itself is over the budget.
-      const double change = r.baseline->wall_s > 0 ? r.best->wall_s / r.baseline->wall_s - 1 : 0;
-      const bool over = budget && r.baseline->sender_worst > *budget;
-      r.text = fmt::format("Recommended: {}, the fastest result{}: {}, {:.1f}% {} than the baseline {} ({}{}), "
-                           "with worst-case per-host sender memory {} (baseline {}).",
-                           name_of(*r.best), within, format_seconds(r.best->wall_s), 100 * std::abs(change),
-                           change <= 0 ? "faster" : "slower", name_of(*r.baseline), format_seconds(r.baseline->wall_s),
-                           over ? ", over the budget" : "", human_bytes(r.best->sender_worst),
-                           human_bytes(r.baseline->sender_worst));
-    }
-    // How sure: against the model's error in the validations given, a lead
-    // smaller than the median error does not tell the two apart.
-    if (r.best && r.runner_up && !in.verdicts.empty() && r.best->wall_s > 0) {
-      const ValidationVerdict& v = in.verdicts.front();
-      const double lead = r.runner_up->wall_s / r.best->wall_s - 1;
-      if (lead < v.wall_median_error) {
-        r.text += fmt::format(" {} is only {:.1f}% slower, within the model's validated median error of {:.1f}% "
-                              "({}): the two are not told apart.",
-                              name_of(*r.runner_up), 100 * lead, 100 * v.wall_median_error, v.file);
-      }
-    }
-    // And against the costs' range: costs move every policy alike, so the
-    // question is whether the order holds at both ends.
-    if (r.best && r.runner_up && r.best->wall_cheap_s >= 0 && r.runner_up->wall_cheap_s >= 0) {
-      const bool holds = r.best->wall_cheap_s <= r.runner_up->wall_cheap_s && r.best->wall_dear_s <= r.runner_up->wall_dear_s;
-      r.text += holds ? fmt::format(" It stays ahead of {} at both ends of the costs' range.", name_of(*r.runner_up))
-                      : fmt::format(" Within the costs' range {} is faster at one end: the two are not told apart.",
-                                    name_of(*r.runner_up));
-    }
-    // And against where the model was checked.
-    if (r.best && r.best->validated_region.checked && !r.best->validated_region.inside) {
-      r.text += " Beware: " + r.best->validated_region.warning + ".";
-    }
-    // And against each cost alone (simulate --sensitivity): whether the pick
-    // holds over every cost's range, among the results that fit the budget.
-    if (r.best && !r.best->sensitivity.empty()) {
-      std::vector<SensitivityRow> rows;
-      for (const std::size_t i : point) {
-        const Entry& e = in.entries[i];
-        if (e.source == "measured" || (budget && e.sender_worst > *budget)) continue;
-        rows.push_back({e.policy, e.wall_s, e.wall_cheap_s, e.wall_dear_s, &e.sensitivity});
-      }
-      const SensitivityVerdict verdict = sensitivity_verdict(rows);
-      if (!verdict.fastest.empty()) r.text += " Over each cost's range: " + verdict.words() + ".";
-    }
-    all.push_back(std::move(r));
-  }
-  return all;
-}
-
-std::vector<std::string> recommendation_lines(const std::vector<Recommendation>& recommendations) {
-  const bool unbounded = !recommendations.empty() && recommendations.front().no_budget;
-  const char* note = "(No --memory-budget given: memory did not limit the choice.)";
-  if (recommendations.size() == 1) return {recommendations.front().text + (unbounded ? std::string(" ") + note : "")};
-  bool scenarios = false;
-  for (const auto& r : recommendations) scenarios |= r.scenario != recommendations.front().scenario;
-  std::vector<std::string> lines;
-  for (const auto& r : recommendations) {
-    std::string lead = scenarios ? r.scenario : "";
-    if (!r.environment.empty()) lead += (lead.empty() ? "" : ", ") + r.environment;
-    lines.push_back(lead.empty() ? r.text : fmt::format("{}: {}", lead, r.text));
-  }
-  if (unbounded) lines.emplace_back(note);
-  return lines;
-}
-
-std::string recommendation_text(const std::vector<Recommendation>& recommendations) {
-  std::string text;
-  for (const auto& line : recommendation_lines(recommendations)) text += (text.empty() ? "" : "\n") + line;
-  return text;
-}
-
 static std::vector<std::string> verdict_lines(const ReportInput& in) {
   std::vector<std::string> lines;
   for (const auto& v : in.verdicts) {
@@ -225,7 +107,7 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
                                  escape(options.title), kStyle, escape(options.title));
   html += fmt::format("<p>{}</p>\n", escape(summary_text(in)));
   // What the reader came for first: the recommendation, and how far the model was trusted.
-  const auto lines = recommendation_lines(recommend(in, options.memory_budget));
+  const auto lines = recommendation_lines(recommend(in, options.memory_budget, options.margin));
   std::string said = lines.size() == 1 ? escape(lines.front()) : "<ul>";
   if (lines.size() > 1) {
     for (const auto& line : lines) said += fmt::format("<li>{}</li>", escape(line));
@@ -272,7 +154,7 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
 
 std::string render_markdown(const ReportInput& in, const ReportOptions& options) {
   std::string md = fmt::format("## {}\n\n{}\n\n", escape_markdown(options.title), escape_markdown(summary_text(in)));
-  const auto lines = recommendation_lines(recommend(in, options.memory_budget));
+  const auto lines = recommendation_lines(recommend(in, options.memory_budget, options.margin));
   for (const auto& line : lines) md += fmt::format("{}**{}**\n", lines.size() > 1 ? "- " : "", escape_markdown(line));
   md += "\n";
   for (const auto& line : verdict_lines(in)) md += escape_markdown(line) + "\n\n";

@@ -13,6 +13,7 @@
 #include "models/base/size.h"
 #include "models/base/text_units.h"
 #include "models/rules/sizing_policy.h"
+#include "models/scenario/costs.h"
 #include "models/scenario/scenario_loader.h"
 
 namespace exsim::validate {
@@ -105,6 +106,13 @@ std::vector<RegionRow> parse_region(const std::string& text, const std::string& 
 const std::vector<RegionRow>& builtin_region() {
   static const std::vector<RegionRow> rows = parse_region(kBuiltinRegionJson, "scenarios/validation/region.json");
   return rows;
+}
+
+double median_wall_error(const std::vector<RegionRow>& rows) {
+  if (rows.empty()) return 0;
+  std::vector<double> errors;
+  for (const RegionRow& r : rows) errors.push_back(std::abs(r.wall_error));
+  return spread_of(std::move(errors)).median;
 }
 
 std::string RegionCheck::warning() const {

@@ -50,6 +50,10 @@ std::string region_json(const std::vector<RegionRow>& rows);
 std::vector<RegionRow> parse_region(const std::string& text, const std::string& file);
 // The region built into exsim (scenarios/validation/region.json at build time).
 const std::vector<RegionRow>& builtin_region();
+// The median of the rows' wall-clock errors, unsigned (0 for none): the
+// model's validated median error, which sets the recommendations' margin
+// (models/results/decision_rule.h).
+double median_wall_error(const std::vector<RegionRow>& rows);
 
 struct RegionCheck {
   bool inside = true;

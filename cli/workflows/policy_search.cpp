@@ -9,6 +9,7 @@
 
 #include "cli/workflows/parallel.h"
 #include "models/rules/policy_notes.h"
+#include "models/results/decision_rule.h"
 #include "models/rules/sender_memory.h"
 
 namespace exsim::workflows {
@@ -32,14 +33,14 @@ Bytes largest_host(const std::vector<Bytes>& per_host) {
 // cache, memory written for the first time, a stream's last partial batches):
 // taken as unimodal. kTop: only the chain's top feasible size, about its
 // fastest; kBelowTop: the size below it too, which shows whether the chain
-// rises at its top. kSearch: the smallest size within `tie` of the fastest
+// rises at its top. kSearch: the smallest size within `margin` of the fastest
 // seen, by bisecting the falling part below a size within it: the top, or,
-// where the chain rises at its top beyond the tie, its fastest, found first by
+// where the chain rises at its top beyond the margin, its fastest, found first by
 // bisecting on the slope. log2 of the chain's length once or twice, not its
 // length.
 enum class ChainStep { kTop, kBelowTop, kSearch };
 void search_chain(std::vector<Candidate>& candidates, const std::vector<std::size_t>& chain, ChainStep step,
-                  double tie, const std::function<RunResult(const Policy&)>& simulate) {
+                  double margin, const std::function<RunResult(const Policy&)>& simulate) {
   std::vector<std::size_t> feasible;
   for (std::size_t i : chain) {
     if (candidates[i].feasible) feasible.push_back(i);
@@ -61,8 +62,8 @@ void search_chain(std::vector<Candidate>& candidates, const std::vector<std::siz
     if (candidates[feasible[f]].result) fastest = std::min(fastest, candidates[feasible[f]].result->wall_s);
   }
   std::size_t lo = top;
-  if (!(wall(top) <= fastest * (1 + tie))) {
-    // Rising at the top beyond the tie: its fastest lies below.
+  if (!within_margin(wall(top), fastest, margin)) {
+    // Rising at the top beyond the margin: its fastest lies below.
     std::size_t from = 0;
     while (from < lo) {
       const std::size_t mid = from + (lo - from) / 2;
@@ -74,10 +75,10 @@ void search_chain(std::vector<Candidate>& candidates, const std::vector<std::siz
     }
     fastest = std::min(fastest, wall(lo));
   }
-  std::size_t low = 0, high = lo;  // feasible[high] is within tie of the fastest
+  std::size_t low = 0, high = lo;  // feasible[high] is within the margin of the fastest
   while (low < high) {
     const std::size_t mid = low + (high - low) / 2;
-    if (wall(mid) <= fastest * (1 + tie)) {
+    if (within_margin(wall(mid), fastest, margin)) {
       high = mid;
     } else {
       low = mid + 1;
@@ -85,31 +86,24 @@ void search_chain(std::vector<Candidate>& candidates, const std::vector<std::siz
   }
 }
 
-// The wall-clock of the fastest simulated feasible candidate (infinite: none).
-double fastest_feasible(const std::vector<Candidate>& candidates) {
-  double fastest = std::numeric_limits<double>::infinity();
+// The candidates as the decision rule sees them: a feasible one that was
+// simulated fits; the others are not choices.
+std::vector<DecisionChoice> choices_of(const std::vector<Candidate>& candidates) {
+  std::vector<DecisionChoice> choices;
   for (const Candidate& c : candidates) {
-    if (c.feasible && c.result) fastest = std::min(fastest, c.result->wall_s);
+    const bool fits = c.feasible && c.result;
+    choices.push_back({fits ? c.result->wall_s : 0, static_cast<double>(c.memory), fits});
   }
-  return fastest;
+  return choices;
 }
 
-// Of the simulated feasible candidates within `tie` of the fastest, the one
-// with the least memory (the first of equal ones).
-std::optional<std::size_t> pick(const std::vector<Candidate>& candidates, double tie) {
-  const double limit = fastest_feasible(candidates) * (1 + tie);
-  std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const Candidate& c = candidates[i];
-    if (c.feasible && c.result && c.result->wall_s <= limit && (!best || c.memory < candidates[*best].memory)) best = i;
-  }
-  return best;
-}
-
-// Counts the simulations, picks, and marks the dominated and the ties.
-SearchOutcome finish(SearchOutcome out, double tie) {
+// Counts the simulations, picks by the decision rule, and marks the dominated
+// and the others within its margin.
+SearchOutcome finish(SearchOutcome out, double margin) {
   for (const Candidate& c : out.candidates) out.simulations += c.result ? 1 : 0;
-  out.best = pick(out.candidates, tie);
+  const std::vector<DecisionChoice> choices = choices_of(out.candidates);
+  out.best = decide(choices, margin);
+  const double fastest = fastest_fitting(choices);
   for (std::size_t i = 0; i < out.candidates.size(); ++i) {
     Candidate& c = out.candidates[i];
     if (!c.result) continue;
@@ -118,7 +112,7 @@ SearchOutcome finish(SearchOutcome out, double tie) {
       const bool no_worse = d.result->wall_s <= c.result->wall_s && d.memory <= c.memory;
       if (no_worse && (d.result->wall_s < c.result->wall_s || d.memory < c.memory)) c.dominated = true;
     }
-    if (out.best && i != *out.best && c.feasible && c.result->wall_s <= fastest_feasible(out.candidates) * (1 + tie)) {
+    if (out.best && i != *out.best && c.feasible && within_margin(c.result->wall_s, fastest, margin)) {
       out.ties.push_back(i);
     }
   }
@@ -187,7 +181,7 @@ SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space
   // searched; the others' smaller sizes are slower still.
   const auto run = [&](const std::vector<const std::vector<std::size_t>*>& selected, ChainStep step) {
     const std::exception_ptr failure = for_each_parallel(selected.size(), options.jobs, [&](std::size_t c) {
-      search_chain(out.candidates, *selected[c], step, options.tie, simulate);
+      search_chain(out.candidates, *selected[c], step, options.margin, simulate);
     });
     if (failure) std::rethrow_exception(failure);
   };
@@ -208,12 +202,12 @@ SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space
       c.result = simulate(c.policy);
     });
     if (failure) std::rethrow_exception(failure);
-    return finish(out, options.tie);
+    return finish(out, options.margin);
   }
   std::vector<const std::vector<std::size_t>*> topped;
   double best_before = 0, best_last = 0;
   for (std::size_t k = 0; k < chains.size(); ++k) {
-    if (k >= 2 && !(best_last < best_before * (1 - options.tie))) break;
+    if (k >= 2 && !(best_last < best_before * (1 - options.margin))) break;
     std::vector<const std::vector<std::size_t>*> these;
     for (const auto& chain : chains[k]) these.push_back(&chain);
     run(these, ChainStep::kTop);
@@ -223,20 +217,20 @@ SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space
     best_before = best_last;
     best_last = best;
   }
-  const double margin = 1 + std::max(options.tie, options.prune);
-  // The chains within `margin` of the fastest, and those beyond it.
+  const double close = 1 + std::max(options.margin, options.prune);
+  // The chains within `close` of the fastest, and those beyond it.
   const auto split = [&] {
     double fastest = std::numeric_limits<double>::infinity();
     for (const auto* chain : topped) fastest = std::min(fastest, fastest_of(*chain));
     std::array<std::vector<const std::vector<std::size_t>*>, 2> close_far;
-    for (const auto* chain : topped) close_far[fastest_of(*chain) <= fastest * margin ? 0 : 1].push_back(chain);
+    for (const auto* chain : topped) close_far[fastest_of(*chain) <= fastest * close ? 0 : 1].push_back(chain);
     return close_far;
   };
   // A chain whose top is far from the fastest may be rising there: the size
   // below shows it, and its fastest may be close after all.
   run(split()[1], ChainStep::kBelowTop);
   run(split()[0], ChainStep::kSearch);
-  return finish(out, options.tie);
+  return finish(out, options.margin);
 }
 
 }  // namespace exsim::workflows

@@ -1,6 +1,7 @@
-// The search behind `exsim advise`: the fastest sizing policy whose per-host
-// sender memory stays within a budget, found in a few simulations rather than
-// a grid.
+// The search behind `exsim advise`: the sizing policy the decision rule takes
+// (models/results/decision_rule.h: the least memory within a margin of the
+// fastest whose per-host sender memory stays within a budget), found in a few
+// simulations rather than a grid.
 //
 // The space is chains of policies that differ only in size: flat buffers, and
 // per-sender budgets (clamped to 16K-256K a channel, IMPALA-15512's rule),
@@ -14,7 +15,7 @@
 // chain's top feasible size estimates its fastest (with the size below it
 // where the top is beyond `prune` of the fastest: it may be rising there), and
 // a chain whose estimate is within `prune` of the fastest is searched for its
-// smallest size within `tie` of the fastest seen (first for its fastest, by
+// smallest size within `margin` of the fastest seen (first for its fastest, by
 // bisecting on the slope, where it rises at its top). More RPCs in flight are
 // tried only while they pay: 4 only if 2 beat 1.
 #ifndef EXSIM_CLI_WORKFLOWS_POLICY_SEARCH_H_
@@ -26,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "models/results/decision_rule.h"
 #include "models/results/results.h"
 #include "models/scenario/scenario.h"
 
@@ -54,14 +56,14 @@ struct SearchOutcome {
   std::vector<Candidate> candidates;  // every policy of the space, simulated or not
   std::optional<std::size_t> best;    // the pick, if any candidate fits the budget
   int simulations = 0;
-  // The other feasible candidates within `tie` of the fastest, as the pick is.
+  // The other feasible candidates within the margin of the fastest, as the pick is.
   std::vector<std::size_t> ties;
 };
 
 struct SearchOptions {
   Bytes budget = 0;
   MemoryMeasure measure = MemoryMeasure::kWorst;
-  double tie = 0.005;
+  double margin = kLeastDecisionMargin;  // the decision rule's (models/results/decision_rule.h)
   double prune = 0.03;
   int jobs = 1;
   bool grid = false;  // simulate every feasible candidate (to check the search against)

@@ -90,18 +90,25 @@ check "simulate --sensitivity: the table" has "what could change this answer: ea
 check "simulate --sensitivity: LZ4 moves 64K the most" grep -qE "^lz4_compress_bytes_per_s .* 64K +64K " "$work/out"
 check "simulate --sensitivity: the verdict" has "64K is the fastest at both ends of each of 23 costs' ranges" "$work/out"
 check "simulate --sensitivity: in the results" python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert all(len(p["sensitivity"]) == 23 and all(s["wall_cheap_s"] > 0 and s["wall_dear_s"] > 0 for s in p["sensitivity"]) for p in r), r' "$work/sensitivity.json"
-# advise: the fastest policy within a memory budget, in fewer simulations than its space.
+# advise: the least memory within the margin of the fastest within a memory budget, in fewer
+# simulations than its space.
 check "advise" run 0 advise "$src/scenarios/default.json" --memory-budget 16M -o "$work/advice.json"
-check "advise: the advice" grep -qE "^advice: budget-2M " "$work/out"
-check "advise: what it explored, with what bounded it" grep -qE "^budget-2M .* sender CPU [0-9]+%.*<- pick" "$work/out"
-check "advise: the JSON" python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["pick"] == "budget-2M" and d["simulations"] < d["space"] / 2, d' "$work/advice.json"
+check "advise: the advice" grep -qE "^advice: budget-1M " "$work/out"
+check "advise: what it explored, with what bounded it" grep -qE "^budget-1M .* sender CPU [0-9]+%.*<- pick" "$work/out"
+check "advise: the JSON" python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["pick"] == "budget-1M" and d["simulations"] < d["space"] / 2, d' "$work/advice.json"
 check "advise --grid: the same pick" run 0 advise "$src/scenarios/default.json" --memory-budget 16M --grid
-check "advise --grid: the same pick, said" grep -qE "^advice: budget-2M " "$work/out"
+check "advise --grid: the same pick, said" grep -qE "^advice: budget-1M " "$work/out"
 check "advise --base: an unknown policy" run 2 advise "$src/scenarios/default.json" --memory-budget 16M --base 65K
 check "advise --base: an unknown policy, named by its flag, with a hint" has "--base 65K: no such policy in" "$work/err"
 check "advise --base: ... and a hint" has "did you mean '64K'" "$work/err"
 check "advise --base 64K: compared with it" run 0 advise "$src/scenarios/default.json" --memory-budget 16M --base 64K
-check "advise --base 64K: compared with it, said" grep -qE "^advice: budget-2M .* against 64K " "$work/out"
+check "advise --base 64K: compared with it, said" grep -qE "^advice: budget-1M .* against 64K " "$work/out"
+# The rule's margin: 3.0% by default (the suite's median error) takes budget-1M; at 0.5%, budget-2M.
+check "advise: the margin, said" grep -qE "least memory within 3.0% of the fastest" "$work/out"
+check "advise --margin 0.5" run 0 advise "$src/scenarios/default.json" --memory-budget 16M --margin 0.5 --no-sensitivity
+check "advise --margin 0.5: a larger pick" grep -qE "^advice: budget-2M " "$work/out"
+check "advise --margin: out of range" run 2 advise "$src/scenarios/default.json" --memory-budget 16M --margin 60
+check "advise --margin: out of range, said" has "--margin 60: expected a percentage from 0 to 50" "$work/err"
 check "advise: nothing fits" run 1 advise "$src/scenarios/default.json" --memory-budget 1K
 check "advise: nothing fits, said" has "No policy fits: the smallest needs" "$work/out"
 check "advise: a bad budget" run 2 advise "$src/scenarios/default.json" --memory-budget lots

@@ -55,7 +55,7 @@ TEST_CASE("the report's first plot is wall-clock against memory, each result on 
   CHECK(figures(in).front().csv.find("\"#3 128K\",9000000,1.5,1\n") != std::string::npos);
 }
 
-TEST_CASE("the recommendation is the fastest result within the budget, against the first") {
+TEST_CASE("the recommendation is the least memory within the margin of the fastest within the budget") {
   ReportInput in;
   in.entries = {entry("16K", 10, 1e6), entry("64K", 8, 4e6), entry("128K", 7, 9e6)};
   Recommendation r = recommend(in, 5e6).at(0);
@@ -64,7 +64,7 @@ TEST_CASE("the recommendation is the fastest result within the budget, against t
   CHECK(r.text.find("20.0% faster than the baseline 16K") != std::string::npos);
   CHECK(recommend(in, std::nullopt).at(0).best->label == "128K");
   CHECK(recommend(in, 1e6).at(0).best->label == "16K");  // only the baseline fits
-  CHECK(recommend(in, 1e6).at(0).text.find("The baseline, 16K, is the fastest") != std::string::npos);
+  CHECK(recommend(in, 1e6).at(0).text.find("The baseline, 16K, is the pick within the 977 KiB budget") != std::string::npos);
   r = recommend(in, 1e5).at(0);
   CHECK(r.best == nullptr);
   CHECK(r.smallest->label == "16K");
@@ -73,6 +73,18 @@ TEST_CASE("the recommendation is the fastest result within the budget, against t
   in.entries = {entry("128K", 7, 9e6), entry("16K", 10, 1e6)};
   CHECK(recommend(in, 2e6).at(0).text.find("42.9% slower than the baseline 128K (7.000 s, over the budget)") !=
         std::string::npos);
+  // 128K 1.2% faster than 64K, within a 2% margin: 64K takes less memory, and is recommended.
+  in.entries = {entry("16K", 10, 1e6), entry("64K", 8, 4e6), entry("128K", 7.9, 9e6)};
+  r = recommend(in, std::nullopt, 0.02).at(0);
+  CHECK(r.best->label == "64K");
+  CHECK(r.fastest->label == "128K");
+  REQUIRE(r.close.size() == 1);
+  CHECK(r.close.front()->label == "128K");
+  CHECK(r.text.find("the least worst-case per-host sender memory within 2.0% of the fastest") != std::string::npos);
+  CHECK(r.text.find("The fastest, 128K, is 1.2% faster with 8.58 MiB: within the margin, not told apart.") !=
+        std::string::npos);
+  // At 1%, 128K is told apart.
+  CHECK(recommend(in, std::nullopt, 0.01).at(0).best->label == "128K");
 }
 
 TEST_CASE("the costs' range: the recommendation says whether the order holds at both ends") {
@@ -85,14 +97,18 @@ TEST_CASE("the costs' range: the recommendation says whether the order holds at 
   range(0, 9, 12);
   range(1, 7, 9);
   range(2, 6.5, 9.5);  // ahead as simulated and at the cheap end, behind 64K at the dear end
-  CHECK(recommend(in, std::nullopt).at(0).text.find("Within the costs' range 64K is faster at one end: the two are "
-                                                    "not told apart.") != std::string::npos);
-  range(2, 6.5, 8.9);
-  CHECK(recommend(in, std::nullopt).at(0).text.find("It stays ahead of 64K at both ends of the costs' range.") !=
+  // At a margin of 0.5% 128K is the pick, 64K 1.3% slower.
+  CHECK(recommend(in, std::nullopt, 0.005).at(0).best->label == "128K");
+  CHECK(recommend(in, std::nullopt, 0.005).at(0).text.find(
+            "Within the costs' range 64K is faster by more than the margin at one end: the pick turns on the costs.") !=
         std::string::npos);
+  range(2, 6.5, 8.9);
+  CHECK(recommend(in, std::nullopt, 0.005).at(0).text.find(
+            "It stays within the margin of every other result at both ends of the costs' range.") != std::string::npos);
   // Without ranges, nothing is said of them.
   range(1, -1, -1);
-  CHECK(recommend(in, std::nullopt).at(0).text.find("costs' range") == std::string::npos);
+  range(2, -1, -1);
+  CHECK(recommend(in, std::nullopt, 0.005).at(0).text.find("costs' range") == std::string::npos);
 }
 
 TEST_CASE("results of several scenarios: each against its own first result, recommended apart") {
@@ -287,25 +303,20 @@ TEST_CASE("the RTT map says which result it shows when the results' RTTs differ"
   CHECK(figure_named(figures(swept), "rtt_heatmap").csv.find("h0,0.01,0.1\n") != std::string::npos);
 }
 
-TEST_CASE("a lead within the model's validated error is said not to tell two policies apart") {
+TEST_CASE("a faster result within the margin is not told apart; beyond it, it is the pick") {
   ReportInput in;
-  in.entries = {entry("16K", 10, 1e6), entry("64K", 8, 4e6), entry("128K", 8.2, 9e6)};
-  ValidationVerdict verdict;
-  verdict.file = "validation.json";
-  verdict.wall_median_error = 0.05;
-  in.verdicts = {verdict};
-  // 128K is 2.5% slower than 64K, within the 5% median error.
-  const Recommendation close = recommend(in, std::nullopt).at(0);
+  in.entries = {entry("16K", 10, 1e6), entry("64K", 8.2, 4e6), entry("128K", 8, 9e6)};
+  // 128K is 2.4% faster than 64K: within a 5% margin (a model whose median error is 5%).
+  const Recommendation close = recommend(in, std::nullopt, decision_margin(0.05)).at(0);
   CHECK(close.best == &in.entries[1]);
-  CHECK(close.runner_up == &in.entries[2]);
-  CHECK(close.text.find("128K is only 2.5% slower, within the model's validated median error of 5.0% "
-                        "(validation.json): the two are not told apart.") != std::string::npos);
-  // 10% slower is told apart; without a validation nothing is said either way.
-  in.entries[2].wall_s = 8.8;
-  CHECK(recommend(in, std::nullopt).at(0).text.find("not told apart") == std::string::npos);
-  in.entries[2].wall_s = 8.2;
-  in.verdicts.clear();
-  CHECK(recommend(in, std::nullopt).at(0).text.find("not told apart") == std::string::npos);
+  CHECK(close.fastest == &in.entries[2]);
+  CHECK(close.text.find("The fastest, 128K, is 2.4% faster") != std::string::npos);
+  // At the least margin, 2%, it is told apart and recommended.
+  CHECK(decision_margin(0.01) == kLeastDecisionMargin);
+  const Recommendation apart = recommend(in, std::nullopt, decision_margin(0.01)).at(0);
+  CHECK(apart.best == &in.entries[2]);
+  CHECK(apart.close.empty());
+  CHECK(apart.text.find("The fastest,") == std::string::npos);
 }
 
 }  // namespace

@@ -10,8 +10,12 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "cli/workflows/policy_search.h"
+#include "models/results/decision_rule.h"
 #include "models/rules/policy_notes.h"
+#include "plots/recommendation.h"
 #include "sim/simulate.h"
 #include "tests/test_util.h"
 
@@ -57,7 +61,7 @@ SearchOutcome search_matching_grid(const Scenario& s, SearchOptions options,
   options.grid = true;
   const SearchOutcome grid = workflows::search_policies(s, space, options, run);
   REQUIRE(found.best);
-  CHECK(grid_pick(grid, options.tie) == found.candidates[*found.best].policy.name);
+  CHECK(grid_pick(grid, options.margin) == found.candidates[*found.best].policy.name);
   CHECK(found.simulations < grid.simulations);
   return found;
 }
@@ -89,7 +93,7 @@ TEST_CASE("a model with a known answer: the largest buffer that fits, at the in-
   options.grid = true;
   calls = 0;
   const SearchOutcome grid = workflows::search_policies(s, space, options, model);
-  CHECK(grid_pick(grid, options.tie) == best.policy.name);
+  CHECK(grid_pick(grid, options.margin) == best.policy.name);
   // A few, not the grid: each chain's top, the size below the top of each
   // chain far from the fastest (it may be rising there), and bisections.
   CHECK(found.simulations * 5 < grid.simulations * 3);
@@ -151,6 +155,58 @@ TEST_CASE("on the simulator: the grid's pick, in fewer simulations") {
   const SearchOutcome found = search_matching_grid(s, options, [&](const Policy& p) { return simulate(s, p); });
   // The pick beats today's 16K: the channel is latency-bound.
   CHECK(found.candidates[*found.best].result->wall_s < 0.8 * simulate(s, s.policies[0]).wall_s);
+}
+
+TEST_CASE("advise, the report and a sweep's points recommend by one rule: the same pick on the same results") {
+  const Scenario s = test::scenario_from(kScenario);
+  // Wall-clock flattening with the per-channel buffer, in flight immaterial:
+  // the fastest is the largest that fits, and the least memory within the
+  // margin lies well below it. Two environment points, two curves.
+  const auto model = [&](double knee_kib) {
+    return [&s, knee_kib](const Policy& p) {
+      RunResult r;
+      r.wall_s = 1.0 + knee_kib / (static_cast<double>(channel_bytes(s, p)) / 1024);
+      return r;
+    };
+  };
+  const double margin = decision_margin(0.03);
+  SearchOptions options;
+  options.budget = 64 * kMiB;
+  options.margin = margin;
+  options.grid = true;
+  report::ReportInput sweep;
+  std::vector<std::string> advised;
+  for (const double knee : {4.0, 40.0}) {
+    const SearchOutcome grid =
+        workflows::search_policies(s, workflows::default_search_space(s.policies[0]), options, model(knee));
+    REQUIRE(grid.best);
+    advised.push_back(grid.candidates[*grid.best].policy.name);
+    // The same results as a report reads them, one environment point per curve.
+    report::ReportInput one;
+    for (const auto& c : grid.candidates) {
+      if (!c.result) continue;
+      report::Entry e;
+      e.label = e.policy = c.policy.name;
+      e.scenario = s.name;
+      e.source = "simulated";
+      e.wall_s = c.result->wall_s;
+      e.sender_worst = static_cast<double>(c.memory);
+      one.entries.push_back(e);
+      e.settings = {{"workload.queries.0.exchanges.0.rows", fmt::format("{}", knee)}};
+      sweep.entries.push_back(e);
+    }
+    const auto reported = report::recommend(one, static_cast<double>(options.budget), margin);
+    REQUIRE(reported.size() == 1);
+    REQUIRE(reported.front().best);
+    CHECK(reported.front().best->policy == advised.back());
+    // Not the fastest: the rule took less memory within the margin.
+    CHECK(reported.front().fastest != reported.front().best);
+  }
+  CHECK(advised[0] != advised[1]);
+  const auto points = report::recommend(sweep, static_cast<double>(options.budget), margin);
+  REQUIRE(points.size() == 2);
+  CHECK(points[0].best->policy == advised[0]);
+  CHECK(points[1].best->policy == advised[1]);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "models/base/text_units.h"
 #include "models/results/decision_rule.h"
 #include "models/results/sensitivity.h"
+#include "models/rules/sender_memory.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/simulate.h"
 #include "validate/validated_region.h"
@@ -66,13 +67,17 @@ nlohmann::ordered_json chosen_keys(const Policy& p) {
 std::string advice_json(const Scenario& scenario, const Policy& base, const RunResult& base_result,
                         const SearchOutcome& outcome, Bytes budget, const char* measure, double margin,
                         const SensitivityVerdict& verdict, const validate::RegionCheck& region) {
+  // The base's memory by the search's measure, so that a report reads the
+  // advice whole (models/results/report_input.cpp).
+  const std::vector<Bytes> per_host = static_sender_bytes_per_host(scenario, base, std::string(measure) == "worst");
+  const Bytes base_memory = per_host.empty() ? 0 : *std::max_element(per_host.begin(), per_host.end());
   nlohmann::ordered_json out;
   out["scenario"] = scenario.name;
   out["mt_dop"] = scenario.mt_dop;
   out["memory_budget_bytes"] = budget;
   out["memory"] = measure;
   out["margin"] = margin;
-  out["base"] = {{"policy", base.name}, {"wall_s", base_result.wall_s}};
+  out["base"] = {{"policy", base.name}, {"wall_s", base_result.wall_s}, {"memory_bytes", base_memory}};
   out["simulations"] = outcome.simulations + 1;  // the base's too
   out["space"] = outcome.candidates.size();
   out["pick"] = outcome.best ? nlohmann::ordered_json(outcome.candidates[*outcome.best].policy.name) : nullptr;
@@ -217,7 +222,7 @@ int advise_command(const std::vector<std::string>& args) {
   }
 
   OutputFiles outputs;
-  if (vm.count("output")) outputs.writes("--output", vm["output"].as<std::string>());
+  if (vm.count("output")) outputs.writes("--output", vm["output"].as<std::string>(), OutputFormat::kJson);
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
   if (vm.count("mt-dop")) overrides.push_back(fmt::format("mt_dop={}", bounded_int(vm, "mt-dop", 0, 64)));

@@ -64,7 +64,7 @@ int calibrate_command(const std::vector<std::string>& args) {
   if (!(scale > 0 && scale <= 100)) throw UsageError(fmt::format("--scale {}: expected more than 0, at most 100", scale));
   OutputFiles outputs;
   const std::optional<std::string> output = file_option(vm, "output");
-  if (output) outputs.writes("--output", *output);
+  if (output) outputs.writes("--output", *output, OutputFormat::kJson);
   const std::optional<std::string> grid = file_option(vm, "grid");
   const std::optional<std::string> grid_plot = file_option(vm, "grid-plot");
   const std::optional<std::string> profile = file_option(vm, "profile");

@@ -115,7 +115,7 @@ int import_profile_command(const std::vector<std::string>& args) {
   const std::optional<std::string> costs_file = file_option(vm, "costs");
   const std::optional<std::string> base_file = file_option(vm, "base-costs");
   if (base_file && !costs_file) throw UsageError("--base-costs goes with --costs");
-  if (output) outputs.writes("--output", *output);
+  if (output) outputs.writes("--output", *output, OutputFormat::kJson);
   if (costs_file) outputs.writes("--costs", *costs_file);
   if (base_file) outputs.reads(*base_file);
   outputs.check();

@@ -1,11 +1,14 @@
 // exsim: predicts what a change to a distributed query engine's data exchange
 // will do. One binary, one subcommand per job.
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "models/base/error.h"
@@ -22,7 +25,8 @@ constexpr const char* kUsage =
     "  agent      serve one host of a real run for a coordinator ('exsim run --hosts')\n"
     "  calibrate  measure this machine's costs through the real exchange: a costs profile\n"
     "  validate   run scenarios both simulated and for real; the model's error against thresholds\n"
-    "  advise     the fastest sizing policy within a memory budget, searched in a few simulations\n"
+    "  advise     the sizing policy to take within a memory budget (the least memory within a margin\n"
+    "             of the fastest), searched in a few simulations\n"
     "  sweep      simulate every combination of --vary values, in parallel or in shards (JSON Lines)\n"
     "  report     a capacity-planning report (HTML with plots, Markdown, CSV) from results files\n"
     "  import-profile  a scenario from an Impala query profile (text form), assumptions noted\n"
@@ -42,6 +46,28 @@ constexpr Command kCommands[] = {
     {"report", exsim::cli::report_command},       {"import-profile", exsim::cli::import_profile_command},
     {"advise", exsim::cli::advise_command},
 };
+
+// Ctrl-C, said: a command that stops without a word looks like one that
+// finished. Outputs are written only at the end, each to a temporary file
+// renamed into place (write_files_atomically), so none is left half-written;
+// the status is the one a shell gives an interrupted command, 128 + SIGINT.
+// (`sweep` keeps what finished and says so itself; an `agent` is its
+// coordinator's to stop.)
+char interrupted_message[160];
+std::size_t interrupted_length = 0;
+
+extern "C" void say_interrupted(int) {
+  (void)!write(STDERR_FILENO, interrupted_message, interrupted_length);
+  _exit(130);
+}
+
+void say_when_interrupted(const std::string& command) {
+  if (command == "agent") return;
+  const int n = std::snprintf(interrupted_message, sizeof interrupted_message,
+                              "exsim %s: interrupted; no output written\n", command.c_str());
+  interrupted_length = n > 0 ? std::min(static_cast<std::size_t>(n), sizeof interrupted_message - 1) : 0;
+  std::signal(SIGINT, say_interrupted);
+}
 
 }  // namespace
 
@@ -75,6 +101,7 @@ int main(int argc, char** argv) {
                hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), kUsage);
     return kExitBadInput;
   }
+  say_when_interrupted(command);
   try {
     return found->run(args);
   } catch (const exsim::InputError& e) {

@@ -3,12 +3,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -49,11 +52,48 @@ void check_one(const std::string& flag, const std::string& path) {
   ::unlink(probe.c_str());
 }
 
+// The formats file endings claim, and the endings each format takes.
+struct FormatName {
+  OutputFormat format;
+  const char* name;
+  std::vector<std::string> endings;
+};
+const std::vector<FormatName>& format_names() {
+  static const std::vector<FormatName> names = {
+      {OutputFormat::kJson, "JSON", {".json"}},
+      {OutputFormat::kJsonLines, "JSON Lines", {".jsonl", ".ndjson", ".json"}},
+      {OutputFormat::kHtml, "HTML", {".html", ".htm"}},
+      {OutputFormat::kMarkdown, "Markdown", {".md", ".markdown"}},
+  };
+  return names;
+}
+
+void check_format(const std::string& flag, const std::string& path, OutputFormat format, const std::string& hint) {
+  if (format == OutputFormat::kAny || path == kStdout) return;
+  std::string ending = fs::path(path).extension().string();
+  for (char& c : ending) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto takes = [&](const FormatName& f) {
+    return std::find(f.endings.begin(), f.endings.end(), ending) != f.endings.end();
+  };
+  const auto& names = format_names();
+  const auto wanted = std::find_if(names.begin(), names.end(), [&](const FormatName& f) { return f.format == format; });
+  if (takes(*wanted)) return;
+  for (const FormatName& other : names) {
+    if (!takes(other)) continue;
+    throw UsageError(fmt::format("{} {}: writes {}, but the name says {}; name it {}{}", flag, path, wanted->name,
+                                 other.name, wanted->endings.front(), hint.empty() ? "" : fmt::format(" ({})", hint)));
+  }
+}
+
 }  // namespace
 
 void OutputFiles::reads(const std::string& path) { inputs_.push_back(path); }
 
-void OutputFiles::writes(const std::string& flag, const std::string& path) { outputs_.push_back({flag, path, {}, false}); }
+void OutputFiles::writes(const std::string& flag, const std::string& path, OutputFormat format,
+                         const std::string& hint) {
+  check_format(flag, path, format, hint);
+  outputs_.push_back({flag, path, {}, false});
+}
 
 bool OutputFiles::to_stdout() const {
   for (const auto& out : outputs_) {

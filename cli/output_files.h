@@ -14,13 +14,20 @@ struct Scenario;
 
 namespace exsim::cli {
 
+// What an output holds, which its file name must not contradict.
+enum class OutputFormat { kAny, kJson, kJsonLines, kHtml, kMarkdown };
+
 class OutputFiles {
  public:
   // A file the command reads: no output may be it.
   void reads(const std::string& path);
   // A file the command writes, given by `flag` (named in errors); "-" is
-  // standard output.
-  void writes(const std::string& flag, const std::string& path);
+  // standard output. A name whose ending says another format than `format`
+  // (report.md for HTML, results.html for JSON) is refused at once, with
+  // `hint` when given: a file named for one format and holding another would
+  // mislead whoever opens it. Endings no format claims are taken as they are.
+  void writes(const std::string& flag, const std::string& path, OutputFormat format = OutputFormat::kAny,
+              const std::string& hint = "");
   // Whether an output goes to standard output: the command's own text then
   // goes to standard error, so that what it writes can be piped.
   bool to_stdout() const;

@@ -23,7 +23,7 @@ int report_command(const std::vector<std::string>& args) {
       "usage: exsim report RESULTS... [-o report.html] [--memory-budget SIZE] [--margin PERCENT]\n"
       "                    [--markdown report.md] [--csv DIR] [--title TEXT]\n\n"
       "A capacity-planning report from results files (simulate or run -o, sweep\n"
-      "JSON Lines, validate -o): the scenario and its RTT heatmap, a table of every\n"
+      "JSON Lines, validate -o, advise -o): the scenario and its RTT heatmap, a table of every\n"
       "result, plots drawn with gnuplot (wall-clock against buffer size per MT_DOP and\n"
       "RPCs in flight, per-host sender memory against the budget, RPCs, CPU by stage,\n"
       "predicted against measured), and a recommendation by the rule advise picks by: of\n"
@@ -64,8 +64,8 @@ int report_command(const std::vector<std::string>& args) {
   }
   const std::string html_path = vm.count("output") ? vm["output"].as<std::string>() : "report.html";
   OutputFiles outputs;
-  outputs.writes("--output", html_path);
-  if (vm.count("markdown")) outputs.writes("--markdown", vm["markdown"].as<std::string>());
+  outputs.writes("--output", html_path, OutputFormat::kHtml, "for Markdown, --markdown FILE");
+  if (vm.count("markdown")) outputs.writes("--markdown", vm["markdown"].as<std::string>(), OutputFormat::kMarkdown);
   if (vm.count("csv")) {
     // Made if missing (after the inputs are read, so bad input leaves nothing behind).
     const std::filesystem::path dir = vm["csv"].as<std::string>();
@@ -118,6 +118,7 @@ int report_command(const std::vector<std::string>& args) {
   if (vm.count("markdown")) outputs.put("--markdown", report::render_markdown(input, options));
   for (auto& [path, csv] : csv_files) outputs.put(path, std::move(csv));
   outputs.write();
+  for (const auto& w : input.warnings) fmt::print(stderr, "warning: {}\n", w);
   fmt::print(outputs.to_stdout() ? stderr : stdout, "{}\nwrote {}\n",
              report::recommendation_text(report::recommend(input, options.memory_budget, options.margin)),
              html_path == "-" ? "the report to standard output" : html_path);

@@ -75,6 +75,18 @@ std::string render_results_table(const std::vector<RunResult>& results, const st
 std::vector<std::string> results_notes(const Scenario& scenario, const std::vector<Policy>& policies,
                                        const std::vector<RunResult>& results) {
   std::vector<std::string> notes = policy_notes(scenario, policies);
+  // A worst case beyond the host's memory is no policy to take: said, not
+  // left in a column (a "64MB" typed for 64K).
+  const Bytes memory = scenario.cluster.memory_per_host > 0 ? scenario.cluster.memory_per_host : kAssumedHostMemory;
+  for (std::size_t i = 0; i < results.size() && i < policies.size(); ++i) {
+    const Bytes worst = largest(results[i], &HostResult::sender_worst_bytes);
+    if (worst <= memory) continue;
+    notes.push_back(fmt::format("policy {}: its worst-case sender memory, {} a host, exceeds the host's memory ({}{})",
+                                policies[i].name, human_bytes(static_cast<double>(worst)),
+                                human_bytes(static_cast<double>(memory)),
+                                scenario.cluster.memory_per_host > 0 ? ", cluster.memory_per_host"
+                                                                     : " assumed; give cluster.memory_per_host"));
+  }
   // Whether the fastest stays the fastest at both ends of the costs' range:
   // costs move every policy alike, so overlapping ranges alone say little.
   if (results.size() > 1 && std::all_of(results.begin(), results.end(), [](const RunResult& r) { return r.wall_range.known(); })) {

@@ -64,7 +64,7 @@ int run_command(const std::vector<std::string>& args) {
   const std::string scenario_file = single_positional(vm, "scenario", "SCENARIO (a scenario JSON file)");
   OutputFiles outputs;
   const auto results_file = results_option(vm);
-  if (results_file) outputs.writes(results_file->flag, results_file->path);
+  if (results_file) outputs.writes(results_file->flag, results_file->path, OutputFormat::kJson);
   transport::RunOptions options;
   const auto trace_events = trace_budget(vm, outputs);
   Trace trace(trace_events.value_or(Trace::kDefaultMaxEvents));

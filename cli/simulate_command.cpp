@@ -76,7 +76,7 @@ int simulate_command(const std::vector<std::string>& args) {
 
   OutputFiles outputs;
   const auto results_file = results_option(vm);
-  if (results_file) outputs.writes(results_file->flag, results_file->path);
+  if (results_file) outputs.writes(results_file->flag, results_file->path, OutputFormat::kJson);
   const auto trace_events = trace_budget(vm, outputs);
   Trace trace(trace_events.value_or(Trace::kDefaultMaxEvents));
   std::vector<std::string> overrides;

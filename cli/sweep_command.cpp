@@ -39,7 +39,7 @@ int merge_command(const std::vector<std::string>& args) {
   if (!vm.count("shard")) throw UsageError("expected the shards' result files (SHARD.jsonl...)");
   OutputFiles outputs;
   const std::optional<std::string> output = file_option(vm, "output");
-  if (output) outputs.writes("--output", *output);
+  if (output) outputs.writes("--output", *output, OutputFormat::kJsonLines);
   for (const auto& path : vm["shard"].as<std::vector<std::string>>()) outputs.reads(path);
   outputs.check();
   std::vector<std::pair<std::string, std::string>> files;
@@ -109,7 +109,7 @@ int sweep_command(const std::vector<std::string>& args) {
   OutputFiles outputs;
   outputs.reads(file);
   if (output) {
-    outputs.writes("--output", *output);
+    outputs.writes("--output", *output, OutputFormat::kJsonLines);
     outputs.writes("--output (while the sweep runs)", *output + ".partial");
   }
   outputs.check();

@@ -123,7 +123,7 @@ int validate_command(const std::vector<std::string>& args) {
   OutputFiles outputs;
   const auto results_file = results_option(vm);
   if (results_file) outputs.writes(results_file->flag, results_file->path);
-  if (vm.count("markdown")) outputs.writes("--markdown", vm["markdown"].as<std::string>());
+  if (vm.count("markdown")) outputs.writes("--markdown", vm["markdown"].as<std::string>(), OutputFormat::kMarkdown);
   if (vm.count("region")) outputs.writes("--region", vm["region"].as<std::string>());
   for (const auto& file : suite.scenarios) outputs.reads(file);
   if (!suite.thresholds_source.empty() && suite.thresholds_source != "defaults") outputs.reads(suite.thresholds_source);

@@ -22,7 +22,7 @@ int validate_impala_profile(const boost::program_options::variables_map& vm) {
   if (base_file) outputs.reads(*base_file);
   const auto results_file = results_option(vm);
   if (results_file) outputs.writes(results_file->flag, results_file->path);
-  if (vm.count("markdown")) outputs.writes("--markdown", vm["markdown"].as<std::string>());
+  if (vm.count("markdown")) outputs.writes("--markdown", vm["markdown"].as<std::string>(), OutputFormat::kMarkdown);
   outputs.check();
   const CostProfile base = base_file ? load_cost_profile(*base_file) : reference_cost_profile();
   const workflows::ProfileReplay replay =

@@ -83,6 +83,7 @@ table { border-collapse: collapse; font-size: 0.9em; } td, th { padding: 4px 10p
 td { text-align: right; white-space: nowrap; } td:nth-child(2), th:nth-child(2) { text-align: left; white-space: normal; }
 .recommendation { background: #eef6ee; border-left: 4px solid #2e7d32; padding: 0.8em 1em; }
 .figure svg { max-width: 100%; height: auto; } .note { color: #666; font-size: 0.9em; }
+.warning { background: #fff4e5; border-left: 4px solid #e65100; padding: 0.5em 1em; }
 )";
 
 }  // namespace
@@ -114,6 +115,7 @@ std::string render_html(const ReportInput& in, const std::vector<Figure>& figs, 
     said += "</ul>";
   }
   html += fmt::format("<h2>Recommendation</h2>\n<div class=\"recommendation\" id=\"recommendation\">{}</div>\n", said);
+  for (const auto& w : in.warnings) html += fmt::format("<p class=\"warning\">Warning: {}.</p>\n", escape(w));
   for (const auto& line : verdict_lines(in)) html += fmt::format("<p class=\"verdict\">{}</p>\n", escape(line));
   html += "<p class=\"note\">From:";
   for (const auto& f : in.files) html += fmt::format(" {}", escape(f));
@@ -157,6 +159,7 @@ std::string render_markdown(const ReportInput& in, const ReportOptions& options)
   const auto lines = recommendation_lines(recommend(in, options.memory_budget, options.margin));
   for (const auto& line : lines) md += fmt::format("{}**{}**\n", lines.size() > 1 ? "- " : "", escape_markdown(line));
   md += "\n";
+  for (const auto& w : in.warnings) md += fmt::format("Warning: {}.\n\n", escape_markdown(w));
   for (const auto& line : verdict_lines(in)) md += escape_markdown(line) + "\n\n";
   Table results(kColumns);
   const auto baselines = in.baselines();

@@ -108,7 +108,7 @@ SweepOutcome SweepRunner::run(int jobs, const std::optional<std::string>& output
   for (const auto& v : plan_.variations()) vary.emplace_back(v.key, v.values);
 
   interrupts.store(0);
-  std::signal(SIGINT, on_interrupt);
+  const auto previous = std::signal(SIGINT, on_interrupt);
   std::mutex out;
   const std::exception_ptr failure = for_each_parallel(
       points_.size(), jobs,
@@ -136,7 +136,7 @@ SweepOutcome SweepRunner::run(int jobs, const std::optional<std::string>& output
       outcome.failure = e.what();  // what is written stays
     }
   }
-  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGINT, previous);
   if (fd != STDOUT_FILENO && ::close(fd) != 0 && outcome.failure.empty()) {
     outcome.failure = fmt::format("{}: write failed: {}", outcome.where, std::strerror(errno));
   }

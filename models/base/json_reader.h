@@ -48,6 +48,7 @@ class Diagnostics {
   void error(std::string_view pointer, std::string_view message);
   bool ok() const { return errors_.empty(); }
   const std::string& file() const { return file_; }
+  const Overridden& overridden() const { return overridden_; }
   // Throws InputError with every recorded message.
   void throw_if_errors() const;
 

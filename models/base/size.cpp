@@ -55,6 +55,11 @@ std::string format_size(Bytes bytes) {
   return fmt::format("{}{}", bytes, kSuffix[unit]);
 }
 
+std::string readable_size(Bytes bytes) {
+  if (bytes < 1024 || bytes % 1024 == 0) return format_size(bytes);
+  return human_bytes(static_cast<double>(bytes));
+}
+
 std::string human_bytes(double bytes) {
   static constexpr const char* kUnit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int unit = 0;

@@ -25,6 +25,10 @@ std::string format_size(Bytes bytes);
 // For tables: 1536 -> "1.5 KiB", 3.2e9 -> "2.98 GiB".
 std::string human_bytes(double bytes);
 
+// A size a user reads: its exact spelling where it has a short one (16384 ->
+// "16K", 1000 -> "1000"), else in human units (104857 -> "102 KiB").
+std::string readable_size(Bytes bytes);
+
 }  // namespace exsim
 
 #endif  // EXSIM_MODELS_BASE_SIZE_H_

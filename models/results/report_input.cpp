@@ -152,6 +152,37 @@ void read_verdict(const JsonNode& root, const std::string& path, ReportInput& in
   in.verdicts.push_back(std::move(v));
 }
 
+// `advise -o`: its base and every candidate it simulated, as results of its
+// scenario, each with the memory the search counted (its worst case, or its
+// expected figure under --memory expected) and what bounded it. They lack
+// RPCs and bytes, which advise does not keep.
+void read_advice(const JsonNode& root, ReportInput& in) {
+  const std::string scenario = root.required("scenario").string();
+  const int mt_dop = static_cast<int>(root.member("mt_dop").integer(-1, 0, 1024));
+  const auto add = [&](const std::string& policy, double wall_s, double memory, const std::string& bound) {
+    Entry e;
+    e.label = e.policy = policy;
+    e.scenario = scenario;
+    e.source = "simulated";
+    e.mt_dop = mt_dop;
+    e.wall_s = wall_s;
+    e.sender_worst = e.sender_expected = memory;
+    e.bound = bound;
+    in.entries.push_back(std::move(e));
+  };
+  const JsonNode base = root.required("base");
+  add(base.required("policy").string(), base.required("wall_s").number(0, 0),
+      base.required("memory_bytes").number(0, 0), "");
+  const JsonNode candidates = root.required("candidates");
+  if (!candidates.expect_array()) return;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const JsonNode c = candidates.element(i);
+    if (!c.required("simulated").boolean(false)) continue;
+    add(c.required("name").string(), c.required("wall_s").number(0, 0), c.required("memory_bytes").number(0, 0),
+        c.member("bound_by").present() ? c.member("bound_by").string() : "");
+  }
+}
+
 // One results file's entries (and validations), appended to `in`.
 void read_results_file(const std::string& path, ReportInput& in) {
   const std::string text = read_text_file(path, "results");
@@ -162,14 +193,15 @@ void read_results_file(const std::string& path, ReportInput& in) {
   // truncated array is named by its line and column; only an object is
   // tried whole, to tell a validation document from a sweep's lines.
   const bool array = text[first] == '[';
-  bool validation = false;
+  bool validation = false, advice = false;
   if (!array) {
     const json whole = json::parse(text, nullptr, /*allow_exceptions=*/false);
     validation = whole.is_object() && whole.contains("comparisons");
-    if (whole.is_object() && !validation && !whole.contains("policy")) {
-      throw InputError({fmt::format("{}: a JSON object that is neither validation results (\"comparisons\") "
-                                       "nor a results line (\"policy\"): expected results, as simulate, run, "
-                                       "sweep or validate write them",
+    advice = whole.is_object() && whole.contains("candidates") && whole.contains("pick");
+    if (whole.is_object() && !validation && !advice && !whole.contains("policy")) {
+      throw InputError({fmt::format("{}: a JSON object that is neither validation results (\"comparisons\"), "
+                                       "advice (\"candidates\") nor a results line (\"policy\"): expected "
+                                       "results, as simulate, run, sweep, validate or advise write them",
                                        path)});
     }
     // Not one JSON value: JSON Lines, unless its first line is no JSON value by
@@ -180,11 +212,13 @@ void read_results_file(const std::string& path, ReportInput& in) {
       parse_json_text(text, path);
     }
   }
-  if (array || validation) {
+  if (array || validation || advice) {
     const json doc = parse_json_text(text, path);
     Diagnostics diagnostics(path);
     const JsonNode root(&doc, "", &diagnostics);
-    if (array) {
+    if (advice) {
+      read_advice(root, in);
+    } else if (array) {
       for (std::size_t i = 0; i < root.size(); ++i) in.entries.push_back(entry_of(root.element(i)));
     } else {
       read_validations(root.member("comparisons"), in);
@@ -194,11 +228,14 @@ void read_results_file(const std::string& path, ReportInput& in) {
     return;
   }
   const std::size_t from = in.entries.size();
+  long long points = 0;  // the sweep's, as its lines declare them
   for (const auto& [line, row] : json_lines(text)) {
     const std::string where = fmt::format("{}:{}", path, line);
     const json r = parse_json_text(row, where);
     Diagnostics diagnostics(where);
-    in.entries.push_back(entry_of(JsonNode(&r, "", &diagnostics)));
+    const JsonNode node(&r, "", &diagnostics);
+    in.entries.push_back(entry_of(node));
+    points = std::max<long long>(points, node.member("sweep").member("points").integer(0, 0, 1 << 30));
     diagnostics.throw_if_errors();
   }
   // A sweep writes a point's lines as the point finishes, so parallel points
@@ -207,6 +244,17 @@ void read_results_file(const std::string& path, ReportInput& in) {
   // lines keep their order (the scenario's policies).
   std::stable_sort(in.entries.begin() + static_cast<std::ptrdiff_t>(from), in.entries.end(),
                    [](const Entry& a, const Entry& b) { return a.sweep_point < b.sweep_point; });
+  // A sweep cut short reads as a smaller sweep unless said: its points.
+  std::set<int> present;
+  for (std::size_t i = from; i < in.entries.size(); ++i) {
+    if (in.entries[i].sweep_point >= 0) present.insert(in.entries[i].sweep_point);
+  }
+  const bool partial = path.size() > 8 && path.compare(path.size() - 8, 8, ".partial") == 0;
+  if (points > 0 && (partial || static_cast<long long>(present.size()) < points)) {
+    in.warnings.push_back(fmt::format("{}: {} of the sweep's {} points{}", path, present.size(), points,
+                                      partial ? " (a .partial file: the sweep had not finished)"
+                                              : "; the others are missing"));
+  }
 }
 
 }  // namespace

@@ -61,6 +61,8 @@ struct ReportInput {
   std::vector<Validation> validations;
   std::vector<ValidationVerdict> verdicts;  // one per validation file
   std::vector<std::string> files;
+  // What the reader must know of the inputs: a sweep cut short, its points missing.
+  std::vector<std::string> warnings;
 
   // The scenarios, in the order they first appear.
   std::vector<std::string> scenarios() const;

@@ -29,8 +29,8 @@ ChannelBuffers channel_buffers(const Scenario& scenario, const Policy& policy) {
 
 std::string channel_buffers_text(const ChannelBuffers& buffers) {
   if (buffers.hash_exchanges == 0) return "-";
-  if (buffers.least == buffers.most) return format_size(buffers.least);
-  return fmt::format("{}-{}", format_size(buffers.least), format_size(buffers.most));
+  if (buffers.least == buffers.most) return readable_size(buffers.least);
+  return fmt::format("{}-{}", readable_size(buffers.least), readable_size(buffers.most));
 }
 
 std::vector<std::string> policy_notes(const Scenario& scenario, const std::vector<Policy>& policies) {
@@ -44,11 +44,11 @@ std::vector<std::string> policy_notes(const Scenario& scenario, const std::vecto
       notes.push_back(fmt::format(
           "policy {}: its budget of {} is below its min of {} per channel on every hash exchange ({} / (2 x "
           "channels)), so it sends as a flat {} would",
-          policy.name, format_size(s.budget), format_size(s.min), format_size(s.budget), format_size(s.min)));
+          policy.name, readable_size(s.budget), readable_size(s.min), readable_size(s.budget), readable_size(s.min)));
     } else if (b.at_max == b.hash_exchanges && s.min != s.max) {
       notes.push_back(fmt::format("policy {}: its budget of {} never binds: every hash exchange gets its max of {} "
                                   "per channel",
-                                  policy.name, format_size(s.budget), format_size(s.max)));
+                                  policy.name, readable_size(s.budget), readable_size(s.max)));
     }
   }
   int exchanges = 0, unbounded = 0;

@@ -179,6 +179,8 @@ void fill_from_matrix(const JsonNode& matrix, Cluster& cluster) {
     return;
   }
   std::vector<std::vector<double>> ms(n, std::vector<double>(n, 0));
+  // An entry that is no RTT is said once, where it is: not again as asymmetry.
+  std::vector<std::vector<bool>> valid(n, std::vector<bool>(n, true));
   for (size_t i = 0; i < n; ++i) {
     JsonNode row = matrix.element(i);
     if (!row.expect_array()) return;
@@ -186,11 +188,15 @@ void fill_from_matrix(const JsonNode& matrix, Cluster& cluster) {
       row.error(fmt::format("expected a square {}x{} matrix, row {} has {} entries", n, n, i, row.size()));
       return;
     }
-    for (size_t j = 0; j < n; ++j) ms[i][j] = row.element(j).number(0, 0, false, kMaxRttMs);
+    for (size_t j = 0; j < n; ++j) {
+      const JsonNode entry = row.element(j);
+      ms[i][j] = entry.number(0, 0, false, kMaxRttMs);
+      valid[i][j] = entry.is_number() && ms[i][j] == entry.number(0);
+    }
   }
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = 0; j < n; ++j) {
-      if (j > i && std::abs(ms[i][j] - ms[j][i]) > 1e-9) {
+      if (j > i && valid[i][j] && valid[j][i] && std::abs(ms[i][j] - ms[j][i]) > 1e-9) {
         matrix.element(i).element(j).error(
             fmt::format("asymmetric matrix: [{}][{}] = {} but [{}][{}] = {}", i, j, ms[i][j], j, i, ms[j][i]));
       }
@@ -241,10 +247,11 @@ Cluster read_cluster(const JsonNode& node, std::uint64_t seed) {
   Cluster cluster;
   if (!node.expect_object()) return cluster;
   node.reject_unknown_keys(
-      {"hosts", "groups", "cores_per_host", "nic_gbps", "rtt_ms", "rtt_matrix_ms", "topology"});
+      {"hosts", "groups", "cores_per_host", "nic_gbps", "memory_per_host", "rtt_ms", "rtt_matrix_ms", "topology"});
   cluster.hosts = read_hosts(node);
   cluster.cores_per_host = static_cast<int>(node.member("cores_per_host").integer(16, 1, 4096));
   cluster.nic_gbps = node.member("nic_gbps").number(10, 0.001, false, 1e5);
+  cluster.memory_per_host = node.member("memory_per_host").size(0, 1, JsonNode::kMaxSize);
   JsonNode matrix = node.member("rtt_matrix_ms");
   JsonNode topology = node.member("topology");
   if ((matrix.present() || topology.present()) && node.member("rtt_ms").present()) {

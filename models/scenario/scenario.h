@@ -25,8 +25,12 @@ struct Cluster {
   std::vector<Host> hosts;
   int cores_per_host = 16;
   double nic_gbps = 10;  // per host, each direction
+  // A host's memory, against which a policy's worst-case sender memory is
+  // flagged; 0: not given (anything past kAssumedHostMemory is flagged).
+  Bytes memory_per_host = 0;
   LatencyMatrix rtt;
 };
+inline constexpr Bytes kAssumedHostMemory = Bytes{8} << 30;
 
 enum class PartitionKind { kHash, kBroadcast, kRandom, kMerge };
 

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "models/base/error.h"
@@ -241,9 +242,25 @@ CostProfile read_costs_reference(const JsonNode& node, const std::string& base_d
       return reference_cost_profile();
     }
   }
-  (void)diagnostics;
   CostProfile costs = read_costs(node, reference_cost_profile());
-  costs.source = "inline";
+  // Named by what they are: the reference with the keys --set changed, or
+  // the scenario's own figures (with those --set changed among them).
+  std::vector<std::string> set_keys;
+  std::size_t keys = 0;
+  if (node.is_object()) {
+    for (const std::string& key : node.keys()) {
+      ++keys;
+      const std::string pointer = node.pointer() + "/" + escape_pointer_token(key);
+      for (const auto& [overridden, assignment] : diagnostics.overridden()) {
+        if (overridden == pointer || overridden.rfind(pointer + "/", 0) == 0) {
+          set_keys.push_back(key);
+          break;
+        }
+      }
+    }
+  }
+  const std::string base = !set_keys.empty() && set_keys.size() == keys ? reference_cost_profile().source : "inline";
+  costs.source = set_keys.empty() ? base : fmt::format("{} + {} (--set)", base, fmt::join(set_keys, ", "));
   return costs;
 }
 

@@ -90,6 +90,23 @@ check "simulate --sensitivity: the table" has "what could change this answer: ea
 check "simulate --sensitivity: LZ4 moves 64K the most" grep -qE "^lz4_compress_bytes_per_s .* 64K +64K " "$work/out"
 check "simulate --sensitivity: the verdict" has "64K is the fastest at both ends of each of 23 costs' ranges" "$work/out"
 check "simulate --sensitivity: in the results" python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert all(len(p["sensitivity"]) == 23 and all(s["wall_cheap_s"] > 0 and s["wall_dear_s"] > 0 for s in p["sensitivity"]) for p in r), r' "$work/sensitivity.json"
+# A worst case beyond the host's memory is said: given, or 8 GiB assumed.
+check "simulate: memory_per_host" run 0 simulate "$src/scenarios/default.json" --policy 16K --set cluster.memory_per_host=1M
+check "simulate: beyond memory_per_host, said" has "policy 16K: its worst-case sender memory, 1.09 MiB a host, exceeds the host's memory (1.00 MiB, cluster.memory_per_host)" "$work/err"
+check "simulate: a typo of a size (64M for 64K)" run 0 simulate "$src/scenarios/default.json" --policy 64K --set policies.64K.buffer.flat=64M --set mt_dop=16
+check "simulate: a typo of a size, said" grep -qE "policy 64K: its worst-case sender memory, [0-9.]+ GiB a host, exceeds the host's memory \(8.00 GiB assumed; give cluster.memory_per_host\)" "$work/err"
+
+# An output named for another format than it holds is refused.
+check "simulate -o x.html" run 2 simulate "$src/scenarios/default.json" -o "$work/results.html"
+check "simulate -o x.html: said" has "--output $work/results.html: writes JSON, but the name says HTML; name it .json" "$work/err"
+check "simulate -o x.html: nothing written" test ! -e "$work/results.html"
+
+# Ctrl-C: said, status 130, nothing written.
+timeout --preserve-status -s INT 1 "$exsim" simulate "$src/scenarios/production-20-hosts.json" -o "$work/interrupted.json" >"$work/out" 2>"$work/err"
+check "simulate interrupted: status 130" test $? -eq 130
+check "simulate interrupted: said" has "exsim simulate: interrupted; no output written" "$work/err"
+check "simulate interrupted: nothing written" test ! -e "$work/interrupted.json"
+
 # advise: the least memory within the margin of the fastest within a memory budget, in fewer
 # simulations than its space.
 check "advise" run 0 advise "$src/scenarios/default.json" --memory-budget 16M -o "$work/advice.json"

@@ -86,6 +86,12 @@ check "--margin 0.5: the fastest" has "Recommended: 128K" "$work/out4"
 check "--margin out of range: exit 2" test $? -eq 2
 check "--margin out of range: said" has "--margin 80: expected a percentage from 0 to 50" "$work/e5"
 
+# 3b. advise -o read as results: the same pick by the same rule.
+"$exsim" advise "$src/scenarios/default.json" --memory-budget 16M --no-sensitivity -o "$work/advice.json" >/dev/null 2>&1
+"$exsim" report "$work/advice.json" --memory-budget 16M -o "$work/advice.html" >"$work/out-advice" 2>&1
+check "advise -o: read" has "Recommended: budget-1M within the 16.0 MiB budget" "$work/out-advice"
+check "advise -o: every candidate simulated, in the table" grep -q "<td>flat-128K</td>" "$work/advice.html"
+
 # 4. The scripts in plots/ run by hand on the CSV.
 for fig in rtt_heatmap wall_vs_buffer rpcs cpu_by_stage predicted_vs_measured; do
   gnuplot -e "data='$work/csv/$fig.csv'; out='$work/$fig.svg'" "$src/plots/$fig.gp" 2>"$work/gp.err"
@@ -95,7 +101,17 @@ gnuplot -e "data='$work/csv/sender_memory.csv'; out='$work/mem.svg'; budget=2097
 check "plots/sender_memory.gp by hand, with a budget" grep -q "memory budget" "$work/mem.svg"
 
 # 4b. A parallel sweep's report is numbered by point, whatever order the points finished in.
-"$exsim" report "$work/sweep.jsonl" -o "$work/sweep.html" >/dev/null
+"$exsim" report "$work/sweep.jsonl" -o "$work/sweep.html" >/dev/null 2>"$work/e-sweep"
+check "a whole sweep: no warning" test ! -s "$work/e-sweep"
+# A sweep cut short: said on standard error and in the report.
+head -n 4 "$work/sweep.jsonl" >"$work/cut.jsonl"
+"$exsim" report "$work/cut.jsonl" -o "$work/cut.html" --markdown "$work/cut.md" >/dev/null 2>"$work/e-cut"
+check "points missing: said" grep -qE "warning: .*cut.jsonl: [0-9] of the sweep's 6 points; the others are missing" "$work/e-cut"
+check "points missing: in the report" grep -q 'class="warning"' "$work/cut.html"
+check "points missing: in the Markdown" grep -q "^Warning: .*the others are missing" "$work/cut.md"
+cp "$work/sweep.jsonl" "$work/run.jsonl.partial"
+"$exsim" report "$work/run.jsonl.partial" -o "$work/partial.html" >/dev/null 2>"$work/e-partial"
+check "a .partial file: said" has "(a .partial file: the sweep had not finished)" "$work/e-partial"
 check "sweep report: point 0 first" has "<td>#1</td><td>16K (buffer 16K, MT_DOP 0)</td>" "$work/sweep.html"
 check "sweep report: point 5 last" has "<td>#6</td><td>16K (buffer 256K, MT_DOP 4)</td>" "$work/sweep.html"
 
@@ -108,6 +124,10 @@ check "not results: nothing written" test ! -e "$work/bad.html"
 "$exsim" report "$work/sim.json" --memory-budget lots -o "$work/bad2.html" >/dev/null 2>"$work/e2"
 check "bad budget: exit 2" test $? -eq 2
 check "bad budget: named" has "--memory-budget lots" "$work/e2"
+"$exsim" report "$work/sim.json" -o "$work/wrong.md" >/dev/null 2>"$work/e6"
+check "HTML into a .md file: exit 2" test $? -eq 2
+check "HTML into a .md file: said, with the flag for Markdown" has "--output $work/wrong.md: writes HTML, but the name says Markdown; name it .html (for Markdown, --markdown FILE)" "$work/e6"
+check "HTML into a .md file: nothing written" test ! -e "$work/wrong.md"
 "$exsim" report "$work/sim.json" --csv "$work/sim.json" -o "$work/bad3.html" >/dev/null 2>"$work/e3"
 check "--csv on a file: exit 2" test $? -eq 2
 check "--csv on a file: named" has "not a directory" "$work/e3"
@@ -116,11 +136,11 @@ check "--csv on a file: nothing written" test ! -e "$work/bad3.html"
 check "bad input: no CSV directory made" test ! -e "$work/never"
 
 # 6. Outputs: never over an input, and all or none.
-cp "$work/sim.json" "$work/keep.json"
-"$exsim" report "$work/keep.json" -o "$work/keep.json" >/dev/null 2>"$work/e5"
+cp "$work/sim.json" "$work/keep.html"  # results, named as the report it would write
+"$exsim" report "$work/keep.html" -o "$work/keep.html" >/dev/null 2>"$work/e5"
 check "-o over an input: exit 2" test $? -eq 2
 check "-o over an input: named" has "is a file this command reads" "$work/e5"
-check "-o over an input: the results kept" cmp -s "$work/sim.json" "$work/keep.json"
+check "-o over an input: the results kept" cmp -s "$work/sim.json" "$work/keep.html"
 "$exsim" report "$work/sim.json" -o "$work/half.html" --markdown /proc/exsim-report-test.md --csv "$work/halfcsv" \
   >/dev/null 2>"$work/e6"
 check "an output that cannot be written: non-zero exit" test $? -ne 0

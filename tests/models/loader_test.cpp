@@ -212,6 +212,20 @@ TEST_CASE("an RTT matrix overrides the rtt_ms rules, which must still be well fo
   CHECK(partial.cluster.rtt.rtt_ms(0, 1) == doctest::Approx(0.3));
 }
 
+TEST_CASE("a matrix entry that is no RTT is said once, where it is, not again as asymmetry") {
+  const std::string scenario = R"({"name": "m",
+    "cluster": {"hosts": 2, "rtt_matrix_ms": [[0.01, -0.1], [0.1, 0.01]]},
+    "policies": {"p": {}},
+    "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash", "rows": 1,
+      "row": {"fixed_bytes": 8}, "lz4_ratio": 1}]}]}})";
+  const std::string text = test::load_error(scenario);
+  CHECK(text.find("/cluster/rtt_matrix_ms/0/1: expected a number in [0, ") != std::string::npos);
+  CHECK(text.find("asymmetric") == std::string::npos);
+  // Two valid entries that differ are asymmetry.
+  CHECK(test::load_error(test::with_value(scenario, "/cluster/rtt_matrix_ms/0/1", "0.2"))
+            .find("/cluster/rtt_matrix_ms/0/1: asymmetric matrix: [0][1] = 0.2 but [1][0] = 0.1") != std::string::npos);
+}
+
 TEST_CASE("rules that give the RTTs must cover every pair, and a misspelt rule is named with a hint") {
   const std::string cluster = R"({"name": "r", "cluster": {"hosts": 3, "groups": {"a": 2, "b": 1}},
     "policies": {"p": {}}, "workload": {"queries": [{"name": "q", "exchanges": [{"id": "x", "kind": "hash",
@@ -234,6 +248,21 @@ TEST_CASE("costs: a path relative to the scenario, or inline values over the ref
   CHECK(s.costs.serialize_bytes_per_s == reference_cost_profile().serialize_bytes_per_s);
   const std::string missing = test::load_error(test::with_value(kGood, "/costs", R"("no/such/profile.json")"));
   CHECK(missing.find("test.json:/costs: costs profile: no/such/profile.json: cannot open") != std::string::npos);
+  CHECK(s.costs.source == "inline");
+}
+
+TEST_CASE("costs changed by --set are named as the profile they change and the keys changed") {
+  auto document = nlohmann::ordered_json::parse(kGood);
+  document.erase("costs");
+  const std::string no_costs = document.dump();
+  const Scenario set = parse_scenario(no_costs, "s.json", {"costs.rpc_cpu_us=10", "costs.cores=4"});
+  CHECK(set.costs.rpc_cpu_us == 10);
+  CHECK(set.costs.source == "profiles/reference.json + rpc_cpu_us, cores (--set)");
+  // The scenario's own figures with one changed by --set.
+  const Scenario mixed = parse_scenario(test::with_value(kGood, "/costs", R"({"rpc_latency_us": 55})"), "s.json",
+                                        {"costs.cores=4"});
+  CHECK(mixed.costs.source == "inline + cores (--set)");
+  CHECK(test::scenario_from(no_costs).costs.source == "profiles/reference.json");
 }
 
 TEST_CASE("a profile's spread: read with it, checked, and its corners move each cost its own way") {

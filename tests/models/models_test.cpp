@@ -41,6 +41,10 @@ TEST_CASE("sizes parse with binary suffixes and print back") {
   CHECK(format_size(1000) == "1000");
   CHECK(human_bytes(1536) == "1.50 KiB");
   CHECK(human_bytes(2.0 * (1LL << 50)) == "2.00 PiB");  // no "1.82e+06 TiB" for large figures
+  // What a user reads: exact where short, else human units (a budget / (2 x channels)).
+  CHECK(readable_size(16384) == "16K");
+  CHECK(readable_size(1000) == "1000");
+  CHECK(readable_size(104857) == "102 KiB");
 }
 
 TEST_CASE("every table prints seconds and signed percentages one way") {
@@ -440,7 +444,7 @@ TEST_CASE("a budget below its min on every hash exchange is said to send as a fl
   const ChannelBuffers eight = channel_buffers(s, s.policies[2]);
   CHECK(eight.least == 8 * kMiB / 160);
   CHECK(eight.most == 8 * kMiB / 40);
-  CHECK(channel_buffers_text(eight) == format_size(8 * kMiB / 160) + "-" + format_size(8 * kMiB / 40));
+  CHECK(channel_buffers_text(eight) == "51.2 KiB-205 KiB");  // 52428-209715 B: no raw byte counts
   // Not every exchange at the min: no note; with only the 80-channel exchange, one.
   CHECK(policy_notes(s, s.policies).empty());
   Scenario one = s;

@@ -145,6 +145,18 @@ std::string render_advice(const Scenario& scenario, const Policy& base, const Ru
                      chosen_keys(best.policy).dump(), best.result->wall_s,
                      format_signed_percent(best.result->wall_s / base_result.wall_s - 1), base.name, base_result.wall_s,
                      human_bytes(static_cast<double>(best.memory)));
+  // The knee: what memory beyond the pick buys, at the most (the fastest that fits).
+  const Candidate* fastest = nullptr;
+  for (const Candidate& c : outcome.candidates) {
+    if (c.feasible && c.result && (!fastest || c.result->wall_s < fastest->result->wall_s)) fastest = &c;
+  }
+  if (fastest && fastest != &best && best.memory > 0) {
+    out += fmt::format("the knee: beyond {}, memory buys at most {:.1f}%, less than the {:.1f}% margin: the fastest "
+                       "that fits, {}, takes {} ({:.1f}x)\n",
+                       best.policy.name, 100 * (1 - fastest->result->wall_s / best.result->wall_s), 100 * margin,
+                       fastest->policy.name, human_bytes(static_cast<double>(fastest->memory)),
+                       static_cast<double>(fastest->memory) / static_cast<double>(best.memory));
+  }
   if (best.result->wall_s >= base_result.wall_s * (1 - margin)) {
     out += fmt::format("{} is within {:.1f}% of {}: not told apart from it; {} is as good\n", best.policy.name,
                        100 * margin, base.name, base.name);

@@ -1,6 +1,7 @@
 // exsim sweep SCENARIO --vary KEY=V1,V2... [--jobs N] [-o RESULTS.jsonl] [--shard K/N]
 // exsim sweep merge SHARD.jsonl... [-o RESULTS.jsonl]
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -61,7 +62,7 @@ int merge_command(const std::vector<std::string>& args) {
 int sweep_command(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "merge") return merge_command({args.begin() + 1, args.end()});
   po::options_description visible(
-      "usage: exsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--jobs N] [-o RESULTS.jsonl]\n"
+      "usage: exsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--jobs N] [-o RESULTS.jsonl [--resume]]\n"
       "                   [--shard K/N] [--policy NAME]... [--set KEY=VALUE]...\n"
       "       exsim sweep merge SHARD.jsonl... [-o RESULTS.jsonl]\n\n"
       "Simulates every combination of the variations (any scenario path, as --set takes\n"
@@ -69,7 +70,8 @@ int sweep_command(const std::vector<std::string>& args) {
       "writes one result object per line (JSON Lines) as each point finishes, each with\n"
       "\"sweep\": {\"point\", \"points\", \"set\"}; with -o OUT, into OUT.partial, renamed OUT\n"
       "once every point is in. Progress goes to standard error: a bar with an ETA on a\n"
-      "terminal, a line per point otherwise. Ctrl-C keeps what finished (in OUT.partial).\n"
+      "terminal, a line per point otherwise. Ctrl-C keeps what finished (in OUT.partial);\n"
+      "--resume, run again with the same arguments, keeps it and simulates only the rest.\n"
       "--shard K/N runs the points whose number is K-1 modulo N, so N independent jobs\n"
       "(GNU parallel, a Slurm array, a Kubernetes indexed Job) cover the sweep; `exsim\n"
       "sweep merge` joins their files.\n\n"
@@ -86,6 +88,8 @@ int sweep_command(const std::vector<std::string>& args) {
       ("jobs,j", po::value<int>(), "simulations at once (default: the CPUs this process may use)")
       ("output,o", po::value<std::string>()->value_name("FILE"), "write the results here (default: standard output)")
       ("shard", po::value<std::string>()->value_name("K/N"), "K/N: run only the K-th of N slices of the points")
+      ("resume", "with -o OUT: keep the points OUT.partial (or OUT) holds from an earlier run of this sweep, and "
+       "simulate only the others")
       ("policy,p", po::value<std::vector<std::string>>()->value_name("NAME")->composing(),
        "keep only this policy (repeatable); variations of policies.* reach only those kept")
       ("set,s", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(), "a value set at every point (repeatable)");
@@ -116,7 +120,21 @@ int sweep_command(const std::vector<std::string>& args) {
 
   workflows::SweepRunner runner(file, workflows::scenario_text_with_policies(file, names), std::move(base), plan,
                                 shard);
-  workflows::Progress progress("points", runner.points());
+  if (vm.count("resume")) {
+    if (!output) throw UsageError("--resume goes with -o OUT: it resumes from OUT.partial");
+    std::error_code ec;
+    const std::string from = std::filesystem::exists(*output + ".partial", ec) ? *output + ".partial" : *output;
+    if (!std::filesystem::exists(from, ec)) {
+      throw UsageError(fmt::format("--resume: neither {}.partial nor {} exists: nothing to resume", *output, *output));
+    }
+    workflows::SweepResume resume = workflows::read_sweep_resume(read_text_file(from, "sweep results"), from,
+                                                                 runner.plan(), runner.held_points(), runner.policies());
+    fmt::print(stderr, "exsim sweep: resuming: {} of {} points kept from {}{}\n", resume.done.size(), runner.points(),
+               from, resume.dropped_lines ? fmt::format(" ({} line(s) of points cut short dropped)", resume.dropped_lines)
+                                          : "");
+    runner.resume_from(std::move(resume));
+  }
+  workflows::Progress progress("points", runner.points() - runner.resumed_points());
   const workflows::SweepOutcome outcome =
       runner.run(jobs, output, [&](const std::string& label) { progress.done(label); });
   progress.finish();

@@ -90,7 +90,8 @@ SweepRunner::SweepRunner(std::string file, std::string text, std::vector<std::st
       if (v.key == key) throw UsageError(fmt::format("--set {}: {} is also varied (--vary {}=...)", value, key, key));
     }
   }
-  parse_scenario(text_, file_, set_);  // the scenario and --set alone: their errors are not a point's
+  // The scenario and --set alone: their errors are not a point's.
+  policies_ = parse_scenario(text_, file_, set_).policies.size();
   for (std::size_t i = 0; i < plan_.size(); ++i) {
     if (!shard.holds(i)) continue;
     points_.push_back(plan_.point(i));
@@ -110,10 +111,17 @@ SweepOutcome SweepRunner::run(int jobs, const std::optional<std::string>& output
   interrupts.store(0);
   const auto previous = std::signal(SIGINT, on_interrupt);
   std::mutex out;
+  // What an earlier run finished goes first, as it was; then the other points.
+  if (!resume_.lines.empty()) write_all(fd, resume_.lines, outcome.where);
+  outcome.completed = resume_.done.size();
+  std::vector<const SweepPoint*> todo;
+  for (const SweepPoint& point : points_) {
+    if (!resume_.done.count(point.index)) todo.push_back(&point);
+  }
   const std::exception_ptr failure = for_each_parallel(
-      points_.size(), jobs,
+      todo.size(), jobs,
       [&](std::size_t i) {
-        const SweepPoint& point = points_[i];
+        const SweepPoint& point = *todo[i];
         try {
           const Scenario scenario = load_point(file_, text_, set_, point);
           std::string lines;

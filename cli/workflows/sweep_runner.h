@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/workflows/sweep_resume.h"
 #include "models/results/sweep.h"
 
 namespace exsim::workflows {
@@ -37,6 +38,14 @@ class SweepRunner {
   SweepRunner(std::string file, std::string text, std::vector<std::string> set, SweepPlan plan, Shard shard);
 
   std::size_t points() const { return points_.size(); }
+  std::size_t policies() const { return policies_; }  // result lines a point writes
+  const SweepPlan& plan() const { return plan_; }
+  const std::vector<SweepPoint>& held_points() const { return points_; }
+
+  // Keeps what an earlier run of this sweep finished (sweep_resume.h): run()
+  // writes those lines first and simulates only the other points.
+  void resume_from(SweepResume resume) { resume_ = std::move(resume); }
+  std::size_t resumed_points() const { return resume_.done.size(); }
 
   // Simulates the points on `jobs` threads. Lines go to `output` + ".partial"
   // as points finish, renamed `output` when all are in (so `output` never
@@ -51,6 +60,8 @@ class SweepRunner {
   std::vector<std::string> set_;
   SweepPlan plan_;
   std::vector<SweepPoint> points_;
+  std::size_t policies_ = 0;
+  SweepResume resume_;
 };
 
 }  // namespace exsim::workflows

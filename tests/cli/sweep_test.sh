@@ -88,6 +88,30 @@ assert lines[-1] == '' and 1 <= len(lines) - 1 < 4, len(lines)
 "$exsim" sweep "$scenario" --policy 16K --vary 'policies.*.buffer.flat=16K,64K' -o "$work/flat.jsonl" 2>/dev/null
 check "policies.* with --policy: only the kept policy varies" test "$(wc -l <"$work/flat.jsonl")" -eq 2
 
+# 3b. --resume: an earlier run's finished points kept, a torn line and a half-written point
+# dropped, only the rest simulated; the result is the whole sweep's lines.
+python3 - "$work/full.jsonl" "$work/resumed.jsonl.partial" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines(keepends=True)
+by_point = {}
+for l in lines:
+    by_point.setdefault(json.loads(l)['sweep']['point'], []).append(l)
+out = by_point[0] + by_point[3] + by_point[5][:1] + [by_point[1][0][:40]]  # points 0 and 3 whole; 5 half; a torn line
+open(sys.argv[2], 'w').write(''.join(out))
+PY
+timeout 300 "$exsim" sweep "$scenario" "${vary[@]}" --jobs 2 -o "$work/resumed.jsonl" --resume 2>"$work/resume.err"
+check "--resume: exits 0" test $? -eq 0
+check "--resume: said what it kept" has "resuming: 2 of 6 points kept from $work/resumed.jsonl.partial (2 line(s) of points cut short dropped)" "$work/resume.err"
+check "--resume: only the rest simulated" test "$(grep -c '^points [0-9]/4 done' "$work/resume.err")" -eq 4
+check "--resume: the whole sweep's lines" cmp -s <(sort "$work/full.jsonl") <(sort "$work/resumed.jsonl")
+check "--resume: no partial file left" test ! -e "$work/resumed.jsonl.partial"
+"$exsim" sweep "$scenario" --vary mt_dop=0,4 --policy 16K -o "$work/resumed.jsonl" --resume >/dev/null 2>"$work/resume2.err"
+check "--resume from another sweep: exit 2" test $? -eq 2
+check "--resume from another sweep: said" grep -q "resumed.jsonl:1: a sweep of 6 points, this one has 2: not this sweep's" "$work/resume2.err"
+"$exsim" sweep "$scenario" --vary mt_dop=0,4 --resume >/dev/null 2>"$work/resume3.err"
+check "--resume without -o: exit 2" test $? -eq 2
+check "--resume without -o: said" has "--resume goes with -o OUT" "$work/resume3.err"
+
 # 4. Bad input: exit 2, nothing run.
 "$exsim" sweep "$scenario" --vary mt_dop >/dev/null 2>"$work/e1"
 check "--vary without values: exit 2" test $? -eq 2

@@ -32,6 +32,7 @@ int import_profile_command(const std::vector<std::string>& args);
 int validate_impala_profile(const boost::program_options::variables_map& vm);
 int sweep_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
+int diff_command(const std::vector<std::string>& args);
 
 }  // namespace exsim::cli
 

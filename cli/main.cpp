@@ -29,6 +29,7 @@ constexpr const char* kUsage =
     "             of the fastest), searched in a few simulations\n"
     "  sweep      simulate every combination of --vary values, in parallel or in shards (JSON Lines)\n"
     "  report     a capacity-planning report (HTML with plots, Markdown, CSV) from results files\n"
+    "  diff       what changed between two results files, per policy and per exchange\n"
     "  import-profile  a scenario from an Impala query profile (text form), assumptions noted\n"
     "\n"
     "Run 'exsim <command> --help' (or 'exsim help <command>') for a command's options,\n"
@@ -44,7 +45,7 @@ constexpr Command kCommands[] = {
     {"agent", exsim::cli::agent_command},         {"calibrate", exsim::cli::calibrate_command},
     {"validate", exsim::cli::validate_command},   {"sweep", exsim::cli::sweep_command},
     {"report", exsim::cli::report_command},       {"import-profile", exsim::cli::import_profile_command},
-    {"advise", exsim::cli::advise_command},
+    {"advise", exsim::cli::advise_command},       {"diff", exsim::cli::diff_command},
 };
 
 // Ctrl-C, said: a command that stops without a word looks like one that

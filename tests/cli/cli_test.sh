@@ -30,7 +30,7 @@ check "exsim help simulate: the command's help" has "usage: exsim simulate SCENA
 check "exsim help sweep merge" run 0 help sweep merge
 check "exsim help sweep merge: the subcommand's help" has "usage: exsim sweep merge" "$work/out"
 # Every command's help shows examples and its exit status, and lays options out as "-j, --jobs N".
-for command in simulate run agent calibrate validate advise sweep "sweep merge" report import-profile; do
+for command in simulate run agent calibrate validate advise sweep "sweep merge" report import-profile diff; do
   check "help of $command" run 0 $command --help
   check "help of $command: examples" grep -qi "^examples\?[:,]" "$work/out"
   check "help of $command: exit status" grep -q "^Exit status:" "$work/out"
@@ -90,6 +90,24 @@ check "simulate --sensitivity: the table" has "what could change this answer: ea
 check "simulate --sensitivity: LZ4 moves 64K the most" grep -qE "^lz4_compress_bytes_per_s .* 64K +64K " "$work/out"
 check "simulate --sensitivity: the verdict" has "64K is the fastest at both ends of each of 23 costs' ranges" "$work/out"
 check "simulate --sensitivity: in the results" python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert all(len(p["sensitivity"]) == 23 and all(s["wall_cheap_s"] > 0 and s["wall_dear_s"] > 0 for s in p["sensitivity"]) for p in r), r' "$work/sensitivity.json"
+# diff: what changed between two results files, per policy and per exchange.
+"$exsim" simulate "$src/scenarios/default.json" --policy 16K --policy 64K -o "$work/diff-a.json" 2>/dev/null
+"$exsim" simulate "$src/scenarios/default.json" --policy 16K --policy 128K --set costs.rpc_cpu_us=40 -o "$work/diff-b.json" 2>/dev/null
+check "diff" run 0 diff "$work/diff-a.json" "$work/diff-b.json"
+check "diff: a policy's wall-clock, slower with dearer calls" grep -qE "^16K +wall +[0-9.]+ s +[0-9.]+ s +\+[0-9.]+%" "$work/out"
+check "diff: an exchange's figure" grep -qE "^16K +[a-z0-9]+ [a-z0-9-]+ +bytes on the wire|^16K +[a-z0-9]+ [a-z0-9-]+ +bound by" "$work/out"
+check "diff: policies in one file only" has "policy 64K: in A only" "$work/out"
+check "diff: ... and the other" has "policy 128K: in B only" "$work/out"
+check "diff: the same file, nothing changed" run 0 diff "$work/diff-a.json" "$work/diff-a.json"
+check "diff: the same file, said" has "no figure changed" "$work/out"
+check "diff --all: every figure" run 0 diff "$work/diff-a.json" "$work/diff-a.json" --all
+check "diff --all: unchanged marked =" grep -qE "^16K +wall .* =$" "$work/out"
+check "diff: one file" run 2 diff "$work/diff-a.json"
+check "diff: one file, said" has "expected two results files, A and B; got 1" "$work/err"
+echo '{"not": "results"}' >"$work/diff-bad.json"
+check "diff: not results" run 2 diff "$work/diff-a.json" "$work/diff-bad.json"
+check "diff: not results, named" has "diff-bad.json: expected results as simulate and run write them" "$work/err"
+
 # A worst case beyond the host's memory is said: given, or 8 GiB assumed.
 check "simulate: memory_per_host" run 0 simulate "$src/scenarios/default.json" --policy 16K --set cluster.memory_per_host=1M
 check "simulate: beyond memory_per_host, said" has "policy 16K: its worst-case sender memory, 1.09 MiB a host, exceeds the host's memory (1.00 MiB, cluster.memory_per_host)" "$work/err"

@@ -1,6 +1,9 @@
 #include "plots/recommendation.h"
 
+#include <algorithm>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -80,6 +83,7 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
       if (!r.smallest || e.sender_worst < r.smallest->sender_worst) r.smallest = &e;
       const bool fits = !budget || e.sender_worst <= *budget;
       if (fits && (!r.fastest || e.wall_s < r.fastest->wall_s)) r.fastest = &e;
+      if (fits) r.fitting.push_back(&e);
       choices.push_back(&e);
       rule.push_back({e.wall_s, e.sender_worst, fits});
     }
@@ -134,6 +138,39 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
   return all;
 }
 
+std::optional<SweepSetting> one_setting(const std::vector<Recommendation>& recommendations) {
+  if (recommendations.size() < 2) return std::nullopt;
+  std::map<std::string, std::pair<double, std::string>> worst;  // choice -> (largest regret, where)
+  std::map<std::string, double> memory;                           // choice -> its largest memory
+  std::map<std::string, std::size_t> seen;                        // choice -> points it fits at
+  for (const auto& r : recommendations) {
+    if (r.scenario != recommendations.front().scenario || !r.fastest || r.fastest->wall_s <= 0) return std::nullopt;
+    for (const Entry* e : r.fitting) {
+      const std::string choice = choice_label(*e);
+      const double regret = e->wall_s / r.fastest->wall_s - 1;
+      auto& [largest, where] = worst.try_emplace(choice, -1.0, "").first->second;
+      if (regret > largest) {
+        largest = regret;
+        where = r.environment;
+      }
+      memory[choice] = std::max(memory[choice], e->sender_worst);
+      ++seen[choice];
+    }
+  }
+  const double margin = recommendations.front().margin;
+  std::optional<SweepSetting> best;
+  for (const auto& [choice, regret] : worst) {
+    if (seen[choice] != recommendations.size()) continue;  // over the budget somewhere, or not run there
+    const bool within = regret.first <= margin;
+    bool better = !best;
+    if (best && within != best->within_margin) better = within;
+    else if (best && within) better = memory[choice] < memory[best->choice];
+    else if (best) better = regret.first < best->worst_regret;
+    if (better) best = SweepSetting{choice, regret.first, regret.second, recommendations.size(), within};
+  }
+  return best;
+}
+
 std::vector<std::string> recommendation_lines(const std::vector<Recommendation>& recommendations) {
   const bool unbounded = !recommendations.empty() && recommendations.front().no_budget;
   const char* note = "(No --memory-budget given: memory did not limit the choice.)";
@@ -141,6 +178,16 @@ std::vector<std::string> recommendation_lines(const std::vector<Recommendation>&
   bool scenarios = false;
   for (const auto& r : recommendations) scenarios |= r.scenario != recommendations.front().scenario;
   std::vector<std::string> lines;
+  if (const auto setting = one_setting(recommendations)) {
+    const double margin = recommendations.front().margin;
+    lines.push_back(fmt::format(
+        "One setting for all {} points: {}, {} {:.1f}% behind a point's fastest ({}){}; each point's own pick follows.",
+        setting->points, setting->choice,
+        setting->within_margin ? fmt::format("the least memory within {:.1f}% of every point's fastest, at most", 100 * margin)
+                               : "at most",
+        100 * setting->worst_regret, setting->worst_point.empty() ? "-" : setting->worst_point,
+        setting->within_margin ? "" : fmt::format(": no setting is within {:.1f}% everywhere", 100 * margin)));
+  }
   for (const auto& r : recommendations) {
     std::string lead = scenarios ? r.scenario : "";
     if (!r.environment.empty()) lead += (lead.empty() ? "" : ", ") + r.environment;

@@ -25,6 +25,7 @@ struct Recommendation {
   const Entry* baseline = nullptr;  // the point's first result
   const Entry* smallest = nullptr;  // the smallest worst case, when none is within the budget
   std::vector<const Entry*> close;  // the others within the margin of the fastest: not told apart
+  std::vector<const Entry*> fitting;  // every result at the point within the budget
   double margin = kLeastDecisionMargin;
   std::string text;                 // one paragraph, plain text
   bool no_budget = false;           // no budget given: memory did not limit the choice
@@ -36,8 +37,24 @@ struct Recommendation {
 // whether it lies where the model was checked, and over each cost's range.
 std::vector<Recommendation> recommend(const ReportInput& input, std::optional<double> budget_bytes,
                                       double margin = kLeastDecisionMargin);
+// One setting for a whole sweep, by the decision rule across its points: of
+// the choices (a policy and its own sweep settings) that fit the budget at
+// every environment point of one scenario, the least memory among those
+// within the margin of each point's fastest everywhere; when none is, the one
+// whose largest regret against a point's fastest is least. Nothing for fewer
+// than two points or no such choice.
+struct SweepSetting {
+  std::string choice;
+  double worst_regret = 0;   // wall / the point's fastest's wall - 1, at its worst point
+  std::string worst_point;   // that point's environment
+  std::size_t points = 0;
+  bool within_margin = false;  // within the margin at every point
+};
+std::optional<SweepSetting> one_setting(const std::vector<Recommendation>& recommendations);
+
 // What the report says: the one recommendation, or each led by its scenario's
-// name and environment point, a line each (a list in HTML and Markdown).
+// name and environment point, a line each (a list in HTML and Markdown),
+// after the one setting for a whole sweep when there is one.
 std::vector<std::string> recommendation_lines(const std::vector<Recommendation>& recommendations);
 // The same lines, joined by newlines.
 std::string recommendation_text(const std::vector<Recommendation>& recommendations);

@@ -303,6 +303,40 @@ TEST_CASE("the RTT map says which result it shows when the results' RTTs differ"
   CHECK(figure_named(figures(swept), "rtt_heatmap").csv.find("h0,0.01,0.1\n") != std::string::npos);
 }
 
+TEST_CASE("one setting for a whole sweep: the decision rule across its points") {
+  ReportInput in;
+  const auto at = [](Entry e, const char* mt_dop) {
+    e.settings = {{"mt_dop", mt_dop}};
+    return e;
+  };
+  // MT_DOP 0 picks B; MT_DOP 4 picks A. Behind a point's fastest: B 10% at most (at MT_DOP 4), A 25%, C 12.5%.
+  in.entries = {at(entry("A", 10, 1e6), "0"), at(entry("B", 8, 4e6), "0"), at(entry("C", 9, 9e6), "0"),
+                at(entry("A", 3.0, 1e6), "4"), at(entry("B", 3.3, 4e6), "4"), at(entry("C", 3.1, 9e6), "4")};
+  const auto all = recommend(in, std::nullopt, 0.02);
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].best->label == "B");
+  CHECK(all[1].best->label == "A");
+  const auto setting = one_setting(all);
+  REQUIRE(setting);
+  CHECK(setting->choice == "B");
+  CHECK(setting->worst_regret == doctest::Approx(0.1));
+  CHECK(setting->worst_point == "MT_DOP 4");
+  CHECK_FALSE(setting->within_margin);
+  const auto lines = recommendation_lines(all);
+  CHECK(lines.front() == "One setting for all 2 points: B, at most 10.0% behind a point's fastest (MT_DOP 4): no "
+                         "setting is within 2.0% everywhere; each point's own pick follows.");
+  // At a 15% margin B and C are within everywhere: the least memory, B; at 30%, A.
+  CHECK(one_setting(recommend(in, std::nullopt, 0.15))->choice == "B");
+  const auto wide = one_setting(recommend(in, std::nullopt, 0.30));
+  CHECK(wide->choice == "A");
+  CHECK(wide->within_margin);
+  // Over the budget at one point: no longer a setting for all of them.
+  CHECK(one_setting(recommend(in, 3.9e6, 0.02))->choice == "A");
+  // One point: no such line.
+  in.entries.resize(3);
+  CHECK_FALSE(one_setting(recommend(in, std::nullopt, 0.02)));
+}
+
 TEST_CASE("a faster result within the margin is not told apart; beyond it, it is the pick") {
   ReportInput in;
   in.entries = {entry("16K", 10, 1e6), entry("64K", 8.2, 4e6), entry("128K", 8, 9e6)};

@@ -133,6 +133,7 @@ std::string render_advice(const Scenario& scenario, const Policy& base, const Ru
                    picked ? "<- pick" : !c->feasible ? "over budget" : c->dominated ? "dominated" : ""});
   }
   out += table.render();
+  out += fmt::format("{}\n", kMemoryColumnsNote);
   out += fmt::format("\n{} simulations (the base {} included) of a space of {} policies.\n", outcome.simulations + 1,
                      base.name, outcome.candidates.size());
   if (!outcome.best) {

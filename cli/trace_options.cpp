@@ -8,6 +8,7 @@
 #include "models/results/results.h"
 #include "models/results/trace.h"
 #include "models/rules/policy_notes.h"
+#include "models/rules/sender_memory.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
@@ -45,7 +46,7 @@ void publish_results(const po::variables_map& vm, OutputFiles& outputs, const st
   for (const auto& policy : policies) buffers.push_back(channel_buffers_text(channel_buffers(scenario, policy)));
   std::FILE* text = outputs.to_stdout() ? stderr : stdout;  // standard output may carry a file
   fmt::print(text, "{}\n\n", heading);
-  fmt::print(text, "{}", render_results_table(results, buffers));
+  fmt::print(text, "{}{}\n", render_results_table(results, buffers), kMemoryColumnsNote);
   if (const auto file = results_option(vm)) outputs.put(file->flag, results_to_json(results));
   const std::string traced = trace_events ? put_trace(vm, outputs, trace, source) : "";
   outputs.write();

@@ -88,6 +88,12 @@ Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom 
 // `serialization` and the compression scratch of `scratch` bytes.
 Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom serialization, Bytes scratch);
 
+// Under a table of sender memory: what its figures count, so that a figure
+// above channels x buffers x batch is read as the model's, not as an error.
+inline constexpr const char* kMemoryColumnsNote =
+    "memory: each buffer at the room its batches grow it to (a power of two at or above the batch), offsets "
+    "and LZ4 scratch included (docs/model.md, Memory)";
+
 // Static model of one sender instance with every buffer of every channel full
 // of rows of `row_bytes` each. `local_channels` of `channels` go to the sender's
 // own process (uncompressed under lz4_skip_local).

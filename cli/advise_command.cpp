@@ -67,17 +67,20 @@ nlohmann::ordered_json chosen_keys(const Policy& p) {
 std::string advice_json(const Scenario& scenario, const Policy& base, const RunResult& base_result,
                         const SearchOutcome& outcome, Bytes budget, const char* measure, double margin,
                         const SensitivityVerdict& verdict, const validate::RegionCheck& region) {
-  // The base's memory by the search's measure, so that a report reads the
-  // advice whole (models/results/report_input.cpp).
-  const std::vector<Bytes> per_host = static_sender_bytes_per_host(scenario, base, std::string(measure) == "worst");
-  const Bytes base_memory = per_host.empty() ? 0 : *std::max_element(per_host.begin(), per_host.end());
+  // Both static figures of the base and of each policy simulated, so that a
+  // report reads the advice as it reads results (models/results/report_input.cpp).
+  const auto with_memory = [&](nlohmann::ordered_json j, const Policy& policy) {
+    j["worst_bytes"] = workflows::static_memory(scenario, policy, MemoryMeasure::kWorst);
+    j["expected_bytes"] = workflows::static_memory(scenario, policy, MemoryMeasure::kExpected);
+    return j;
+  };
   nlohmann::ordered_json out;
   out["scenario"] = scenario.name;
   out["mt_dop"] = scenario.mt_dop;
   out["memory_budget_bytes"] = budget;
   out["memory"] = measure;
   out["margin"] = margin;
-  out["base"] = {{"policy", base.name}, {"wall_s", base_result.wall_s}, {"memory_bytes", base_memory}};
+  out["base"] = with_memory({{"policy", base.name}, {"wall_s", base_result.wall_s}}, base);
   out["simulations"] = outcome.simulations + 1;  // the base's too
   out["space"] = outcome.candidates.size();
   out["pick"] = outcome.best ? nlohmann::ordered_json(outcome.candidates[*outcome.best].policy.name) : nullptr;
@@ -104,6 +107,7 @@ std::string advice_json(const Scenario& scenario, const Policy& base, const RunR
       j["dominated"] = c.dominated;
       const TimeByBound time = c.result->sender_time();
       if (!time.empty()) j["bound_by"] = to_string(time.largest());
+      j = with_memory(std::move(j), c.policy);
     }
     out["candidates"].push_back(std::move(j));
   }
@@ -147,10 +151,7 @@ std::string render_advice(const Scenario& scenario, const Policy& base, const Ru
                      format_signed_percent(best.result->wall_s / base_result.wall_s - 1), base.name, base_result.wall_s,
                      human_bytes(static_cast<double>(best.memory)));
   // The knee: what memory beyond the pick buys, at the most (the fastest that fits).
-  const Candidate* fastest = nullptr;
-  for (const Candidate& c : outcome.candidates) {
-    if (c.feasible && c.result && (!fastest || c.result->wall_s < fastest->result->wall_s)) fastest = &c;
-  }
+  const Candidate* fastest = outcome.fastest ? &outcome.candidates[*outcome.fastest] : nullptr;
   if (fastest && fastest != &best && best.memory > 0) {
     out += fmt::format("the knee: beyond {}, memory buys at most {:.1f}%, less than the {:.1f}% margin: the fastest "
                        "that fits, {}, takes {} ({:.1f}x)\n",

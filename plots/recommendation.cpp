@@ -82,12 +82,12 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
       if (!r.baseline) r.baseline = &e;
       if (!r.smallest || e.sender_worst < r.smallest->sender_worst) r.smallest = &e;
       const bool fits = !budget || e.sender_worst <= *budget;
-      if (fits && (!r.fastest || e.wall_s < r.fastest->wall_s)) r.fastest = &e;
       if (fits) r.fitting.push_back(&e);
       choices.push_back(&e);
       rule.push_back({e.wall_s, e.sender_worst, fits});
     }
     if (const auto pick = decide(rule, margin)) r.best = choices[*pick];
+    if (const auto fastest = fastest_fitting(rule)) r.fastest = choices[*fastest];
     for (std::size_t c = 0; c < choices.size(); ++c) {
       if (choices[c] != r.best && rule[c].fits && within_margin(rule[c].wall_s, r.fastest->wall_s, margin)) {
         r.close.push_back(choices[c]);

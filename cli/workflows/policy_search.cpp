@@ -24,10 +24,6 @@ std::vector<Bytes> powers_of_two(Bytes from, Bytes to) {
   return sizes;
 }
 
-Bytes largest_host(const std::vector<Bytes>& per_host) {
-  return per_host.empty() ? 0 : *std::max_element(per_host.begin(), per_host.end());
-}
-
 // One chain: its candidates by size, ascending. Wall-clock falls with size to
 // the chain's fastest and may rise beyond it (a sender's buffers outgrowing the
 // cache, memory written for the first time, a stream's last partial batches):
@@ -103,7 +99,7 @@ SearchOutcome finish(SearchOutcome out, double margin) {
   for (const Candidate& c : out.candidates) out.simulations += c.result ? 1 : 0;
   const std::vector<DecisionChoice> choices = choices_of(out.candidates);
   out.best = decide(choices, margin);
-  const double fastest = fastest_fitting(choices);
+  out.fastest = fastest_fitting(choices);
   for (std::size_t i = 0; i < out.candidates.size(); ++i) {
     Candidate& c = out.candidates[i];
     if (!c.result) continue;
@@ -112,7 +108,8 @@ SearchOutcome finish(SearchOutcome out, double margin) {
       const bool no_worse = d.result->wall_s <= c.result->wall_s && d.memory <= c.memory;
       if (no_worse && (d.result->wall_s < c.result->wall_s || d.memory < c.memory)) c.dominated = true;
     }
-    if (out.best && i != *out.best && c.feasible && within_margin(c.result->wall_s, fastest, margin)) {
+    if (out.best && i != *out.best && c.feasible &&
+        within_margin(c.result->wall_s, out.candidates[*out.fastest].result->wall_s, margin)) {
       out.ties.push_back(i);
     }
   }
@@ -120,6 +117,11 @@ SearchOutcome finish(SearchOutcome out, double margin) {
 }
 
 }  // namespace
+
+Bytes static_memory(const Scenario& scenario, const Policy& policy, MemoryMeasure measure) {
+  const std::vector<Bytes> per_host = static_sender_bytes_per_host(scenario, policy, measure == MemoryMeasure::kWorst);
+  return per_host.empty() ? 0 : *std::max_element(per_host.begin(), per_host.end());
+}
 
 SearchSpace default_search_space(const Policy& base) {
   return {base, powers_of_two(16 * kKiB, 8 * kMiB), powers_of_two(256 * kKiB, kGiB), {1, 2, 4}};
@@ -166,8 +168,7 @@ SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space
           last_at_min = at_min;
           last_at_max = buffers.at_max == buffers.hash_exchanges;
         }
-        c.memory = largest_host(static_sender_bytes_per_host(scenario, c.policy,
-                                                             options.measure == MemoryMeasure::kWorst));
+        c.memory = static_memory(scenario, c.policy, options.measure);
         c.feasible = c.memory <= options.budget;
         chain.push_back(out.candidates.size());
         out.candidates.push_back(std::move(c));

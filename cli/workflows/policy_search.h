@@ -41,6 +41,9 @@ struct SearchSpace {
   std::vector<Bytes> budgets;
   std::vector<int> in_flight;
 };
+// The largest host's static sender memory under `policy`, by `measure`.
+Bytes static_memory(const Scenario& scenario, const Policy& policy, MemoryMeasure measure);
+
 // Flat 16K to 8M and budgets 256K to 1G (powers of two), 1, 2 and 4 in flight.
 SearchSpace default_search_space(const Policy& base);
 
@@ -55,6 +58,7 @@ struct Candidate {
 struct SearchOutcome {
   std::vector<Candidate> candidates;  // every policy of the space, simulated or not
   std::optional<std::size_t> best;    // the pick, if any candidate fits the budget
+  std::optional<std::size_t> fastest; // the fastest simulated candidate that fits
   int simulations = 0;
   // The other feasible candidates within the margin of the fastest, as the pick is.
   std::vector<std::size_t> ties;

@@ -35,8 +35,8 @@ inline bool within_margin(double wall_s, double fastest_s, double margin) { retu
 // `margin` of the fastest that fits (the first of equals); none when nothing fits.
 std::optional<std::size_t> decide(const std::vector<DecisionChoice>& choices, double margin);
 
-// The wall-clock of the fastest choice that fits (infinity: none fits).
-double fastest_fitting(const std::vector<DecisionChoice>& choices);
+// The fastest choice that fits (the first of equals); none when nothing fits.
+std::optional<std::size_t> fastest_fitting(const std::vector<DecisionChoice>& choices);
 
 }  // namespace exsim
 

@@ -153,33 +153,29 @@ void read_verdict(const JsonNode& root, const std::string& path, ReportInput& in
 }
 
 // `advise -o`: its base and every candidate it simulated, as results of its
-// scenario, each with the memory the search counted (its worst case, or its
-// expected figure under --memory expected) and what bounded it. They lack
-// RPCs and bytes, which advise does not keep.
+// scenario, each with its worst-case and expected sender memory and what
+// bounded it. They lack RPCs and bytes, which advise does not keep.
 void read_advice(const JsonNode& root, ReportInput& in) {
   const std::string scenario = root.required("scenario").string();
   const int mt_dop = static_cast<int>(root.member("mt_dop").integer(-1, 0, 1024));
-  const auto add = [&](const std::string& policy, double wall_s, double memory, const std::string& bound) {
+  const auto add = [&](const JsonNode& node, const char* name_key) {
     Entry e;
-    e.label = e.policy = policy;
+    e.label = e.policy = node.required(name_key).string();
     e.scenario = scenario;
     e.source = "simulated";
     e.mt_dop = mt_dop;
-    e.wall_s = wall_s;
-    e.sender_worst = e.sender_expected = memory;
-    e.bound = bound;
+    e.wall_s = node.required("wall_s").number(0, 0);
+    e.sender_worst = node.required("worst_bytes").number(0, 0);
+    e.sender_expected = node.required("expected_bytes").number(0, 0);
+    if (node.member("bound_by").present()) e.bound = node.member("bound_by").string();
     in.entries.push_back(std::move(e));
   };
-  const JsonNode base = root.required("base");
-  add(base.required("policy").string(), base.required("wall_s").number(0, 0),
-      base.required("memory_bytes").number(0, 0), "");
+  add(root.required("base"), "policy");
   const JsonNode candidates = root.required("candidates");
   if (!candidates.expect_array()) return;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const JsonNode c = candidates.element(i);
-    if (!c.required("simulated").boolean(false)) continue;
-    add(c.required("name").string(), c.required("wall_s").number(0, 0), c.required("memory_bytes").number(0, 0),
-        c.member("bound_by").present() ? c.member("bound_by").string() : "");
+    if (c.required("simulated").boolean(false)) add(c, "name");
   }
 }
 

@@ -190,8 +190,8 @@ void fill_from_matrix(const JsonNode& matrix, Cluster& cluster) {
     }
     for (size_t j = 0; j < n; ++j) {
       const JsonNode entry = row.element(j);
-      ms[i][j] = entry.number(0, 0, false, kMaxRttMs);
-      valid[i][j] = entry.is_number() && ms[i][j] == entry.number(0);
+      ms[i][j] = entry.number(0, 0, false, kMaxRttMs);  // 0 for an entry it refused, saying why
+      valid[i][j] = entry.is_number() && entry.json().get<double>() == ms[i][j];
     }
   }
   for (size_t i = 0; i < n; ++i) {

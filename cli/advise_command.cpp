@@ -184,8 +184,9 @@ int advise_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim advise SCENARIO --memory-budget SIZE [--memory worst|expected] [--mt-dop N]\n"
       "                    [--base NAME] [--set KEY=VALUE]... [--margin PERCENT] [--jobs N] [-o FILE]\n\n"
-      "Searches the sizing policies (flat buffers from 16K to 8M, per-sender budgets from 256K to\n"
-      "1G clamped to 16K-256K a channel, 1, 2 or 4 RPCs in flight; the rest as the base policy)\n"
+      "Searches the sizing policies (flat buffers from 16K to 8M and the size just under each\n"
+      "doubling, per-sender budgets from 256K to 1G clamped to 16K-256K a channel, 1, 2 or 4 RPCs\n"
+      "in flight; the rest as the base policy)\n"
       "for the one exsim recommends by: of those whose largest per-host sender memory stays within\n"
       "the budget, the least memory within a margin of the fastest (--margin). It simulates a few\n"
       "of them rather than all: memory comes from the static model without simulating, and each\n"

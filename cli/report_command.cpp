@@ -81,17 +81,9 @@ int report_command(const std::vector<std::string>& args) {
     options.margin = decision_margin(input.verdicts.empty() ? validate::median_wall_error(validate::builtin_region())
                                                             : input.verdicts.front().wall_median_error);
   }
-  const auto figures = report::figures(input);
+  const auto figures = report::figures(input, options.memory_budget.value_or(0));
   std::vector<std::string> svgs;
-  for (const auto& f : figures) {
-    std::vector<std::pair<std::string, double>> vars;
-    if (f.name == "sender_memory" || f.name == "wall_vs_memory") {
-      vars.emplace_back("budget", options.memory_budget.value_or(0));
-    }
-    // Past a dozen results, the dominated points' labels only hide the front's.
-    if (f.name == "wall_vs_memory") vars.emplace_back("label_dominated", input.entries.size() <= 12 ? 1 : 0);
-    svgs.push_back(f.csv.empty() ? "" : report::render_svg(f.name, f.csv, vars));
-  }
+  for (const auto& f : figures) svgs.push_back(f.csv.empty() ? "" : report::render_svg(f.name, f.csv, f.variables));
   // Every output is checked and made before any is written, and they take
   // their places together: a failure leaves none behind.
   std::vector<std::pair<std::string, std::string>> csv_files;

@@ -1,12 +1,15 @@
 #include "plots/figures.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "models/results/sensitivity.h"
+#include "plots/label_layout.h"
+#include "plots/rtt_figure.h"
 
 namespace exsim::report {
 namespace {
@@ -25,7 +28,8 @@ std::string tick(std::size_t index) { return std::to_string(index + 1); }
 // One table, a row per buffer size, a cell left empty where a series has no
 // result: a CSV that pandas and spreadsheets read, and gnuplot draws a line
 // across.
-std::string wall_vs_buffer(const ReportInput& in) {
+Figure wall_vs_buffer(const ReportInput& in) {
+  Figure figure{"wall_vs_buffer", "Wall-clock against buffer size", ""};
   std::vector<const Entry*> flat;
   for (const auto& e : in.entries) {
     if (e.buffer_flat > 0) flat.push_back(&e);
@@ -73,7 +77,36 @@ std::string wall_vs_buffer(const ReportInput& in) {
     if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
     series[name][e->buffer_flat] = e->wall_s;
   }
-  if (order.empty()) return "";
+  if (order.empty()) return figure;
+  // What every series shares is said once, in the title, not in each line of
+  // the key ("MT_DOP 4; 1 in flight; cross-group RTT 0.2 ms" fifteen times).
+  const auto parts_of = [](const std::string& name) {
+    std::vector<std::string> parts;
+    for (std::size_t at = 0; at <= name.size();) {
+      const std::size_t end = std::min(name.find("; ", at), name.size());
+      parts.push_back(name.substr(at, end - at));
+      at = end + 2;
+    }
+    return parts;
+  };
+  std::vector<std::string> shared = parts_of(order.front());
+  for (const auto& name : order) {
+    const auto parts = parts_of(name);
+    std::erase_if(shared, [&](const std::string& p) { return std::find(parts.begin(), parts.end(), p) == parts.end(); });
+  }
+  std::map<std::string, std::string> shown;  // series -> its name in the key
+  for (const auto& name : order) {
+    std::string rest;
+    for (const auto& p : parts_of(name)) {
+      if (order.size() == 1 || std::find(shared.begin(), shared.end(), p) == shared.end()) rest += (rest.empty() ? "" : "; ") + p;
+    }
+    shown[name] = rest.empty() ? name : rest;
+  }
+  if (order.size() > 1 && !shared.empty()) {
+    std::string common;
+    for (const auto& p : shared) common += (common.empty() ? "" : ", ") + p;
+    figure.title += " (" + common + ")";
+  }
   std::set<long long> buffers;
   for (const auto& [name, points] : series) {
     for (const auto& [bytes, wall] : points) buffers.insert(bytes);
@@ -81,7 +114,7 @@ std::string wall_vs_buffer(const ReportInput& in) {
   std::string csv = "buffer_bytes";
   for (const auto& name : order) {
     csv += ',';
-    csv += csv_field(name);
+    csv += csv_field(shown[name]);
   }
   csv += "\n";
   for (const long long bytes : buffers) {
@@ -93,15 +126,41 @@ std::string wall_vs_buffer(const ReportInput& in) {
     }
     csv += "\n";
   }
-  return csv;
+  figure.csv = csv;
+  // The key, a line a series beside the plot, sets the height past 20 series.
+  constexpr double kHeight = 420, kKeyLine = 14;
+  figure.variables = {{"height", std::max(kHeight, 80 + kKeyLine * static_cast<double>(order.size()))}};
+  return figure;
 }
+
+// The wall-clock-against-memory plot's frame: its size, its margins (screen
+// fractions from the bottom left, as gnuplot's `set lmargin at screen`) and
+// its ranges, fixed here and given to its script, so that a label's pixels are
+// known before gnuplot draws it. Memory on a log2 axis.
+struct MemoryFrame {
+  double width = 820, height = 440, left = 0.10, right = 0.76, bottom = 0.14, top = 0.90;
+  double xmin = 1, xmax = 2, ymin = 0, ymax = 1;
+  double px(double bytes) const {
+    return width * (left + (std::log2(bytes) - std::log2(xmin)) / (std::log2(xmax) - std::log2(xmin)) * (right - left));
+  }
+  double py(double wall) const { return height * (1 - (bottom + (wall - ymin) / (ymax - ymin) * (top - bottom))); }
+  double bytes_at(double x) const {
+    return std::exp2(std::log2(xmin) + (x / width - left) / (right - left) * (std::log2(xmax) - std::log2(xmin)));
+  }
+  double wall_at(double y) const { return ymin + ((1 - y / height) - bottom) / (top - bottom) * (ymax - ymin); }
+  Box area() const { return {width * left, height * (1 - top), width * right, height * (1 - bottom)}; }
+};
+constexpr double kLabelFont = 9, kMarkerRadius = 6;
 
 // Wall-clock against worst-case per-host sender memory, a point per result
 // (numbered as in the report's table), marked on the front when no result of
 // its scenario and environment point is at least as fast with no more memory
-// (and better in one), dominated otherwise: the choice a budget makes.
-std::string wall_vs_memory(const ReportInput& in) {
-  if (in.entries.empty()) return "";
+// (and better in one), dominated otherwise: the choice a budget makes. Each
+// point's label ("#3 64K", or "#3" where that finds no room) is placed clear of
+// the others, the front's first; a point without one is named by the table.
+Figure wall_vs_memory(const ReportInput& in, double budget) {
+  Figure figure{"wall_vs_memory", "Wall-clock against sender memory: the choice a budget makes", ""};
+  if (in.entries.empty()) return figure;
   std::vector<bool> dominated(in.entries.size(), false);
   for (const auto& point : environment_points(in.entries)) {
     for (const std::size_t i : point) {
@@ -113,13 +172,52 @@ std::string wall_vs_memory(const ReportInput& in) {
       });
     }
   }
-  std::string csv = "result,sender_worst_bytes,wall_s,on_front\n";
+  // A memory of 0 (a hand-made file) sits at 1 KiB: the axis is logarithmic.
+  const auto memory = [&](const Entry& e) { return std::max(e.sender_worst, 1024.0); };
+  MemoryFrame frame;
+  double least = INFINITY, most = budget, fastest = INFINITY, slowest = 0;
+  for (const auto& e : in.entries) {
+    least = std::min(least, memory(e));
+    most = std::max(most, memory(e));
+    fastest = std::min(fastest, e.wall_s);
+    slowest = std::max(slowest, e.wall_s);
+  }
+  frame.xmin = std::exp2(std::floor(std::log2(least / 1.2)));
+  frame.xmax = std::exp2(std::ceil(std::log2(most * 1.2)));
+  // Around the results, not from zero: policies a few percent apart are the
+  // question; room above the slowest for its label.
+  const double pad = std::max(0.12 * (slowest - fastest), 0.01 * slowest);
+  frame.ymin = std::max(0.0, fastest - pad);
+  frame.ymax = slowest + 2 * pad;
+  std::vector<std::size_t> order(in.entries.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return dominated[a] != dominated[b] ? !dominated[a] : in.entries[a].wall_s < in.entries[b].wall_s;
+  });
+  std::vector<LabelRequest> requests;
+  for (const std::size_t i : order) {
+    const Entry& e = in.entries[i];
+    requests.push_back({frame.px(memory(e)), frame.py(e.wall_s), fmt::format("#{} {}", i + 1, e.policy),
+                        fmt::format("#{}", i + 1)});
+  }
+  const std::vector<PlacedLabel> placed = place_labels(requests, frame.area(), kLabelFont, kMarkerRadius);
+  std::vector<const PlacedLabel*> label_of(in.entries.size());
+  for (std::size_t k = 0; k < order.size(); ++k) label_of[order[k]] = &placed[k];
+  std::string csv = "result,sender_worst_bytes,wall_s,on_front,label_bytes,label_wall_s,label\n";
   for (std::size_t i = 0; i < in.entries.size(); ++i) {
     const Entry& e = in.entries[i];
-    csv += fmt::format("{},{:.0f},{:.6g},{}\n", csv_field(fmt::format("#{} {}", i + 1, e.policy)), e.sender_worst,
-                       e.wall_s, dominated[i] ? 0 : 1);
+    const PlacedLabel& l = *label_of[i];
+    csv += fmt::format("{},{:.0f},{:.6g},{},", csv_field(fmt::format("#{} {}", i + 1, e.policy)), memory(e), e.wall_s,
+                       dominated[i] ? 0 : 1);
+    csv += l.placed ? fmt::format("{:.6g},{:.6g},{}\n", frame.bytes_at(l.x), frame.wall_at(l.y), csv_field(l.text))
+                    : ",,\n";
   }
-  return csv;
+  figure.csv = csv;
+  figure.variables = {{"budget", budget},          {"width", frame.width},   {"height", frame.height},
+                      {"lm", frame.left},          {"rm", frame.right},      {"bm", frame.bottom},
+                      {"tm", frame.top},           {"xmin", frame.xmin},     {"xmax", frame.xmax},
+                      {"ymin", frame.ymin},        {"ymax", frame.ymax}};
+  return figure;
 }
 
 std::string sender_memory(const ReportInput& in) {
@@ -160,29 +258,12 @@ std::string cpu_by_stage(const ReportInput& in) {
   return csv;
 }
 
-// The RTT matrix of the first result that has one; its title says which when
-// the results' matrices differ (a sweep over RTTs), since one map shows one.
-Figure rtt(const ReportInput& in) {
-  Figure figure{"rtt_heatmap", "Round-trip times between hosts", ""};
-  for (std::size_t i = 0; i < in.entries.size(); ++i) {
-    const Entry& e = in.entries[i];
-    if (e.rtt_nominal_ms.empty() || e.rtt_nominal_ms.size() != e.hosts.size()) continue;
-    std::string csv = "rtt_ms";
-    for (const auto& h : e.hosts) csv += fmt::format(",{}", csv_field(h));
-    csv += "\n";
-    for (std::size_t a = 0; a < e.hosts.size(); ++a) {
-      csv += csv_field(e.hosts[a]);
-      for (double v : e.rtt_nominal_ms[a]) csv += fmt::format(",{:.4g}", v);
-      csv += "\n";
-    }
-    figure.csv = csv;
-    const bool differ = std::any_of(in.entries.begin(), in.entries.end(), [&](const Entry& other) {
-      return !other.rtt_nominal_ms.empty() && other.rtt_nominal_ms != e.rtt_nominal_ms;
-    });
-    if (differ) figure.title += fmt::format(" of result #{} ({}); the results' RTTs differ", i + 1, e.label);
-    return figure;
-  }
-  return figure;
+// How often a bar chart names a result under its bar: every one while the
+// numbers fit side by side, else every k-th (135 results: "1112131415").
+double tick_every(std::size_t results) {
+  constexpr double kPlotWidth = 500, kTickFont = 11, kGap = 8;
+  const double width = text_width(std::to_string(results), kTickFont) + kGap;
+  return std::max(1.0, std::ceil(static_cast<double>(results) * width / kPlotWidth));
 }
 
 std::string predicted_vs_measured(const ReportInput& in) {
@@ -243,13 +324,14 @@ std::string sensitivity(const ReportInput& in) {
   return csv;
 }
 
-std::vector<Figure> figures(const ReportInput& in) {
-  return {{"wall_vs_memory", "Wall-clock against sender memory: the choice a budget makes", wall_vs_memory(in)},
-          rtt(in),
-          {"wall_vs_buffer", "Wall-clock against buffer size", wall_vs_buffer(in)},
-          {"sender_memory", "Per-host sender memory against the budget", sender_memory(in)},
-          {"rpcs", "TransmitData RPCs", rpcs(in)},
-          {"cpu_by_stage", "CPU time by stage", cpu_by_stage(in)},
+std::vector<Figure> figures(const ReportInput& in, double budget) {
+  return {wall_vs_memory(in, budget),
+          rtt_figure(in),
+          wall_vs_buffer(in),
+          {"sender_memory", "Per-host sender memory against the budget", sender_memory(in),
+           {{"budget", budget}, {"tick_every", tick_every(in.entries.size())}}},
+          {"rpcs", "TransmitData RPCs", rpcs(in), {{"tick_every", tick_every(in.entries.size())}}},
+          {"cpu_by_stage", "CPU time by stage", cpu_by_stage(in), {{"tick_every", tick_every(in.entries.size())}}},
           {"predicted_vs_measured", "Predicted against measured", predicted_vs_measured(in)},
           {"sensitivity", "What could change this answer: each cost alone over its range", sensitivity(in)}};
 }

@@ -17,16 +17,6 @@
 namespace exsim::report {
 namespace {
 
-// A result as one choice among the policies at its environment point: the
-// policy and its own sweep settings (the point is said once, before).
-std::string choice_label(const Entry& e) {
-  std::string label = e.policy;
-  for (const auto& [key, value] : e.settings) {
-    if (key.rfind("policies.", 0) == 0) label += ", " + setting_in_words(key, value);
-  }
-  return e.source == "measured" ? label + " (measured)" : label;
-}
-
 // The pick's sentence, against the baseline and the fastest.
 std::string pick_text(const Recommendation& r, std::optional<double> budget, const std::string& within,
                       const std::function<std::string(const Entry&)>& name_of) {
@@ -94,7 +84,7 @@ std::vector<Recommendation> recommend(const ReportInput& in, std::optional<doubl
       }
     }
     const std::string& environment = r.environment;
-    auto name_of = [&](const Entry& e) { return environment.empty() ? e.label : choice_label(e); };
+    auto name_of = [&](const Entry& e) { return environment.empty() ? e.label : policy_label(e, false); };
     const std::string within = budget ? fmt::format(" within the {} budget", human_bytes(*budget)) : "";
     r.text = pick_text(r, budget, within, name_of);
     if (!r.best) {
@@ -146,7 +136,7 @@ std::optional<SweepSetting> one_setting(const std::vector<Recommendation>& recom
   for (const auto& r : recommendations) {
     if (r.scenario != recommendations.front().scenario || !r.fastest || r.fastest->wall_s <= 0) return std::nullopt;
     for (const Entry* e : r.fitting) {
-      const std::string choice = choice_label(*e);
+      const std::string choice = policy_label(*e, false);
       const double regret = e->wall_s / r.fastest->wall_s - 1;
       auto& [largest, where] = worst.try_emplace(choice, -1.0, "").first->second;
       if (regret > largest) {
@@ -171,29 +161,37 @@ std::optional<SweepSetting> one_setting(const std::vector<Recommendation>& recom
   return best;
 }
 
+std::optional<std::string> one_setting_line(const std::vector<Recommendation>& recommendations) {
+  const auto setting = one_setting(recommendations);
+  if (!setting) return std::nullopt;
+  const double margin = recommendations.front().margin;
+  return fmt::format(
+      "One setting for all {} points: {}, {} {:.1f}% behind a point's fastest ({}){}; each point's own pick follows.",
+      setting->points, setting->choice,
+      setting->within_margin ? fmt::format("the least memory within {:.1f}% of every point's fastest, at most", 100 * margin)
+                             : "at most",
+      100 * setting->worst_regret, setting->worst_point.empty() ? "-" : setting->worst_point,
+      setting->within_margin ? "" : fmt::format(": no setting is within {:.1f}% everywhere", 100 * margin));
+}
+
+std::optional<std::string> unbounded_note(const std::vector<Recommendation>& recommendations) {
+  if (recommendations.empty() || !recommendations.front().no_budget) return std::nullopt;
+  return "(No --memory-budget given: memory did not limit the choice.)";
+}
+
 std::vector<std::string> recommendation_lines(const std::vector<Recommendation>& recommendations) {
-  const bool unbounded = !recommendations.empty() && recommendations.front().no_budget;
-  const char* note = "(No --memory-budget given: memory did not limit the choice.)";
-  if (recommendations.size() == 1) return {recommendations.front().text + (unbounded ? std::string(" ") + note : "")};
+  const auto note = unbounded_note(recommendations);
+  if (recommendations.size() == 1) return {recommendations.front().text + (note ? " " + *note : "")};
   bool scenarios = false;
   for (const auto& r : recommendations) scenarios |= r.scenario != recommendations.front().scenario;
   std::vector<std::string> lines;
-  if (const auto setting = one_setting(recommendations)) {
-    const double margin = recommendations.front().margin;
-    lines.push_back(fmt::format(
-        "One setting for all {} points: {}, {} {:.1f}% behind a point's fastest ({}){}; each point's own pick follows.",
-        setting->points, setting->choice,
-        setting->within_margin ? fmt::format("the least memory within {:.1f}% of every point's fastest, at most", 100 * margin)
-                               : "at most",
-        100 * setting->worst_regret, setting->worst_point.empty() ? "-" : setting->worst_point,
-        setting->within_margin ? "" : fmt::format(": no setting is within {:.1f}% everywhere", 100 * margin)));
-  }
+  if (auto setting = one_setting_line(recommendations)) lines.push_back(std::move(*setting));
   for (const auto& r : recommendations) {
     std::string lead = scenarios ? r.scenario : "";
     if (!r.environment.empty()) lead += (lead.empty() ? "" : ", ") + r.environment;
     lines.push_back(lead.empty() ? r.text : fmt::format("{}: {}", lead, r.text));
   }
-  if (unbounded) lines.emplace_back(note);
+  if (note) lines.push_back(*note);
   return lines;
 }
 

@@ -52,6 +52,10 @@ struct SweepSetting {
 };
 std::optional<SweepSetting> one_setting(const std::vector<Recommendation>& recommendations);
 
+// The line giving one setting for a whole sweep (one_setting), if there is one.
+std::optional<std::string> one_setting_line(const std::vector<Recommendation>& recommendations);
+// What the report says when no budget limited the choice; nothing when one did.
+std::optional<std::string> unbounded_note(const std::vector<Recommendation>& recommendations);
 // What the report says: the one recommendation, or each led by its scenario's
 // name and environment point, a line each (a list in HTML and Markdown),
 // after the one setting for a whole sweep when there is one.

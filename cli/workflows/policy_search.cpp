@@ -29,14 +29,15 @@ std::vector<Bytes> powers_of_two(Bytes from, Bytes to) {
 // cache, memory written for the first time, a stream's last partial batches):
 // taken as unimodal. kTop: only the chain's top feasible size, about its
 // fastest; kBelowTop: the size below it too, which shows whether the chain
-// rises at its top. kSearch: the smallest size within `margin` of the fastest
-// seen, by bisecting the falling part below a size within it: the top, or,
-// where the chain rises at its top beyond the margin, its fastest, found first by
-// bisecting on the slope. log2 of the chain's length once or twice, not its
-// length.
-enum class ChainStep { kTop, kBelowTop, kSearch };
+// rises at its top; kFastest: where it rises there, its fastest, by bisecting
+// on the slope. kSearch: the smallest size whose wall-clock is at most `target`
+// (the decision rule's bound: the fastest seen, plus the margin), by bisecting
+// the falling part below a size within it: the top, or, where the top is past
+// the target, the chain's fastest. log2 of the chain's length once or twice,
+// not its length.
+enum class ChainStep { kTop, kBelowTop, kFastest, kSearch };
 void search_chain(std::vector<Candidate>& candidates, const std::vector<std::size_t>& chain, ChainStep step,
-                  double margin, const std::function<RunResult(const Policy&)>& simulate) {
+                  double target, const std::function<RunResult(const Policy&)>& simulate) {
   std::vector<std::size_t> feasible;
   for (std::size_t i : chain) {
     if (candidates[i].feasible) feasible.push_back(i);
@@ -47,39 +48,127 @@ void search_chain(std::vector<Candidate>& candidates, const std::vector<std::siz
     if (!c.result) c.result = simulate(c.policy);
     return c.result->wall_s;
   };
-  const std::size_t top = feasible.size() - 1;
-  if (step != ChainStep::kSearch) {
-    wall(top);
-    if (step == ChainStep::kBelowTop && top > 0) wall(top - 1);
-    return;
-  }
-  double fastest = std::numeric_limits<double>::infinity();
-  for (std::size_t f = 0; f <= top; ++f) {
-    if (candidates[feasible[f]].result) fastest = std::min(fastest, candidates[feasible[f]].result->wall_s);
-  }
-  std::size_t lo = top;
-  if (!within_margin(wall(top), fastest, margin)) {
-    // Rising at the top beyond the margin: its fastest lies below.
+  // The fastest of feasible[0..last], the chain being unimodal.
+  const auto fastest_up_to = [&](std::size_t last) {
     std::size_t from = 0;
-    while (from < lo) {
-      const std::size_t mid = from + (lo - from) / 2;
+    while (from < last) {
+      const std::size_t mid = from + (last - from) / 2;
       if (wall(mid + 1) < wall(mid)) {
         from = mid + 1;
       } else {
-        lo = mid;
+        last = mid;
       }
     }
-    fastest = std::min(fastest, wall(lo));
+    return last;
+  };
+  const std::size_t top = feasible.size() - 1;
+  switch (step) {
+    case ChainStep::kTop:
+      wall(top);
+      return;
+    case ChainStep::kBelowTop:
+      wall(top);
+      if (top > 0) wall(top - 1);
+      return;
+    case ChainStep::kFastest:
+      if (top > 0 && wall(top - 1) < wall(top)) fastest_up_to(top - 1);
+      return;
+    case ChainStep::kSearch:
+      break;
   }
-  std::size_t low = 0, high = lo;  // feasible[high] is within the margin of the fastest
+  std::size_t lo = top;
+  if (wall(top) > target) {
+    lo = fastest_up_to(top);
+    if (wall(lo) > target) return;
+  }
+  std::size_t low = 0, high = lo;  // feasible[high] is within the target
   while (low < high) {
     const std::size_t mid = low + (high - low) / 2;
-    if (within_margin(wall(mid), fastest, margin)) {
+    if (wall(mid) <= target) {
       high = mid;
     } else {
       low = mid + 1;
     }
   }
+}
+
+// The fastest simulated feasible candidate seen so far.
+std::optional<std::size_t> fastest_seen(const std::vector<Candidate>& candidates) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    if (c.feasible && c.result && (!best || c.result->wall_s < candidates[*best].result->wall_s)) best = i;
+  }
+  return best;
+}
+
+// The fastest seen is the fastest of its chain only if its feasible
+// neighbours in the chain are slower: the chain's top estimates its fastest,
+// and a chain that rises gently there has it a size or two below. So the
+// neighbours are simulated, and the fastest followed, until neither beats it.
+void climb_to_fastest(std::vector<Candidate>& candidates, const std::vector<std::vector<std::size_t>>& chains,
+                      int jobs, const std::function<RunResult(const Policy&)>& simulate) {
+  for (;;) {
+    const std::optional<std::size_t> best = fastest_seen(candidates);
+    if (!best) return;
+    std::vector<std::size_t> neighbours;
+    for (const auto& chain : chains) {
+      std::vector<std::size_t> feasible;
+      for (std::size_t i : chain) {
+        if (candidates[i].feasible) feasible.push_back(i);
+      }
+      const auto at = std::find(feasible.begin(), feasible.end(), *best);
+      if (at == feasible.end()) continue;
+      if (at != feasible.begin()) neighbours.push_back(*(at - 1));
+      if (at + 1 != feasible.end()) neighbours.push_back(*(at + 1));
+    }
+    std::erase_if(neighbours, [&](std::size_t i) { return candidates[i].result.has_value(); });
+    if (neighbours.empty()) return;
+    const std::exception_ptr failure = for_each_parallel(neighbours.size(), jobs, [&](std::size_t n) {
+      candidates[neighbours[n]].result = simulate(candidates[neighbours[n]].policy);
+    });
+    if (failure) std::rethrow_exception(failure);
+  }
+}
+
+// A flat buffer's batch takes the room of the first power of two at or above
+// it (models/rules/sender_memory.h), and a fixed-length capacity ignores the
+// var-len bytes, so a batch sized for P overflows P and takes 2P: just past a
+// doubling, a few percent more rows cost twice the memory. Below each size P
+// of `sizes`, the largest whole-KiB size above the size before it (P/2 for the
+// first) that saves at least `kDoublingSaving` of P's static memory: its
+// batches fit the room one doubling down. The saving tells a doubling of the
+// batches' buffers (about half the memory) from the smaller steps of their
+// offsets' room (4 B a row) or of a minor exchange. Static memory grows with a
+// flat size (more rows a batch), so it is found by bisection, unsimulated.
+constexpr double kDoublingSaving = 0.25;
+std::vector<Bytes> with_sizes_under_doublings(const Scenario& scenario, Policy policy,
+                                              const std::vector<Bytes>& sizes, MemoryMeasure measure) {
+  const auto memory = [&](Bytes size) {
+    policy.buffer.flat = size;
+    return static_cast<double>(static_memory(scenario, policy, measure));
+  };
+  std::vector<Bytes> out;
+  Bytes before = sizes.empty() ? 0 : sizes.front() / 2;
+  for (Bytes size : sizes) {
+    const double most = memory(size) * (1 - kDoublingSaving);
+    // In KiB: the largest k in (before, size) with memory(k KiB) <= most.
+    Bytes low = before / kKiB + 1, high = (size - 1) / kKiB;
+    if (low <= high && memory(low * kKiB) <= most) {
+      while (low < high) {
+        const Bytes mid = low + (high - low + 1) / 2;
+        if (memory(mid * kKiB) <= most) {
+          low = mid;
+        } else {
+          high = mid - 1;
+        }
+      }
+      out.push_back(low * kKiB);
+    }
+    out.push_back(size);
+    before = size;
+  }
+  return out;
 }
 
 // The candidates as the decision rule sees them: a feasible one that was
@@ -143,7 +232,16 @@ SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space
     for (int family = 0; family < 2; ++family) {
       std::vector<std::size_t> chain;
       bool last_at_min = false, last_at_max = false;  // the last budget kept gives every hash exchange its min, max
-      for (Bytes size : family == 0 ? space.flat_sizes : space.budgets) {
+      std::vector<Bytes> sizes = space.budgets;
+      if (family == 0) {
+        Policy flat = space.base;
+        flat.in_flight = space.in_flight[k];
+        flat.buffer = BufferSizing{BufferSizing::Kind::kFlat, 0};
+        flat.capacity = CapacityRule::kFixedLen;
+        sizes = space.under_doublings ? with_sizes_under_doublings(scenario, flat, space.flat_sizes, options.measure)
+                                      : space.flat_sizes;
+      }
+      for (Bytes size : sizes) {
         Candidate c;
         c.policy = space.base;
         c.policy.in_flight = space.in_flight[k];
@@ -181,8 +279,10 @@ SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space
   // Then only the chains whose best so far is within `prune` of the fastest are
   // searched; the others' smaller sizes are slower still.
   const auto run = [&](const std::vector<const std::vector<std::size_t>*>& selected, ChainStep step) {
+    const std::optional<std::size_t> fastest = fastest_seen(out.candidates);
+    const double target = fastest ? out.candidates[*fastest].result->wall_s * (1 + options.margin) : 0;
     const std::exception_ptr failure = for_each_parallel(selected.size(), options.jobs, [&](std::size_t c) {
-      search_chain(out.candidates, *selected[c], step, options.margin, simulate);
+      search_chain(out.candidates, *selected[c], step, target, simulate);
     });
     if (failure) std::rethrow_exception(failure);
   };
@@ -227,9 +327,13 @@ SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space
     for (const auto* chain : topped) close_far[fastest_of(*chain) <= fastest * close ? 0 : 1].push_back(chain);
     return close_far;
   };
-  // A chain whose top is far from the fastest may be rising there: the size
-  // below shows it, and its fastest may be close after all.
-  run(split()[1], ChainStep::kBelowTop);
+  // A chain may be rising at its top: the size below shows it, and where it
+  // does, its fastest lies below, and may be close to the fastest after all.
+  run(topped, ChainStep::kBelowTop);
+  run(topped, ChainStep::kFastest);
+  std::vector<std::vector<std::size_t>> all_chains;
+  for (const auto& per_count : chains) all_chains.insert(all_chains.end(), per_count.begin(), per_count.end());
+  climb_to_fastest(out.candidates, all_chains, options.jobs, simulate);
   run(split()[0], ChainStep::kSearch);
   return finish(out, options.margin);
 }

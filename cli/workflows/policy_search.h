@@ -3,7 +3,8 @@
 // fastest whose per-host sender memory stays within a budget), found in a few
 // simulations rather than a grid.
 //
-// The space is chains of policies that differ only in size: flat buffers, and
+// The space is chains of policies that differ only in size: flat buffers (powers
+// of two, and the largest size below each whose batches fit one doubling down), and
 // per-sender budgets (clamped to 16K-256K a channel, IMPALA-15512's rule),
 // each at 1, 2 and 4 RPCs in flight; everything else is the base policy's.
 // Memory is the static model's (worst case or expected, models/rules/
@@ -12,12 +13,12 @@
 // diminishing returns (fewer round trips, less per-call CPU) to the chain's
 // fastest, and may rise beyond it (buffers that outgrow the cache, memory the
 // process writes for the first time, a stream's last partial batches); so each
-// chain's top feasible size estimates its fastest (with the size below it
-// where the top is beyond `prune` of the fastest: it may be rising there), and
-// a chain whose estimate is within `prune` of the fastest is searched for its
-// smallest size within `margin` of the fastest seen (first for its fastest, by
-// bisecting on the slope, where it rises at its top). More RPCs in flight are
-// tried only while they pay: 4 only if 2 beat 1.
+// chain's top feasible size and the size below it are simulated, and where the
+// chain rises at its top, its fastest is found below by bisecting on the slope.
+// The fastest seen is then checked against its neighbours in its chain, and
+// followed while one is faster. Each chain whose fastest is within `prune` of
+// the fastest is searched for its smallest size within `margin` of the fastest
+// seen. More RPCs in flight are tried only while they pay: 4 only if 2 beat 1.
 #ifndef EXSIM_CLI_WORKFLOWS_POLICY_SEARCH_H_
 #define EXSIM_CLI_WORKFLOWS_POLICY_SEARCH_H_
 
@@ -40,11 +41,15 @@ struct SearchSpace {
   std::vector<Bytes> flat_sizes;
   std::vector<Bytes> budgets;
   std::vector<int> in_flight;
+  // Beside each flat size, the largest below it whose batches fit one doubling
+  // down (e.g. 120K beside 128K), found from the static memory.
+  bool under_doublings = true;
 };
 // The largest host's static sender memory under `policy`, by `measure`.
 Bytes static_memory(const Scenario& scenario, const Policy& policy, MemoryMeasure measure);
 
-// Flat 16K to 8M and budgets 256K to 1G (powers of two), 1, 2 and 4 in flight.
+// Flat 16K to 8M and budgets 256K to 1G (powers of two), with the flat sizes
+// just under each doubling, 1, 2 and 4 in flight.
 SearchSpace default_search_space(const Policy& base);
 
 struct Candidate {

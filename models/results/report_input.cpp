@@ -101,6 +101,10 @@ Entry entry_of(const JsonNode& node) {
       for (std::size_t j = 0; j < row.size(); ++j) e.rtt_nominal_ms.back().push_back(row.element(j).number(0, 0));
     }
   }
+  const JsonNode groups = node.member("rtt_ms").member("groups");
+  if (groups.present() && groups.expect_array()) {
+    for (std::size_t i = 0; i < groups.size(); ++i) e.host_groups.push_back(groups.element(i).string());
+  }
   e.sweep_point = static_cast<int>(node.member("sweep").member("point").integer(-1, 0, 1 << 30));
   const JsonNode set = node.member("sweep").member("set");
   if (set.present() && set.expect_object()) {
@@ -255,28 +259,46 @@ void read_results_file(const std::string& path, ReportInput& in) {
 
 }  // namespace
 
-std::string setting_in_words(const std::string& key, const std::string& value) {
+std::pair<std::string, std::string> setting_as_column(const std::string& key, const std::string& value) {
   auto ends_with = [&](const std::string& tail) {
     return key.size() >= tail.size() && key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
   };
-  if (key == "mt_dop") return "MT_DOP " + value;
-  if (key == "cluster.rtt_ms.cross_group") return fmt::format("cross-group RTT {} ms", value);
-  if (key == "cluster.rtt_ms.same_group") return fmt::format("same-group RTT {} ms", value);
-  if (key == "cluster.rtt_ms.self") return fmt::format("same-host RTT {} ms", value);
-  if (key == "cluster.nic_gbps") return fmt::format("NIC {} Gbit/s", value);
-  if (key == "cluster.hosts") return value + " hosts";
-  if (ends_with(".in_flight")) return value + " in flight";
-  if (ends_with(".buffer.flat")) return "buffer " + value;
-  if (ends_with(".buffer.budget")) return "budget " + value;
+  if (key == "mt_dop") return {"MT_DOP", value};
+  if (key == "cluster.rtt_ms.cross_group") return {"cross-group RTT", value + " ms"};
+  if (key == "cluster.rtt_ms.same_group") return {"same-group RTT", value + " ms"};
+  if (key == "cluster.rtt_ms.self") return {"same-host RTT", value + " ms"};
+  if (key == "cluster.nic_gbps") return {"NIC", value + " Gbit/s"};
+  if (key == "cluster.hosts") return {"hosts", value};
+  if (ends_with(".in_flight")) return {"in flight", value};
+  if (ends_with(".buffer.flat")) return {"buffer", value};
+  if (ends_with(".buffer.budget")) return {"budget", value};
   std::string word = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
   std::replace(word.begin(), word.end(), '_', ' ');
-  return word + " " + value;
+  return {word, value};
+}
+
+std::string setting_in_words(const std::string& key, const std::string& value) {
+  const auto [name, cell] = setting_as_column(key, value);
+  // Counts read before their noun: "2 in flight", "20 hosts".
+  return name == "in flight" || name == "hosts" ? cell + " " + name : name + " " + cell;
+}
+
+bool is_policy_setting(const std::string& key) { return key.rfind("policies.", 0) == 0; }
+
+std::string policy_label(const Entry& e, bool with_scenario) {
+  std::string label = with_scenario ? e.scenario + " / " + e.policy : e.policy;
+  std::string own;
+  for (const auto& [key, value] : e.settings) {
+    if (is_policy_setting(key)) own += (own.empty() ? "" : ", ") + setting_in_words(key, value);
+  }
+  if (!own.empty()) label += " (" + own + ")";
+  return e.source == "measured" ? label + " (measured)" : label;
 }
 
 std::string environment_of(const Entry& e) {
   std::string point;
   for (const auto& [key, value] : e.settings) {
-    if (key.rfind("policies.", 0) == 0) continue;
+    if (is_policy_setting(key)) continue;
     point += (point.empty() ? "" : ", ") + setting_in_words(key, value);
   }
   return point;

@@ -37,6 +37,7 @@ struct Entry {
   std::vector<std::pair<std::string, double>> cpu_s;              // by stage, in the file's order
   std::vector<std::string> hosts;
   std::vector<std::vector<double>> rtt_nominal_ms;
+  std::vector<std::string> host_groups;  // each host's placement group, when the file says
 };
 
 // One validated policy: both halves and the wall-clock error.
@@ -75,6 +76,14 @@ struct ReportInput {
 // A sweep setting as a reader says it: "MT_DOP 8", "cross-group RTT 0.6 ms",
 // "2 in flight", "buffer 64K"; a key it does not know as its last word and the value.
 std::string setting_in_words(const std::string& key, const std::string& value);
+// The same as a table's column and cell: {"cross-group RTT", "0.6 ms"}.
+std::pair<std::string, std::string> setting_as_column(const std::string& key, const std::string& value);
+// Whether a sweep setting is a policy's (the user chooses it), not the environment's.
+bool is_policy_setting(const std::string& key);
+// A result's policy with its own sweep settings, not the environment's:
+// "16K (2 in flight)", "(measured)" after a measured one; led by the scenario
+// when `with_scenario`.
+std::string policy_label(const Entry& e, bool with_scenario);
 
 // A result's environment point: its sweep settings that are not a policy's
 // (MT_DOP, the cluster, the workload: what the user does not choose), in

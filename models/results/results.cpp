@@ -142,6 +142,7 @@ ordered run_json(const RunResult& r) {
   out["planner"] = tally(r.planner);
   for (const auto& [kind, t] : r.planner.by_kind) out["planner"]["by_kind"][kind] = tally(t);
   if (!r.rtt_nominal_ms.empty()) out["rtt_ms"]["nominal"] = r.rtt_nominal_ms;
+  if (!r.host_groups.empty()) out["rtt_ms"]["groups"] = r.host_groups;
   if (!r.rtt_achieved_ms.empty()) {
     out["rtt_ms"]["achieved"] = r.rtt_achieved_ms;
   }
@@ -188,6 +189,8 @@ void describe_run(RunResult& result, const Scenario& scenario, const Policy& pol
   for (int a = 0; a < n; ++a) {
     for (int b = 0; b < n; ++b) result.rtt_nominal_ms[a][b] = scenario.cluster.rtt.rtt_ms(a, b);
   }
+  result.host_groups.clear();
+  for (const Host& h : scenario.cluster.hosts) result.host_groups.push_back(h.group);
 }
 
 std::string results_to_json(const std::vector<RunResult>& results) {

@@ -171,6 +171,7 @@ struct RunResult {
   // Measured runs: RTT between hosts as imposed (nominal) and as achieved
   // (median one-way delays of calls, both directions); empty for simulated runs.
   std::vector<std::vector<double>> rtt_nominal_ms, rtt_achieved_ms;
+  std::vector<std::string> host_groups;  // each host's placement group, in the matrices' order
 
   // Measured runs: the agent processes' CPU over their lives, start-up
   // included (0 for simulated runs).

@@ -184,6 +184,9 @@ RunResult read_run_result(const JsonNode& node) {
   if (const JsonNode rtt = node.member("rtt_ms"); rtt.present() && rtt.expect_object()) {
     if (rtt.member("nominal").present()) r.rtt_nominal_ms = read_matrix(rtt.member("nominal"));
     if (rtt.member("achieved").present()) r.rtt_achieved_ms = read_matrix(rtt.member("achieved"));
+    if (const JsonNode groups = rtt.member("groups"); groups.present() && groups.expect_array()) {
+      for (std::size_t i = 0; i < groups.size(); ++i) r.host_groups.push_back(groups.element(i).string());
+    }
   }
   return r;
 }

@@ -47,12 +47,20 @@ TEST_CASE("the report's first plot is wall-clock against memory, each result on 
   const auto figs = figures(in);
   REQUIRE(!figs.empty());
   CHECK(figs.front().name == "wall_vs_memory");
-  CHECK(figs.front().csv == "result,sender_worst_bytes,wall_s,on_front\n"
-                            "\"#1 16K\",1000000,3,1\n\"#2 64K\",4000000,1,1\n\"#3 128K\",9000000,1.5,0\n"
-                            "\"#4 32K\",2000000,2,1\n");
+  const std::string csv = figs.front().csv;
+  CAPTURE(csv);
+  CHECK(csv.rfind("result,sender_worst_bytes,wall_s,on_front,label_bytes,label_wall_s,label\n", 0) == 0);
+  for (const char* row : {"\n\"#1 16K\",1000000,3,1,", "\n\"#2 64K\",4000000,1,1,", "\n\"#3 128K\",9000000,1.5,0,",
+                          "\n\"#4 32K\",2000000,2,1,"}) {
+    CHECK(csv.find(row) != std::string::npos);
+  }
+  // Four points far apart: each labelled whole.
+  for (const char* label : {",\"#1 16K\"\n", ",\"#2 64K\"\n", ",\"#3 128K\"\n", ",\"#4 32K\"\n"}) {
+    CHECK(csv.find(label) != std::string::npos);
+  }
   // Results of another environment point do not dominate: at MT_DOP 8, 128K alone is on its own front.
   in.entries[2].settings = {{"mt_dop", "8"}};
-  CHECK(figures(in).front().csv.find("\"#3 128K\",9000000,1.5,1\n") != std::string::npos);
+  CHECK(figures(in).front().csv.find("\"#3 128K\",9000000,1.5,1,") != std::string::npos);
 }
 
 TEST_CASE("the recommendation is the least memory within the margin of the fastest within the budget") {
@@ -125,7 +133,7 @@ TEST_CASE("results of several scenarios: each against its own first result, reco
   CHECK(text.find("s: Recommended: 64K") == 0);
   CHECK(text.find("\nt: Recommended: 64K") != std::string::npos);  // a line each
   const std::string md = render_markdown(in, ReportOptions{});
-  CHECK(md.find("| #4 | 64K | 1.000 s | -50.0% |") != std::string::npos);
+  CHECK(md.find("| #4 | t / 64K | 1.000 s | -50.0% |") != std::string::npos);
   CHECK(md.find("result(s) of scenarios s, t") != std::string::npos);
 }
 
@@ -165,8 +173,10 @@ TEST_CASE("wall-clock against buffer: a series per MT_DOP and in-flight, sorted 
   const auto wall = std::find_if(figs.begin(), figs.end(), [](const Figure& f) { return f.name == "wall_vs_buffer"; });
   REQUIRE(wall != figs.end());
   // One table for pandas: a column per series, a row per buffer, empty where a series has none.
-  CHECK(wall->csv == "buffer_bytes,\"MT_DOP 0; 1 in flight\",\"MT_DOP 8; 1 in flight\"\n"
+  // What every series shares is in the title, not the key.
+  CHECK(wall->csv == "buffer_bytes,\"MT_DOP 0\",\"MT_DOP 8\"\n"
                      "16384,4,1\n65536,3,\n");
+  CHECK(wall->title == "Wall-clock against buffer size (1 in flight)");
   // Two results at one buffer that differ in a policy setting are two series;
   // two that differ in nothing but their policy's name, told apart by it.
   ReportInput same;
@@ -178,8 +188,8 @@ TEST_CASE("wall-clock against buffer: a series per MT_DOP and in-flight, sorted 
   const std::string csv = figure_named(figures(same), "wall_vs_buffer").csv;
   CAPTURE(csv);
   CHECK(csv.find("\n16384,6.7,30.5,1,2\n") != std::string::npos);
-  CHECK(csv.find("\"MT_DOP 0; 1 in flight; broadcast_serialize per_channel\"") != std::string::npos);
-  CHECK(csv.find("\"MT_DOP 0; 1 in flight; broadcast_serialize once; policy x\"") != std::string::npos);
+  CHECK(csv.find(",\"broadcast_serialize per_channel\",") != std::string::npos);
+  CHECK(csv.find(",\"broadcast_serialize once; policy x\",") != std::string::npos);
   // Without validation results and RTTs, those figures have no data.
   for (const auto& f : figs) {
     if (f.name == "predicted_vs_measured" || f.name == "rtt_heatmap") CHECK(f.csv.empty());
@@ -284,7 +294,7 @@ TEST_CASE("a sweep is recommended per environment point: only policies compete, 
   CHECK(all[0].baseline == &in.entries[0]);
   CHECK(all[1].best == &in.entries[2]);  // the point's baseline: no policy beats it there
   const std::string text = recommendation_text(all);
-  CHECK(text.find("MT_DOP 8, cross-group RTT 0.6 ms: The baseline, 16K, 1 in flight,") !=
+  CHECK(text.find("MT_DOP 8, cross-group RTT 0.6 ms: The baseline, 16K (1 in flight),") !=
         std::string::npos);
   CHECK(text.find("No --memory-budget given") == text.rfind("No --memory-budget given"));  // said once
 }

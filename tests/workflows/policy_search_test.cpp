@@ -3,6 +3,7 @@
 // simulated (the grid), it picks the grid's pick in fewer simulations.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <functional>
@@ -103,6 +104,44 @@ TEST_CASE("a model with a known answer: the largest buffer that fits, at the in-
   }
 }
 
+// Every candidate of the default space within 1G, each "simulated" to nothing.
+SearchOutcome whole_space(const Scenario& s) {
+  SearchOptions options;
+  options.budget = kGiB;
+  options.grid = true;
+  return workflows::search_policies(s, workflows::default_search_space(s.policies[0]), options,
+                                    [](const Policy&) { return RunResult{}; });
+}
+
+TEST_CASE("beside each flat power of two, the largest size whose batches fit one doubling down") {
+  const Scenario s = test::scenario_from(kScenario);
+  const SearchOutcome grid = whole_space(s);
+  std::vector<Bytes> flat;
+  for (const auto& c : grid.candidates) {
+    if (c.policy.buffer.kind == BufferSizing::Kind::kFlat && c.policy.in_flight == 1) flat.push_back(c.policy.buffer.flat);
+  }
+  // By hand: rows of 24 + 16 B, a batch of flat/24 rows, LZ4's output kept, so a
+  // buffer takes the room of LZ4's bound of its batch. At 76K, 3242 rows hold
+  // 129,680 B, bound 130,204 B: within 128 KiB. At 77K, 3285 rows hold
+  // 131,400 B: past it, into 256 KiB, as 128K's 5461 rows are.
+  CHECK(std::count(flat.begin(), flat.end(), 76 * kKiB) == 1);
+  CHECK(std::count(flat.begin(), flat.end(), 77 * kKiB) == 0);
+  CHECK(std::is_sorted(flat.begin(), flat.end()));
+  Policy p = s.policies[0];
+  const auto memory = [&](Bytes size) {
+    p.buffer.flat = size;
+    return workflows::static_memory(s, p, workflows::MemoryMeasure::kWorst);
+  };
+  CHECK(memory(76 * kKiB) * 2 <= memory(128 * kKiB) + 64 * kKiB);  // about half: one doubling down
+  CHECK(memory(77 * kKiB) > memory(128 * kKiB) * 9 / 10);  // the data as 128K's; fewer offsets
+  // Every size between two powers of two is the largest that saves a quarter.
+  for (std::size_t i = 0; i + 1 < flat.size(); ++i) {
+    if ((flat[i] & (flat[i] - 1)) == 0) continue;  // a power of two
+    CHECK(memory(flat[i]) <= 0.75 * static_cast<double>(memory(flat[i + 1])));
+    CHECK(memory(flat[i] + kKiB) > 0.75 * static_cast<double>(memory(flat[i + 1])));
+  }
+}
+
 TEST_CASE("nothing fits: no pick, and nothing simulated") {
   const Scenario s = test::scenario_from(kScenario);
   SearchOptions options;
@@ -134,11 +173,7 @@ TEST_CASE("a chain that rises past its fastest: the search still finds the grid'
 
 TEST_CASE("budgets that clamp every exchange alike are one candidate") {
   const Scenario s = test::scenario_from(kScenario);
-  SearchOptions options;
-  options.budget = kGiB;
-  options.grid = true;
-  const SearchOutcome grid = workflows::search_policies(s, workflows::default_search_space(s.policies[0]), options,
-                                                        [](const Policy&) { return RunResult{}; });
+  const SearchOutcome grid = whole_space(s);
   std::set<std::pair<int, Bytes>> seen;  // (in flight, per-channel buffer) of each budget candidate
   for (const auto& c : grid.candidates) {
     if (c.policy.buffer.kind != BufferSizing::Kind::kBudget) continue;

@@ -12,6 +12,7 @@
 #include "models/results/trace.h"
 #include "models/scenario/scenario_loader.h"
 #include "transport/agent/coordinator.h"
+#include "transport/agent/measurable.h"
 #include "transport/testbed/cpu_set.h"
 
 namespace exsim::cli {
@@ -80,6 +81,7 @@ int run_command(const std::vector<std::string>& args) {
   std::vector<std::string> names;
   if (vm.count("policy")) names = vm["policy"].as<std::vector<std::string>>();
   const std::vector<Policy> policies = select_policies(scenario, names);
+  transport::require_measurable(policies, scenario_file);
   for (const auto& p : policies) options.policies.push_back(p.name);
   options.delay_line = !vm.count("no-delay-line");
   options.nic_cap = vm.count("nic-cap") > 0;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The arrows of the architecture, checked on every include of ours: data flows
 # from the scenario file through models/ to sim/ or transport/, then to
-# validate/ and plots/; sim/ and transport/ never include each other; and
-# inside models/, each room includes only the rooms below it. (The libraries in
+# validate/ and plots/; sim/ and transport/ never include each other; inside
+# models/, sim/ and transport/, each room includes only the rooms below it;
+# the commands and the benchmarks sit on top. (The libraries in
 # the CMakeLists declare the same arrows for linking; this checks the headers.)
 #
 # usage: tests/layering.sh [SOURCE_DIR]     exit 1 with every include that breaks an arrow
@@ -18,6 +19,11 @@ declare -A allowed=(
   [models/results]="models/scenario models/base"
   [models/impala]="models/base models/scenario"
   [sim]="models"
+  # Inside sim/: the event engine knows nothing of exchanges or resources, the
+  # resources nothing of exchanges (the engine apart from the model it runs).
+  [sim/engine]="models/base"
+  [sim/resources]="models/base sim/engine"
+  [sim/exchange]="models sim/engine sim/resources"
   [transport]="models"
   [transport/wire]="models"
   [transport/data]="models transport/wire"
@@ -25,9 +31,16 @@ declare -A allowed=(
   [transport/rpc]="models transport/wire transport/net"
   [transport/exchange]="models transport/wire transport/net transport/rpc transport/data"
   [transport/testbed]="models"
+  # The agents run exchanges; calibration runs benchmark exchanges through the
+  # agents, never the other way round.
+  [transport/agent]="models transport/wire transport/net transport/rpc transport/data transport/exchange transport/testbed"
+  [transport/calibration]="models transport/wire transport/net transport/rpc transport/data transport/exchange transport/testbed transport/agent"
   [validate]="models"
   [plots]="models/base models/results"
   [cli/workflows]="models sim transport validate"
+  [cli]="models sim transport validate plots"
+  # Benchmarks measure either half, through what the halves offer.
+  [bench]="models sim transport"
 )
 
 broken=0

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "cli/workflows/calibration.h"
+#include "models/base/error.h"
 #include "transport/agent/coordinator.h"
+#include "transport/agent/measurable.h"
 #include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"
 #include "transport/testbed/speed_probe.h"
@@ -70,6 +72,12 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
 }  // namespace
 
 MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options) {
+  // Every scenario the real exchange cannot run, refused before any runs.
+  std::vector<std::string> problems;
+  for (const auto& loaded : scenarios) {
+    for (auto& p : transport::unmeasurable(loaded.scenario.policies, loaded.file)) problems.push_back(std::move(p));
+  }
+  if (!problems.empty()) throw InputError(std::move(problems));
   MeasuredSuite suite;
   suite.scenarios.resize(scenarios.size());
   std::vector<std::size_t> policy_counts;

@@ -281,4 +281,20 @@ check "--pin-hosts with --hosts: names the agents' own flag" has "start remote a
 check "agent --cpus of a CPU it may not use: a usage error" test $? -eq 2
 check "agent --cpus: the flag named" has "--cpus" "$work/err17"
 
+# 11. A policy of Impala 4.3's sender layout is simulated only: the real exchange
+# refuses it before any agent starts, naming the file and the JSON path.
+python3 - "$scenario" "$work/v43.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for p in s["policies"].values():
+    p["sender_layout"] = "v4.3"
+json.dump(s, open(sys.argv[2], "w"))
+PY
+timeout 30 "$exsim" run "$work/v43.json" >"$work/out18" 2>"$work/err18"
+check "sender_layout v4.3 on the real exchange: refused with exit 2" test $? -eq 2
+check "sender_layout v4.3: the file and path named" grep -q "v43.json:/policies/.*/sender_layout: expected \"head\"" "$work/err18"
+check "sender_layout v4.3: nothing written" test ! -s "$work/out18"
+"$exsim" simulate "$work/v43.json" >/dev/null 2>&1
+check "sender_layout v4.3: simulated as ever" test $? -eq 0
+
 summary

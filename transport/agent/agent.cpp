@@ -23,6 +23,7 @@
 #include "models/rules/partitioning.h"
 #include "models/scenario/scenario_loader.h"
 #include "transport/agent/control_channel.h"
+#include "transport/agent/deadlines.h"
 #include "transport/agent/protocol.h"
 #include "transport/data/row_generator.h"
 #include "transport/exchange/exchange_part.h"
@@ -103,7 +104,7 @@ class Agent {
       acceptor.accept(socket, error);
       if (error) continue;
       pending.push_back({std::make_unique<ControlChannel>(reactor_, std::move(socket), options_.token),
-                         std::chrono::steady_clock::now() + std::chrono::seconds(10)});
+                         std::chrono::steady_clock::now() + deadlines::kHello});
       pending.back().channel->start();
     }
     pending.clear();  // the others are closed: one coordinator at a time
@@ -161,7 +162,8 @@ class Agent {
     }
     if (host_) host_->stop();
     runs.clear();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let the last reply leave
+    // The last reply ("bye") leaves before the connection closes.
+    channel_->drain(std::chrono::steady_clock::now() + deadlines::kLastReplyLeaves);
     channel_->close();
     return code;
   }

@@ -1,5 +1,6 @@
 #include "transport/agent/control_channel.h"
 
+#include <algorithm>
 #include <future>
 
 namespace exsim::transport {
@@ -35,11 +36,31 @@ void ControlChannel::hello(const std::string& token) {
 }
 
 void ControlChannel::send(const std::string& json) {
-  reactor_.post([this, json] {
+  std::uint64_t number = 0;
+  {
+    std::lock_guard lock(mutex_);
+    number = ++messages_sent_;
+  }
+  reactor_.post([this, json, number] {
     FrameHeader h;
     h.type = FrameType::kControl;
-    connection_->send_owned(h, json, 0);
+    connection_->send_owned(h, json, number);
   });
+}
+
+bool ControlChannel::drain(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  sent_.wait_until(lock, deadline, [&] { return messages_written_ >= messages_sent_ || closed_; });
+  return messages_written_ >= messages_sent_;
+}
+
+void ControlChannel::on_sent(Connection&, std::uint64_t cookie) {
+  if (cookie == 0) return;  // the hello
+  {
+    std::lock_guard lock(mutex_);
+    messages_written_ = std::max(messages_written_, cookie);
+  }
+  sent_.notify_all();
 }
 
 std::optional<std::string> ControlChannel::receive(std::chrono::steady_clock::time_point deadline) {
@@ -90,6 +111,7 @@ void ControlChannel::on_closed(Connection&, const std::string& reason) {
     if (error_.empty()) error_ = reason;
   }
   arrived_.notify_all();
+  sent_.notify_all();
   if (doorbell_) doorbell_->ring();
 }
 

@@ -61,6 +61,10 @@ class ControlChannel final : public Connection::Handler {
   void start();
   void hello(const std::string& token);
   void send(const std::string& json);
+  // Waits until every message sent so far has been handed to the kernel in
+  // full, the channel has closed, or the deadline has passed; true when all
+  // left. Before closing on purpose: a close drops what is still queued.
+  bool drain(std::chrono::steady_clock::time_point deadline);
   // The next message, or nullopt when closed (see error()) or at the deadline.
   std::optional<std::string> receive(std::chrono::steady_clock::time_point deadline);
   bool closed() const;
@@ -69,6 +73,7 @@ class ControlChannel final : public Connection::Handler {
   void close();
 
   void on_frame(Connection& connection, const FrameHeader& header, const char* body) override;
+  void on_sent(Connection& connection, std::uint64_t cookie) override;
   void on_closed(Connection& connection, const std::string& reason) override;
 
  private:
@@ -78,6 +83,9 @@ class ControlChannel final : public Connection::Handler {
   bool authenticated_;
   mutable std::mutex mutex_;
   std::condition_variable arrived_;
+  std::condition_variable sent_;  // a message handed to the kernel, or closed
+  std::uint64_t messages_sent_ = 0;      // by send(): each message's cookie is its number
+  std::uint64_t messages_written_ = 0;   // the last number written in full
   std::deque<std::string> inbox_;
   bool closed_ = false;
   std::string error_;

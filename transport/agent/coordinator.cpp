@@ -21,6 +21,8 @@
 #include "models/rules/sender_memory.h"
 #include "transport/agent/agent_process.h"
 #include "transport/agent/control_channel.h"
+#include "transport/agent/deadlines.h"
+#include "transport/agent/measurable.h"
 #include "transport/agent/measured_exchange.h"
 #include "transport/agent/protocol.h"
 #include "transport/net/endpoint_text.h"
@@ -39,7 +41,7 @@ class Coordinator {
     for (auto& c : channels_) c.reset();
     // Agents that said "bye" end by themselves; one that did not (a failed
     // run) is signalled at once.
-    stop_agents(agents_, said_bye_ ? std::chrono::seconds(2) : std::chrono::milliseconds(0), std::chrono::seconds(5));
+    stop_agents(agents_, said_bye_ ? deadlines::kExitAfterBye : std::chrono::milliseconds(0), deadlines::kKillGrace);
     remove_token_file();
   }
 
@@ -60,7 +62,7 @@ class Coordinator {
         achieved(n, std::vector<double>(n, -1));
     for (std::size_t i = 0; i < n; ++i) {
       channels_[i]->send(json{{"op", "shutdown"}}.dump());
-      const json bye = expect(i, "bye", Clock::now() + std::chrono::seconds(10));
+      const json bye = expect(i, "bye", Clock::now() + deadlines::kBetweenRuns);
       said_bye_ = i + 1 == n;
       for (auto& r : results) {
         r.hosts[i].rss_peak_bytes = bye.at("rss_peak_bytes").get<std::int64_t>();
@@ -144,19 +146,19 @@ class Coordinator {
                               {"delay_line", options_.delay_line},
                               {"nic_cap", options_.nic_cap}}
                              .dump());
-      if (shared) expect(h, "claimed", Clock::now() + std::chrono::seconds(30));
+      if (shared) expect(h, "claimed", Clock::now() + deadlines::kClaim);
     }
     json peers = json::array();
     for (std::size_t h = 0; h < hosts; ++h) {
-      if (!shared) expect(h, "claimed", Clock::now() + std::chrono::seconds(30));
-      const json ready = expect(h, "ready", Clock::now() + std::chrono::seconds(30));
+      if (!shared) expect(h, "claimed", Clock::now() + deadlines::kClaim);
+      const json ready = expect(h, "ready", Clock::now() + deadlines::kReady);
       peers.push_back({{"address", agents_[h].address}, {"port", ready.at("data_port")}});
     }
     // Every agent has read the token: its file goes now, so that a run ended
     // by a signal (no destructor) leaves none behind.
     remove_token_file();
     for (auto& c : channels_) c->send(json{{"op", "connect"}, {"peers", peers}}.dump());
-    for (std::size_t h = 0; h < hosts; ++h) expect(h, "connected", Clock::now() + std::chrono::seconds(30));
+    for (std::size_t h = 0; h < hosts; ++h) expect(h, "connected", Clock::now() + deadlines::kConnected);
   }
 
   void remove_token_file() {
@@ -216,7 +218,7 @@ class Coordinator {
   // giving their control connections a moment to report the close.
   std::string dead_agents() {
     std::string dead;
-    const auto until = Clock::now() + std::chrono::milliseconds(300);
+    const auto until = Clock::now() + deadlines::kReportDeadAgents;
     do {
       dead.clear();
       for (std::size_t h = 0; h < channels_.size(); ++h) {
@@ -242,7 +244,7 @@ class Coordinator {
       reset["trace"] = std::min(kMaxPerHost, std::max<std::size_t>(100, options_.trace_events / channels_.size()));
     }
     broadcast(reset);
-    for (std::size_t h = 0; h < channels_.size(); ++h) expect(h, "reset", Clock::now() + std::chrono::seconds(10));
+    for (std::size_t h = 0; h < channels_.size(); ++h) expect(h, "reset", Clock::now() + deadlines::kBetweenRuns);
     CallHistograms calls;
     std::vector<Bytes> sender_peak(channels_.size(), 0), receiver_peak(channels_.size(), 0);
     for (std::size_t q = 0; q < scenario_.queries.size(); ++q) {
@@ -256,7 +258,7 @@ class Coordinator {
     }
     broadcast(json{{"op", "cpu"}});
     for (std::size_t h = 0; h < channels_.size(); ++h) {
-      const json cpu = expect(h, "cpu", Clock::now() + std::chrono::seconds(10));
+      const json cpu = expect(h, "cpu", Clock::now() + deadlines::kBetweenRuns);
       result.cpu_s.rpc += cpu.at("rpc_ns").get<double>() * 1e-9;
       if (options_.trace && cpu.contains("trace")) {
         options_.trace->absorb(cpu.at("trace").get<std::string>(), static_cast<int>(index * channels_.size() + h),
@@ -301,7 +303,7 @@ class Coordinator {
         const std::uint32_t id = next_run_++;
         broadcast(json{{"op", "prepare"}, {"policy", policy.name}, {"query", q}, {"repetition", rep}, {"exchange", x},
                        {"run", id}, {"timeout_s", options_.timeout.count()}});
-        for (std::size_t h = 0; h < channels_.size(); ++h) expect(h, "prepared", Clock::now() + std::chrono::seconds(60));
+        for (std::size_t h = 0; h < channels_.size(); ++h) expect(h, "prepared", Clock::now() + deadlines::kPrepared);
         // Stamped before the start goes out: an agent's senders begin as soon as
         // it arrives, and on a busy machine they can take the cores from this
         // thread before the broadcast returns (a tiny exchange then measured a
@@ -316,7 +318,7 @@ class Coordinator {
       // then a wait on the doorbell every channel rings, so that a done is seen
       // as soon as it arrives and nothing wakes this thread meanwhile (on one
       // machine its wake-ups would take CPU from the exchange it measures).
-      const auto deadline = Clock::now() + options_.timeout + std::chrono::seconds(10);
+      const auto deadline = Clock::now() + options_.timeout + deadlines::kRunReport;
       bool progressed = false;
       while (!progressed) {
         const std::uint64_t seen = doorbell_->rings();
@@ -390,6 +392,13 @@ class Coordinator {
 }  // namespace
 
 std::vector<RunResult> run_on_agents(const Scenario& scenario, const RunOptions& options) {
+  std::vector<Policy> asked;
+  for (const Policy& p : scenario.policies) {
+    if (options.policies.empty() || std::find(options.policies.begin(), options.policies.end(), p.name) != options.policies.end()) {
+      asked.push_back(p);
+    }
+  }
+  require_measurable(asked, options.scenario_file);
   Coordinator coordinator(scenario, options);
   return coordinator.run();
 }

@@ -1,5 +1,5 @@
 // The real exchange against reference tools, side by side in one run on this
-// machine (transport anchors (a)): goodput of one channel against iperf3,
+// machine (docs/benchmarks.md): goodput of one channel against iperf3,
 // the RPC round trip against sockperf ping-pong, and LZ4 on our own batches
 // against `lz4 -b1` on the same bytes. Prints numbers; asserts nothing.
 // The goodput also prints the CPU each side spends per byte and the ceiling
@@ -57,7 +57,7 @@ double process_cpu_s() {
 // One sender on h0, its rows all to one receiver instance on h1. `row_by_row`:
 // two instances there and a skew that leaves the second a 1e-9 share, so rows
 // are routed one by one (a hash sender with one channel sends whole 1024-row
-// input batches, section 1.7).
+// input batches, docs/impala.md §1.7).
 std::string one_channel(const std::string& policy, std::int64_t rows, int row_bytes, bool row_by_row = false) {
   return fmt::format(R"({{"name": "bench", "cluster": {{"hosts": 2, "rtt_ms": {{"same_group": 0.05}}}},
     "policies": {{"p": {}}},

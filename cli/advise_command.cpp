@@ -23,6 +23,7 @@
 #include "models/results/sensitivity.h"
 #include "models/rules/sender_memory.h"
 #include "models/scenario/scenario_loader.h"
+#include "models/scenario/enum_names.h"
 #include "sim/simulate.h"
 #include "validate/validated_region.h"
 
@@ -59,7 +60,7 @@ nlohmann::ordered_json chosen_keys(const Policy& p) {
     out["buffer"] = {{"budget", format_size(p.buffer.budget)}, {"min", format_size(p.buffer.min)},
                      {"max", format_size(p.buffer.max)}};
   }
-  out["capacity"] = p.capacity == CapacityRule::kBytes ? "bytes" : "fixed_len";
+  out["capacity"] = name_of(p.capacity);
   out["in_flight"] = p.in_flight;
   return out;
 }

@@ -15,9 +15,6 @@
 namespace exsim::workflows {
 namespace {
 
-// IMPALA-15512's clamp of a budget's per-channel target.
-constexpr Bytes kBudgetMin = 16 * kKiB, kBudgetMax = 256 * kKiB;
-
 std::vector<Bytes> powers_of_two(Bytes from, Bytes to) {
   std::vector<Bytes> sizes;
   for (Bytes b = from; b <= to; b *= 2) sizes.push_back(b);
@@ -249,7 +246,7 @@ SearchOutcome search_policies(const Scenario& scenario, const SearchSpace& space
           c.policy.buffer = BufferSizing{BufferSizing::Kind::kFlat, size};
           c.policy.capacity = CapacityRule::kFixedLen;
         } else {
-          c.policy.buffer = BufferSizing{BufferSizing::Kind::kBudget, 0, size, kBudgetMin, kBudgetMax};
+          c.policy.buffer = BufferSizing{BufferSizing::Kind::kBudget, 0, size, kBudgetChannelMin, kBudgetChannelMax};
           c.policy.capacity = CapacityRule::kBytes;
         }
         c.policy.name = candidate_name(c.policy);

@@ -233,7 +233,7 @@ Bytes JsonNode::size(Bytes fallback, Bytes min, Bytes max) const {
   return *bytes;
 }
 
-int JsonNode::choice(std::initializer_list<std::string_view> names, int fallback) const {
+int JsonNode::choice(std::span<const std::string_view> names, int fallback) const {
   if (!present()) return fallback;
   std::vector<std::string> list(names.begin(), names.end());
   std::string all;

@@ -107,7 +107,10 @@ class JsonNode {
   Bytes size(Bytes fallback, Bytes min = 1, Bytes max = kMaxSize) const;
   static constexpr Bytes kMaxSize = 1024 * kGiB;
   // One of `names`; returns its index.
-  int choice(std::initializer_list<std::string_view> names, int fallback) const;
+  int choice(std::span<const std::string_view> names, int fallback) const;
+  int choice(std::initializer_list<std::string_view> names, int fallback) const {
+    return choice(std::span<const std::string_view>(names.begin(), names.size()), fallback);
+  }
 
   void error(std::string_view message) const;
   // "got -5", "got \"abc\"", "got an object": for messages.

@@ -3,6 +3,7 @@
 #include "models/base/histogram.h"
 #include "models/scenario/overrides.h"
 #include "models/scenario/scenario.h"
+#include "models/scenario/enum_names.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -38,10 +39,6 @@ ordered cpu_json(const CpuByStage& c) {
                  {"produce", c.produce},         {"consume", c.consume}};
 }
 
-const char* name_of(CapacityRule c) { return c == CapacityRule::kBytes ? "bytes" : "fixed_len"; }
-const char* name_of(Compression c) {
-  return c == Compression::kLz4 ? "lz4" : c == Compression::kNone ? "none" : "lz4_skip_local";
-}
 
 // The policy as the scenario format writes it, sizes in bytes, and the mt_dop it ran at.
 ordered config_json(int mt_dop, const Policy& p) {
@@ -53,9 +50,9 @@ ordered config_json(int mt_dop, const Policy& p) {
                  {"capacity", name_of(p.capacity)},
                  {"in_flight", p.in_flight},
                  {"compression", name_of(p.compression)},
-                 {"broadcast_serialize", p.broadcast_serialize == BroadcastSerialize::kOnce ? "once" : "per_channel"},
+                 {"broadcast_serialize", name_of(p.broadcast_serialize)},
                  {"receiver_buffer", p.receiver_buffer},
-                 {"sender_layout", p.sender_layout == SenderLayout::kHead ? "head" : "v4.3"}};
+                 {"sender_layout", name_of(p.sender_layout)}};
 }
 
 ordered run_json(const RunResult& r) {

@@ -94,7 +94,7 @@ struct HostResult {
   double process_cpu_s = -1;
 };
 
-// Sender instances against the planner's estimate (reference section 6.1).
+// Sender instances against the planner's estimate (docs/impala.md §6.1).
 struct PlannerTally {
   std::int64_t senders = 0;
   std::int64_t over_estimate = 0;

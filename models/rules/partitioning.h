@@ -31,7 +31,7 @@ class Random;
 
 // The order in which a sender sends a broadcast batch to its `channels`: a
 // permutation drawn once per sender, as Impala shuffles its channels "to avoid
-// thundering herd" (krpc-data-stream-sender.cc:837-841, reference section 3.1).
+// thundering herd" (krpc-data-stream-sender.cc:837-841, docs/impala.md §3.1).
 std::vector<int> broadcast_order(int channels, Random& random);
 
 // The shares of a hash exchange's receiver instances in one run.

@@ -13,7 +13,7 @@
 namespace exsim {
 
 // The least and largest per-channel target `policy` gives the scenario's hash
-// exchanges (reference section 1.1; a budget's clamp(budget / (2 x channels),
+// exchanges (docs/impala.md §1.1; a budget's clamp(budget / (2 x channels),
 // min, max)). `hash_exchanges` 0: none (other kinds send whole input batches).
 struct ChannelBuffers {
   Bytes least = 0, most = 0;

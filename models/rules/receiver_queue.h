@@ -1,4 +1,4 @@
-// The rules of one exchange receiver queue (reference sections 5.2-5.5), shared
+// The rules of one exchange receiver queue (docs/impala.md §§5.2-5.5), shared
 // by the simulator and the real exchange so that both apply the same ones:
 // - a batch is admitted when the queue is truly empty (no batches, none being
 //   deserialized), or when it fits under the limit counting batches queued and

@@ -60,12 +60,12 @@ Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom 
   if (room.rows == 0) return 0;
   if (kind == PartitionKind::kBroadcast && policy.broadcast_serialize == BroadcastSerialize::kOnce) return 0;
   if (policy.sender_layout == SenderLayout::kHead) {
-    // Hash: the collector being filled plus the outbound buffers (section 2.4),
+    // Hash: the collector being filled plus the outbound buffers (docs/impala.md §2.4),
     // which trade places on every send, so all have the same room.
     const Bytes filling = whole_batch_kind(kind) ? 0 : room.bytes();
     return filling + outbound_used * room.bytes();
   }
-  // v4.3 (section 2.5): outbound batches with their own scratch; hash adds a RowBatch
+  // v4.3 (docs/impala.md §2.5): outbound batches with their own scratch; hash adds a RowBatch
   // (uncompressed tuple data plus an 8 B pointer per tuple) deep-copied at AddRow.
   const Bytes row_batch = whole_batch_kind(kind) ? 0 : room.tuple + 8 * room.rows;
   const Bytes scratch = compressed ? room.data : 0;

@@ -1,4 +1,4 @@
-// Sender buffer memory (reference sections 2.4-2.6 and 6.1). One set of rules
+// Sender buffer memory (docs/impala.md §§2.4-2.6 and 6.1). One set of rules
 // serves both the simulator, which applies them to the largest batch each
 // channel has actually held, and the static expected/worst-case figures, which
 // apply them to full batches of mean or largest rows.
@@ -22,7 +22,7 @@ inline Bytes lz4_bound(Bytes n) { return n + n / 255 + 16; }
 
 // Whether batches to a channel are LZ4-compressed: never under "none", always
 // under "lz4", and under "lz4_skip_local" unless the destination is in the
-// sender's own process (section 4.3, IMPALA-12430).
+// sender's own process (docs/impala.md §4.3, IMPALA-12430).
 bool channel_compresses(const Policy& policy, PartitionKind kind, int channels, bool local);
 
 // Outbound batches each channel keeps: head keeps 1 per RPC in flight (the
@@ -30,9 +30,9 @@ bool channel_compresses(const Policy& policy, PartitionKind kind, int channels, 
 // (or one more than the RPCs in flight, when that is larger).
 int outbound_buffers_per_channel(const Policy& policy);
 
-// How buffers grow (reference section 1.6): asked to hold more than their
+// How buffers grow (docs/impala.md §1.6): asked to hold more than their
 // capacity, std::string, std::vector and the real exchange's ByteBuffer take
-// max(needed, 2 x capacity), and they keep it (section 2.6). Filled row by row
+// max(needed, 2 x capacity), and they keep it (§2.6). Filled row by row
 // from empty, as every sender buffer is (rows appended by the hash collector,
 // tuples deep-copied by Serialize), a buffer so ends at the first power of two
 // at or above its largest content: from 256 B for tuple data, 1 for offsets.
@@ -40,8 +40,8 @@ int outbound_buffers_per_channel(const Policy& policy);
 Bytes appended_capacity(Bytes bytes, Bytes start = 256);
 
 // How a static figure counts a buffer: by the room Impala's doubling growth
-// leaves it (section 1.6), as it is allocated; or by the batch it is sized for,
-// as section 2.6's formula and the IMPALA-15512 ticket's modelled figures count
+// leaves it (docs/impala.md §1.6), as it is allocated; or by the batch it is sized for,
+// as §2.6's formula and the IMPALA-15512 ticket's modelled figures count
 // it: the batch's bytes, or the LZ4 bound of its data where compression keeps
 // its output (the buffers pass through the scratch), without the doubling. The
 // two differ by up to 2x: a batch just past a power of two takes twice its room.

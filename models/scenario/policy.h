@@ -1,6 +1,6 @@
 // An exchange sizing policy: how big each channel's batches are and what the
 // sender does with them. Defaults are Impala's behaviour at HEAD
-// (reference/impala-exchange.md section 10).
+// (docs/impala.md §10).
 #ifndef EXSIM_MODELS_SCENARIO_POLICY_H_
 #define EXSIM_MODELS_SCENARIO_POLICY_H_
 
@@ -10,18 +10,23 @@
 
 namespace exsim {
 
-// Tuple-data cap of one batch, RowBatch::AT_CAPACITY_MEM_USAGE (section 1.4).
+// Tuple-data cap of one batch, RowBatch::AT_CAPACITY_MEM_USAGE (docs/impala.md §1.4).
 inline constexpr Bytes kBatchHardCap = 8 * kMiB;
-// Rows per operator (input) batch, the default batch_size (section 1.7).
+// Rows per operator (input) batch, the default batch_size (docs/impala.md §1.7).
 inline constexpr std::int64_t kInputBatchRows = 1024;
+
+// IMPALA-15512's clamp of a budget policy's per-channel target: never below
+// today's 16K, never past 256K (a budget's `min` and `max` by default).
+inline constexpr Bytes kBudgetChannelMin = 16 * kKiB;
+inline constexpr Bytes kBudgetChannelMax = 256 * kKiB;
 
 struct BufferSizing {
   enum class Kind { kFlat, kBudget };
   Kind kind = Kind::kFlat;
-  Bytes flat = 16 * kKiB;  // data_stream_sender_buffer_size (section 1.1)
+  Bytes flat = 16 * kKiB;  // data_stream_sender_buffer_size (docs/impala.md §1.1)
   Bytes budget = 0;        // per sender instance
-  Bytes min = 16 * kKiB;
-  Bytes max = 256 * kKiB;
+  Bytes min = kBudgetChannelMin;
+  Bytes max = kBudgetChannelMax;
 };
 
 enum class CapacityRule { kFixedLen, kBytes };
@@ -36,7 +41,7 @@ struct Policy {
   int in_flight = 1;
   Compression compression = Compression::kLz4SkipLocal;
   BroadcastSerialize broadcast_serialize = BroadcastSerialize::kOnce;
-  Bytes receiver_buffer = 10 * kMiB;  // exchg_node_buffer_size_bytes (section 5.2)
+  Bytes receiver_buffer = 10 * kMiB;  // exchg_node_buffer_size_bytes (docs/impala.md §5.2)
   SenderLayout sender_layout = SenderLayout::kHead;
 };
 

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "models/scenario/enum_names.h"
 #include "models/scenario/loader_parts.h"
 
 namespace exsim {
@@ -41,18 +42,16 @@ Policy read_policy(const JsonNode& node, const std::string& name) {
       buffer.error("expected \"flat\" or \"budget\"");
     }
   }
-  policy.capacity = static_cast<CapacityRule>(node.member("capacity").choice({"fixed_len", "bytes"}, 0));
+  policy.capacity = read_enum(node.member("capacity"), CapacityRule::kFixedLen);
   // A budget is a byte target; rows-by-fixed-length would ignore the strings it budgets for.
   if (policy.buffer.kind == BufferSizing::Kind::kBudget && !node.member("capacity").present()) {
     policy.capacity = CapacityRule::kBytes;
   }
   policy.in_flight = static_cast<int>(node.member("in_flight").integer(1, 1, 64));
-  policy.compression =
-      static_cast<Compression>(node.member("compression").choice({"lz4", "lz4_skip_local", "none"}, 1));
-  policy.broadcast_serialize =
-      static_cast<BroadcastSerialize>(node.member("broadcast_serialize").choice({"once", "per_channel"}, 0));
+  policy.compression = read_enum(node.member("compression"), Compression::kLz4SkipLocal);
+  policy.broadcast_serialize = read_enum(node.member("broadcast_serialize"), BroadcastSerialize::kOnce);
   policy.receiver_buffer = node.member("receiver_buffer").size(policy.receiver_buffer);
-  policy.sender_layout = static_cast<SenderLayout>(node.member("sender_layout").choice({"head", "v4.3"}, 0));
+  policy.sender_layout = read_enum(node.member("sender_layout"), SenderLayout::kHead);
   return policy;
 }
 

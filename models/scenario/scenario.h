@@ -80,7 +80,7 @@ struct Exchange {
   std::vector<int> after;           // indices of exchanges of the same query
 
   // How its senders send: a hash sender with a single channel takes the
-  // whole-batch path of random (reference section 1.7), so it sends, batches and
+  // whole-batch path of random (docs/impala.md §1.7), so it sends, batches and
   // buffers as one; only the planner still sees a hash partition.
   PartitionKind send_path() const {
     return kind == PartitionKind::kHash && receivers.instances() == 1 ? PartitionKind::kRandom : kind;

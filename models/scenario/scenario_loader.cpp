@@ -14,25 +14,15 @@
 #include "models/base/error.h"
 #include "models/scenario/loader_parts.h"
 #include "models/scenario/overrides.h"
+#include "models/scenario/enum_names.h"
 
 namespace exsim {
 
 // Generated at configure time from profiles/reference.json (models/CMakeLists.txt).
 extern const char* const kReferenceProfileJson;
 
-const char* to_string(PartitionKind kind) {
-  switch (kind) {
-    case PartitionKind::kHash:
-      return "hash";
-    case PartitionKind::kBroadcast:
-      return "broadcast";
-    case PartitionKind::kRandom:
-      return "random";
-    case PartitionKind::kMerge:
-      return "merge";
-  }
-  return "?";
-}
+// A string_view of the names' literals: its data ends with their NUL.
+const char* to_string(PartitionKind kind) { return name_of(kind).data(); }
 
 namespace {
 
@@ -127,7 +117,7 @@ Exchange read_exchange(const JsonNode& node, const Scenario& scenario) {
   node.reject_unknown_keys({"id", "kind", "rows", "row", "lz4_ratio", "senders", "receivers", "skew",
                             "produce_rows_per_s", "consume_rows_per_s", "input_batch_rows", "scan", "after"});
   x.id = node.required("id").string();
-  x.kind = static_cast<PartitionKind>(node.required("kind").choice({"hash", "broadcast", "random", "merge"}, 0));
+  x.kind = read_enum(node.required("kind"), PartitionKind::kHash);
   x.rows = node.required("rows").integer(1, 1, 1'000'000'000'000'000);
   x.row = read_row(node.required("row"));
   x.lz4_ratio = node.required("lz4_ratio").number(1, 0, /*min_exclusive=*/true, 2.0);

@@ -23,7 +23,7 @@ int ReceiverInstance::sharing(const Rpc& rpc) const {
 }
 
 Bytes ReceiverInstance::limit() const {
-  // A merging exchange divides the limit among the queues still open (section 5.2).
+  // A merging exchange divides the limit among the queues still open (docs/impala.md §5.2).
   return merging_ ? context_.policy.receiver_buffer / std::max(1, open_queues_) : context_.policy.receiver_buffer;
 }
 

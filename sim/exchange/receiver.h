@@ -1,11 +1,11 @@
 // One receiver instance: the exchange node's queue(s) and the thread that
-// consumes them (reference section 5). A non-merging exchange has one queue for
+// consumes them (docs/impala.md §5). A non-merging exchange has one queue for
 // all senders; a merging one has a queue per sender, sharing the limit among
 // the queues still open (IMPALA-13475).
 //
 // Admission, deferral and un-deferral follow models/rules/receiver_queue.h, the
 // rules the real exchange applies too: a deferred call's response is withheld,
-// so the sender's channel stays busy, which is the backpressure (section 5.4).
+// so the sender's channel stays busy, which is the backpressure (§5.4).
 #ifndef EXSIM_SIM_EXCHANGE_RECEIVER_H_
 #define EXSIM_SIM_EXCHANGE_RECEIVER_H_
 

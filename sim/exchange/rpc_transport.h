@@ -1,13 +1,13 @@
 // Moves RPCs between sender and receiver instances: the sender's NIC and the
 // wire, half the RTT plus the software latency to arrive, receiver work on the
-// receiver host's cores, half the RTT back with the response (reference
-// sections 2.2 and 8.5). Records each call's network time, which is, as in
-// Impala (section 5.9), the whole call minus the time the receiver held it.
+// receiver host's cores, half the RTT back with the response (docs/impala.md
+// §§2.2 and 8.5). Records each call's network time, which is, as in
+// Impala (§5.9), the whole call minus the time the receiver held it.
 //
 // An arriving call waits for one of its host's service threads
 // (CostProfile::service_threads), in arrival order, and holds it through the
 // receiver's admission check and, if admitted, its deserialization, to the
-// response (sections 5.6-5.7). A deferred call lets it go: it is deserialized
+// response (§§5.6-5.7). A deferred call lets it go: it is deserialized
 // later on another pool (Impala's 16 deserialization threads).
 #ifndef EXSIM_SIM_EXCHANGE_RPC_TRANSPORT_H_
 #define EXSIM_SIM_EXCHANGE_RPC_TRANSPORT_H_

@@ -302,7 +302,7 @@ void SenderInstance::issue_batch(int channel, BatchSize batch, int together) {
   rpc->compressed = compressed;
   rpc->together = together;
   // HEAD allocates an outbound buffer per RPC in flight together; v4.3 alternates
-  // between its outbound batches from the second send on (section 2.5).
+  // between its outbound batches from the second send on (docs/impala.md §2.5).
   ch.sends = std::min(ch.sends + 1, 1 << 20);
   const int used = context_.policy.sender_layout == SenderLayout::kV43
                        ? std::min(outbound_buffers_per_channel(context_.policy), ch.sends)

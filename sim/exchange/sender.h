@@ -1,10 +1,10 @@
 // One sender instance: a fragment-instance thread feeding an exchange
-// (reference sections 1-3). It takes input batches of 1024 rows from the
+// (docs/impala.md §§1-3). It takes input batches of 1024 rows from the
 // operator below it, routes them to its channels, and sends a channel's batch
 // when it is full, with at most `in_flight` RPCs per channel. When the next
 // batch's channel has no free slot the whole thread blocks (head-of-line,
-// section 2.3). At the end it flushes partial batches, waits for every channel,
-// sends end-of-stream on all of them and waits again (section 2.3).
+// §2.3). At the end it flushes partial batches, waits for every channel,
+// sends end-of-stream on all of them and waits again (§2.3).
 //
 // The thread's work for an input batch is planned as a list of steps (CPU
 // work, a send, a wait) and then carried out in simulated time.

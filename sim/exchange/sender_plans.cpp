@@ -1,6 +1,6 @@
 // A sender instance's plans: what its thread does for each input batch (the
 // CPU of producing, routing, serializing and compressing rows, and the sends),
-// by partitioning kind, and at the end of the stream (reference sections 1-3).
+// by partitioning kind, and at the end of the stream (docs/impala.md §§1-3).
 #include <algorithm>
 #include <cmath>
 
@@ -60,10 +60,10 @@ void SenderInstance::pay_fresh_memory() {
 
 // Work of producing input rows and copying its rows into outbound batches
 // `copies` times (0: producing only); a hash sender (`route_ns_per_row`, its
-// routing: `appended`) also hashes each row to its channel (section 3.2) and
+// routing: `appended`) also hashes each row to its channel (docs/impala.md §3.2) and
 // its first copy is that append, a row at a time into its channel's batch, at
 // its own rate. v4.3 copies every hash row twice: into a RowBatch, then
-// serialized (section 2.5). `produce` is the producing part, in nanoseconds.
+// serialized (§2.5). `produce` is the producing part, in nanoseconds.
 struct BatchCpu {
   SimTime work;
   double produce;
@@ -212,7 +212,7 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
     return to_ns(ns);
   };
   if (context_.policy.broadcast_serialize == BroadcastSerialize::kOnce) {
-    // Serialized (and compressed) once; every channel sends the same payload (section 3.1).
+    // Serialized (and compressed) once; every channel sends the same payload (docs/impala.md §3.1).
     note_shared(batch, /*serialized=*/true, channels_[order_[0]].compress);
     const SimTime compress = compress_cpu(channels_[order_[0]], batch);
     steps_.push_back(Step::cpu(work + serialize() + compress, compress, 0, work));
@@ -232,7 +232,7 @@ void SenderInstance::plan_broadcast(std::int64_t rows, Bytes tuple_bytes) {
 }
 
 void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
-  // Whole input batches, one channel after another (section 3.3).
+  // Whole input batches, one channel after another (docs/impala.md §3.3).
   const BatchSize batch{rows, tuple_bytes};
   const int c = next_channel_;
   next_channel_ = (next_channel_ + 1) % static_cast<int>(channels_.size());

@@ -1,7 +1,7 @@
 // NICs and connections. Each host has one NIC per direction of the same
 // capacity. Each ordered host pair has one connection (KRPC keeps one datastream
-// TCP connection per direction, reference section 8.1) whose transfers leave in
-// FIFO order, the front one written completely before the next (section 8.3).
+// TCP connection per direction, docs/impala.md §8.1) whose transfers leave in
+// FIFO order, the front one written completely before the next (§8.3).
 // A transfer is delivered a fixed delay after its last byte has left (the
 // pair's delivery delay: the wire, half the RTT and whatever the caller adds).
 //

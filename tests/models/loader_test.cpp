@@ -8,10 +8,12 @@
 #include <set>
 #include <string_view>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "models/scenario/cost_figures.h"
 #include "models/scenario/costs.h"
+#include "models/scenario/enum_names.h"
 #include "models/scenario/scenario_loader.h"
 #include "tests/test_util.h"
 
@@ -169,6 +171,31 @@ TEST_CASE("a good scenario loads with its meaning") {
   CHECK(q.exchanges[2].receivers.instances() == 1);  // merge: one receiver by default
   CHECK(s.costs.source == "profiles/reference.json");
   CHECK(s.costs.serialize_bytes_per_s > 0);
+}
+
+// Each enum's one table: every name a scenario may write loads as its value,
+// and the value is written back by the same name.
+template <typename E>
+void check_round_trip(const char* key) {
+  for (std::size_t i = 0; i < EnumNames<E>::kNames.size(); ++i) {
+    CAPTURE(EnumNames<E>::kNames[i]);
+    const std::string text = fmt::format(R"({{"{}": "{}"}})", key, EnumNames<E>::kNames[i]);
+    const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text);
+    Diagnostics diagnostics("t.json");
+    const JsonNode node(&doc, "", &diagnostics);
+    const E value = read_enum(node.member(key), static_cast<E>(EnumNames<E>::kNames.size() - 1 - i));
+    CHECK(diagnostics.ok());
+    CHECK(static_cast<std::size_t>(value) == i);
+    CHECK(name_of(value) == EnumNames<E>::kNames[i]);
+  }
+}
+
+TEST_CASE("each enum's names load as their values and are written back alike") {
+  check_round_trip<CapacityRule>("capacity");
+  check_round_trip<Compression>("compression");
+  check_round_trip<BroadcastSerialize>("broadcast_serialize");
+  check_round_trip<SenderLayout>("sender_layout");
+  check_round_trip<PartitionKind>("kind");
 }
 
 TEST_CASE("the same seed samples the same RTT ranges; another seed others") {

@@ -231,11 +231,11 @@ TEST_CASE("fixed_len capacity ignores var-len bytes, so batches overshoot") {
   CHECK(full_input_batch(100, 814).tuple_bytes == 81400);
 }
 
-TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula, with growth by doubling") {
+TEST_CASE("static sender memory of a hash sender equals the formula of docs/impala.md §2.6, with growth by doubling") {
   // HEAD, 16K, 100-byte rows, 4 channels (none local), LZ4 on: each channel holds a
   // collector and one outbound buffer, each with room for LZ4bound(B) = 16379 B grown
   // by doubling (16384) and 163 offsets grown by doubling (256 x 4 B); plus one
-  // shared scratch of the same 16384 B (sections 1.6, 2.6).
+  // shared scratch of the same 16384 B (docs/impala.md §§1.6, 2.6).
   const auto scenario = test::scenario_from(R"({
     "name": "m", "cluster": {"hosts": 5, "rtt_ms": {"same_group": 0.1}},
     "policies": {"p": {"compression": "lz4"}},
@@ -249,7 +249,7 @@ TEST_CASE("static sender memory of a hash sender equals the section 2.6 formula,
   auto per_host = static_sender_bytes_per_host(scenario, scenario.policies[0], false);
   CHECK(per_host[0] == 4 * per_channel + bound);
   CHECK(per_host[1] == 0);
-  // Counted as the batches they hold (section 2.6's formula): 163 rows of 100 B,
+  // Counted as the batches they hold (docs/impala.md §2.6's formula): 163 rows of 100 B,
   // LZ4-bound 16300 + 16300 / 255 + 16 = 16379 B of tuple data and 652 B of offsets.
   const Bytes held = 16379 + 4 * 163;
   CHECK(sender_static_bytes(scenario.policies[0], x, 4, 0, 100, BufferCount::kHeld) == 4 * 2 * held + 16379);

@@ -30,7 +30,7 @@ using test::one_channel;
 using test::run;
 
 TEST_CASE("one channel, one RPC in flight: wall-clock follows the closed form") {
-  // A hash sender with one channel sends whole input batches (section 1.7):
+  // A hash sender with one channel sends whole input batches (docs/impala.md §1.7):
   // 1024 rows of 100 B = 102400 B. 100000 rows = 97 full batches + 672 rows.
   // Sender work per batch: 102400 B x 1 ns = 102.4 us, then, once the channel has
   // room, the call's own 10 us of RPC CPU (TransmitData waits, then sends). That
@@ -121,7 +121,7 @@ std::map<std::pair<int, int>, ChannelCalls> calls_by_channel(const std::string& 
 }
 
 TEST_CASE("RPC counts are exact for fixed_len and bytes capacity") {
-  // One channel: whole input batches of 1024 rows whatever the buffer (section 1.7).
+  // One channel: whole input batches of 1024 rows whatever the buffer (docs/impala.md §1.7).
   CHECK(run(one_channel(R"({"buffer": {"flat": "16K"}})", 100000)).rpcs == (100000 + 1023) / 1024);
   CHECK(run(one_channel(R"({"buffer": {"flat": "1M"}, "capacity": "bytes"})", 100000)).rpcs == (100000 + 1023) / 1024);
   // Two channels: the hash splits the rows at random, n1 + n2 = N. A channel of n
@@ -220,7 +220,7 @@ TEST_CASE("head-of-line: a channel that is full stalls the sender's other channe
   // batches of 163 rows, one RPC in flight. The far channel is latency-bound:
   // each of its batches waits a round trip of about 4 ms for the previous one.
   // When the next batch is the far channel's and its call is still out, the
-  // whole thread waits (section 2.3), so the near channel's batches are sent at
+  // whole thread waits (docs/impala.md §2.3), so the near channel's batches are sent at
   // the far channel's pace and its last one is answered at the end too, not
   // after the ~30 ms its own round trips would take.
   std::string json = std::string(R"({"name": "hol", )") + kCosts + R"(,

@@ -162,7 +162,8 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   const BenchmarkShape call_shape = one_row_calls_shape(scale, seed);
   const Sample calls = run_benchmark(call_shape);
   // The same calls at a distance the delay line must wait out: its timer's
-  // lateness (tens of microseconds, section 7 of the transport notes) is part
+  // lateness (tens of microseconds on a virtual machine, as the delay lines'
+  // own measurement of the delay they achieved shows) is part
   // of every call's latency on this machine; at 1 us nothing waits.
   say(fmt::format("per-RPC latency (one-row batches, one in flight, {} ms RTT)", kDistantRttMs));
   BenchmarkShape distant_shape = call_shape;

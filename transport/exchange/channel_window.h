@@ -1,6 +1,6 @@
-// The in-flight bound of a sender's channels (reference section 2.1): at most
+// The in-flight bound of a sender's channels (docs/impala.md §2.1): at most
 // `in_flight` calls per channel. The sender thread takes a slot before sending
-// and blocks, whole, while its channel is full (head-of-line, section 2.3);
+// and blocks, whole, while its channel is full (head-of-line, §2.3);
 // the reactor thread gives the slot back when the response arrives. Every wait
 // has a deadline, and cancel() wakes the sender when the run fails.
 //
@@ -70,7 +70,7 @@ class ChannelWindow {
     freed_.notify_all();
   }
 
-  // Waits until no call is in flight on any channel (end of stream, section 2.3).
+  // Waits until no call is in flight on any channel (end of stream, docs/impala.md §2.3).
   bool wait_idle(Clock::time_point deadline, Clock::duration& waited) {
     std::unique_lock lock(mutex_);
     const auto start = Clock::now();

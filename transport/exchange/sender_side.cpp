@@ -252,10 +252,10 @@ void SenderInstance::run_whole_batches() {
     serialize_from_ = Clock::now();
     const RowBatch& input = next_input(n);
     // As in Impala, a batch is serialized and compressed before the sender
-    // waits for its channel (SerializeBatch, then TransmitData's wait, section
-    // 2.1, 2.4): the LZ4 work is not on the channel's round trip.
+    // waits for its channel (SerializeBatch, then TransmitData's wait, docs/impala.md
+    // §§2.1, 2.4): the LZ4 work is not on the channel's round trip.
     if (exchange_.kind == PartitionKind::kBroadcast && policy_.broadcast_serialize == BroadcastSerialize::kOnce) {
-      // Serialized once; every channel sends the same bytes (section 3.1).
+      // Serialized once; every channel sends the same bytes (docs/impala.md §3.1).
       Slot& slot = *shared_slots_[shared];
       shared = (shared + 1) % shared_slots_.size();
       {
@@ -273,7 +273,7 @@ void SenderInstance::run_whole_batches() {
     // Random and merge send each batch to one channel; a per_channel broadcast
     // serializes it again for every channel (IMPALA-6041). Either way it is
     // serialized into the sender's serialization batch, which is then swapped
-    // into the channel's outbound buffer (section 2.4).
+    // into the channel's outbound buffer (docs/impala.md §2.4).
     const auto serialize_and_send = [&](int c) {
       {
         CpuScope cpu(stats_.cpu_serialize);
@@ -305,7 +305,7 @@ SenderInstance::Slot* SenderInstance::free_slot(std::vector<std::unique_ptr<Slot
 }
 
 // A full collector: compressed in place, then, once the channel is free,
-// swapped into its outbound buffer and sent (SendCurrentBatch, section 2.4).
+// swapped into its outbound buffer and sent (SendCurrentBatch, docs/impala.md §2.4).
 bool SenderInstance::flush(int c) {
   Channel& ch = channels_[static_cast<std::size_t>(c)];
   trace_span("serialize", serialize_from_, Clock::now());  // the rows routed since the last span

@@ -92,7 +92,7 @@ class SenderInstance final : public CallSink {
   void run_hash();
   void run_whole_batches();
   // Encodes `batch`, waits for channel `channel` (serialization first, as in
-  // Impala, section 2.4), then sends it from the channel's free slot, which takes
+  // Impala, docs/impala.md §2.4), then sends it from the channel's free slot, which takes
   // the batch's buffers; `batch` gets the slot's old ones.
   bool encode_and_send(int channel, RowBatch& batch);
   // Encodes `batch` (LZ4 when `compress`), timing it by stage.
@@ -118,7 +118,7 @@ class SenderInstance final : public CallSink {
   RunStats& stats_;
   BatchCapacity capacity_;
   std::vector<Channel> channels_;
-  std::vector<int> broadcast_order_;  // shuffled once per sender, as Impala does (section 3.1)
+  std::vector<int> broadcast_order_;  // shuffled once per sender, as Impala does (docs/impala.md §3.1)
   std::vector<std::unique_ptr<Slot>> shared_slots_;  // broadcast `once`
   ChannelWindow window_;
   Lz4Codec codec_;

@@ -1,5 +1,5 @@
 // One TCP connection between two agents (one per host pair and direction,
-// carrying every channel between them, reference section 8.1).
+// carrying every channel between them, docs/impala.md §8.1).
 //
 // Thread rule: every method runs on the connection's reactor thread.
 // Outbound: frames wait in a FIFO; exactly one write is outstanding at a time.

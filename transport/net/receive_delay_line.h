@@ -1,6 +1,7 @@
 // Distance on one machine: holds each inbound frame until its sender's send
-// time plus a fixed one-way delay, then hands it on (transport anchors section
-// 7A). The sender stamps steady_clock time into the frame header; all agents on
+// time plus a fixed one-way delay, then hands it on (the kernel's netem, which
+// would delay packets instead, is missing on the machines exsim is checked
+// on, and holding frames unread would emulate a slow reader, not distance). The sender stamps steady_clock time into the frame header; all agents on
 // one machine share that clock. Deadlines are absolute, every due frame is
 // released on each wake-up, and a frame never leaves before the one received
 // before it (release = max(previous release, send time + delay)), so jitter in

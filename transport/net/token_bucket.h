@@ -1,5 +1,6 @@
-// A bandwidth cap in the application (transport anchors section 7A.5): bytes
-// may leave at `rate` per second on average, in bursts of at most `burst`.
+// A bandwidth cap in the application, as Boost.Beast's simple_rate_policy
+// paces a stream (netns with tbf would cap in the kernel, but needs root):
+// bytes may leave at `rate` per second on average, in bursts of at most `burst`.
 // Callers ask when a write of n bytes may start and wait until then (on a
 // timer, never spinning). Pure arithmetic on a caller-given clock, so it is
 // deterministic to test.

@@ -16,7 +16,7 @@ std::size_t Lz4Codec::bound(std::size_t bytes) {
 std::size_t Lz4Codec::compress(const char* in, std::size_t size, char* out, std::size_t capacity) {
   if (size == 0 || size > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE)) return 0;
   // Compress in full into a bound-sized buffer, then compare, as Impala does: the
-  // CPU is spent even when the result is thrown away (section 4.2).
+  // CPU is spent even when the result is thrown away (docs/impala.md §4.2).
   const int cap = static_cast<int>(std::min<std::size_t>(capacity, std::numeric_limits<int>::max()));
   const int written = LZ4_compress_fast_extState(state_.data(), in, out, static_cast<int>(size), cap,
                                                  /*acceleration=*/1);

@@ -1,5 +1,5 @@
 // LZ4 block compression of tuple data, as Impala's Lz4Compressor at level 1
-// (reference section 4.1). The compression state is allocated once and reused,
+// (docs/impala.md §4.1). The compression state is allocated once and reused,
 // so compressing a batch allocates nothing. One codec per thread.
 #ifndef EXSIM_TRANSPORT_WIRE_LZ4_CODEC_H_
 #define EXSIM_TRANSPORT_WIRE_LZ4_CODEC_H_
@@ -20,7 +20,7 @@ class Lz4Codec {
 
   // Compresses `size` bytes into `out`, whose capacity should be bound(size).
   // Returns the compressed size, or 0 when it is not strictly smaller than the
-  // input (or did not fit): the caller then sends the data uncompressed (section 4.2).
+  // input (or did not fit): the caller then sends the data uncompressed (docs/impala.md §4.2).
   std::size_t compress(const char* in, std::size_t size, char* out, std::size_t capacity);
 
   // Decompresses into exactly `expected` bytes. Returns false on malformed input

@@ -70,7 +70,7 @@ bench: build
 	@cmake --build $(BUILD_DIR)/peers -j 2
 	bench/peers/run-peers --rounds 9 --peers $(BUILD_DIR)/peers --exsim $(BUILD_DIR)
 	bench/peers/run-per-rpc --rounds 7 --peers $(BUILD_DIR)/peers --exsim $(BUILD_DIR)/exsim
-	scenarios/seeds/impala-5528-run --rounds 7 --peers $(BUILD_DIR)/peers --exsim $(BUILD_DIR)/exsim
+	bench/impala-5528-run --rounds 7 --peers $(BUILD_DIR)/peers --exsim $(BUILD_DIR)/exsim
 
 clean:
 	rm -rf $(BUILD_DIR)

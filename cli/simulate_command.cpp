@@ -1,12 +1,7 @@
 // exsim simulate SCENARIO [--policy NAME]... [-o RESULTS.json] [--set KEY=VALUE]... [--trace FILE]
 #include <algorithm>
-#include <chrono>
-#include <exception>
-#include <thread>
 #include <cstdio>
-#include <filesystem>
-#include <iostream>
-#include <mutex>
+#include <thread>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -17,18 +12,13 @@
 #include "cli/results_table.h"
 #include "cli/sensitivity_table.h"
 #include "cli/trace_options.h"
-#include "cli/workflows/cost_ranges.h"
-#include "cli/workflows/parallel.h"
-#include "cli/workflows/progress.h"
 #include "models/base/error.h"
-#include "models/base/json_reader.h"
-#include "models/results/trace.h"
 #include "models/results/report_input.h"
+#include "models/results/trace.h"
 #include "models/scenario/costs.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/engine/scheduler.h"
-#include "sim/simulate.h"
-#include "validate/validated_region.h"
+#include "workflows/policy_simulations.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
@@ -119,84 +109,20 @@ int simulate_command(const std::vector<std::string>& args) {
                                  scenario.costs.source));
   }
 
-  SimulateOptions options;
-  options.scheduler = vm["scheduler"].as<std::string>();
-  if (!sim::make_scheduler(options.scheduler)) {
-    throw UsageError(fmt::format("--scheduler {}: expected {}", options.scheduler, sim::kSchedulerNames));
+  workflows::PolicySimulations request;
+  request.scheduler = vm["scheduler"].as<std::string>();
+  if (!sim::make_scheduler(request.scheduler)) {
+    throw UsageError(fmt::format("--scheduler {}: expected {}", request.scheduler, sim::kSchedulerNames));
   }
-  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int all_jobs = vm.count("jobs") ? bounded_int(vm, "jobs", 1, 1024) : cpus;
-  const int jobs = std::min(all_jobs, static_cast<int>(policies.size()));
-  // A bar on a terminal; elsewhere a line per policy once the run has taken a
-  // second (a quick run prints nothing).
-  workflows::Progress progress("policies", policies.size());
-  const auto started = std::chrono::steady_clock::now();
-  auto finished = [&](const Policy& policy) {
-    if (std::chrono::steady_clock::now() - started > std::chrono::seconds(1)) {
-      progress.done(policy.name);
-    } else {
-      progress.advance();
-    }
-  };
-  std::vector<RunResult> results(policies.size());
-  if (jobs <= 1 || trace_events) {
-    // One at a time: one trace, each policy's hosts its own processes in it.
-    options.progress = [&](double fraction) { progress.partial(fraction); };
-    for (std::size_t i = 0; i < policies.size(); ++i) {
-      if (trace_events) {
-        options.trace = &trace;
-        options.trace_pid_base = static_cast<int>(i * scenario.cluster.hosts.size());
-      }
-      results[i] = simulate(scenario, policies[i], options);
-      finished(policies[i]);
-    }
-  } else {
-    // Policies on `jobs` threads, each result in its policy's place: the same
-    // results as one at a time (each simulation is its own, seeded alike).
-    const std::exception_ptr failure = workflows::for_each_parallel(policies.size(), jobs, [&](std::size_t i) {
-      results[i] = simulate(scenario, policies[i], options);
-      finished(policies[i]);
-    });
-    if (failure) std::rethrow_exception(failure);
-  }
-  progress.finish();
-  if (ranged || model_error > 0) {
-    for (auto& r : results) r.wall_range = {r.wall_s, r.wall_s, "", 0};
-  }
-  if (ranged) {
-    workflows::CostRangeOptions ranges;
-    ranges.relative = relative;
-    ranges.jobs = all_jobs;
-    ranges.scheduler = options.scheduler;
-    const std::size_t count = 2 * policies.size() +
-                              (sensitive ? workflows::sensitivity_simulations(scenario, policies.size(), relative) : 0);
-    workflows::Progress ranging("simulations of the costs' ends", count);
-    std::mutex lock;
-    ranges.simulated = [&] {
-      const std::lock_guard<std::mutex> guard(lock);
-      ranging.advance();
-    };
-    workflows::simulate_cost_corners(scenario, policies, results, ranges);
-    if (sensitive) workflows::simulate_cost_sensitivity(scenario, policies, results, ranges);
-    ranging.finish();
-  }
-  if (model_error > 0) {
-    for (auto& r : results) {
-      r.wall_range.cheap_s *= 1 - model_error;
-      r.wall_range.dear_s *= 1 + model_error;
-      r.wall_range.model_error = model_error;
-      r.wall_range.from += fmt::format("{}the model's median wall-clock error of {:.1f}% in {}",
-                                       r.wall_range.from.empty() ? "" : ", widened by ", 100 * model_error,
-                                       validation_file);
-    }
-  }
-
-  // How far each prediction lies from where the model was checked.
-  for (std::size_t i = 0; i < policies.size(); ++i) {
-    const validate::RegionCheck check =
-        validate::check_region(validate::region_point(scenario, policies[i]), validate::builtin_region());
-    results[i].validated_region = {true, check.inside, check.warning()};
-  }
+  request.jobs = vm.count("jobs") ? bounded_int(vm, "jobs", 1, 1024)
+                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (trace_events) request.trace = &trace;
+  request.ranges = ranged;
+  request.sensitivity = sensitive;
+  request.cost_spread = relative;
+  request.model_error = model_error;
+  request.model_error_from = validation_file;
+  const std::vector<RunResult> results = workflows::simulate_policies(scenario, policies, request);
   publish_results(vm, outputs,
                   fmt::format("{} ({} hosts, mt_dop {}, costs: {})", scenario.name, scenario.cluster.hosts.size(),
                               scenario.mt_dop, scenario.costs.source),

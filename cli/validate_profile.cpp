@@ -7,7 +7,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
-#include "cli/workflows/profile_replay.h"
+#include "workflows/profile_replay.h"
 #include "models/scenario/scenario_loader.h"
 
 namespace exsim::cli {

@@ -3,7 +3,8 @@
 # from the scenario file through models/ to sim/ or transport/, then to
 # validate/ and plots/; sim/ and transport/ never include each other; inside
 # models/, sim/ and transport/, each room includes only the rooms below it;
-# the commands and the benchmarks sit on top. (The libraries in
+# workflows/ sits above the halves and validate/, the commands above it, and the
+# benchmarks beside them. (The libraries in
 # the CMakeLists declare the same arrows for linking; this checks the headers.)
 #
 # usage: tests/layering.sh [SOURCE_DIR]     exit 1 with every include that breaks an arrow
@@ -37,8 +38,8 @@ declare -A allowed=(
   [transport/calibration]="models transport/wire transport/net transport/rpc transport/data transport/exchange transport/testbed transport/agent"
   [validate]="models"
   [plots]="models/base models/results"
-  [cli/workflows]="models sim transport validate"
-  [cli]="models sim transport validate plots"
+  [workflows]="models sim transport validate"
+  [cli]="models sim transport validate plots workflows"
   # Benchmarks measure either half, through what the halves offer.
   [bench]="models sim transport"
 )

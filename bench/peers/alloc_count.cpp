@@ -1,5 +1,5 @@
 // An LD_PRELOAD shim that counts a process's heap allocations, for the
-// IMPALA-5528 reproduction (scenarios/seeds/impala-5528-run): how many
+// IMPALA-5528 reproduction (bench/impala-5528-run): how many
 // allocations a program makes per RPC, under whichever allocator it runs with.
 //
 //   LD_PRELOAD="libexsim_alloc_count.so [libtcmalloc.so.4]" EXSIM_ALLOC_COUNT_FILE=counts.jsonl program

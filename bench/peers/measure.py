@@ -1,4 +1,4 @@
-"""What the side-by-side runners share (run-peers, scenarios/seeds/impala-5528-run):
+"""What the side-by-side runners share (run-peers, bench/impala-5528-run):
 running a tool as a process of its own and taking the CPU it and the children it
 waited for spent from the kernel, and a free loopback port."""
 import os

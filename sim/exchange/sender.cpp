@@ -15,7 +15,13 @@
 namespace exsim::sim {
 
 SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64_t rows, std::uint64_t seed)
-    : run_(run), context_(run.context()), index_(index), host_(host), rows_left_(rows), random_(seed) {
+    : run_(run),
+      context_(run.context()),
+      index_(index),
+      host_(host),
+      rows_left_(rows),
+      random_(seed),
+      window_(run.channels(), run.context().policy.in_flight) {
   const Exchange& x = run.exchange();
   const int count = run.channels();
   channels_.resize(static_cast<std::size_t>(count));
@@ -90,7 +96,7 @@ void SenderInstance::run_steps() {
       }
       case Step::Kind::kSend:
         retire(step.channel);
-        if (channels_[step.channel].in_flight >= context_.policy.in_flight) {
+        if (!window_.has_room(step.channel)) {
           blocked_channel_ = step.channel;  // head-of-line: the whole thread waits
           blocked_since_ = wait_mark_ = context_.simulator.now();
           schedule_wake();
@@ -108,7 +114,7 @@ void SenderInstance::run_steps() {
         break;
       case Step::Kind::kWaitAll:
         for (int c = 0; c < static_cast<int>(channels_.size()); ++c) retire(c);
-        if (in_flight_total_ > 0) {
+        if (!window_.idle()) {
           waiting_all_ = true;
           blocked_since_ = wait_mark_ = context_.simulator.now();
           schedule_wake();
@@ -150,8 +156,7 @@ void SenderInstance::on_event(std::uint64_t tag) {
     if (waiting_all_) {
       for (int c = 0; c < static_cast<int>(channels_.size()); ++c) retire(c);
     }
-    const bool free = blocked_channel_ >= 0 ? channels_[blocked_channel_].in_flight < context_.policy.in_flight
-                                            : in_flight_total_ == 0;
+    const bool free = blocked_channel_ >= 0 ? window_.has_room(blocked_channel_) : window_.idle();
     if (free) {
       context_.sender_wake_ns.add(context_.simulator.now() - wake_for_);
       unblock();
@@ -204,7 +209,7 @@ void SenderInstance::take_call_along(Step& cpu) {
   if (step_ >= steps_.size() || steps_[step_].kind != Step::Kind::kSend || !steps_[step_].call_due) return;
   Step& send = steps_[step_];
   retire(send.channel);
-  if (channels_[send.channel].in_flight >= context_.policy.in_flight) return;
+  if (!window_.has_room(send.channel)) return;
   const SimTime call = call_cpu_now(send);
   cpu.work += call;
   cpu.call += call;
@@ -249,8 +254,7 @@ void SenderInstance::retire(int channel) {
     }
     ch.answered[i] = ch.answered.back();
     ch.answered.pop_back();
-    --ch.in_flight;
-    --in_flight_total_;
+    window_.close_call(channel);
     if (context_.trace) {
       context_.trace->span(context_.trace_pid(host_), channel_track(channel), "rpc in flight", a.issued, a.back, a.rows,
                            a.wire);
@@ -306,7 +310,7 @@ void SenderInstance::issue_batch(int channel, BatchSize batch, int together) {
   ch.sends = std::min(ch.sends + 1, 1 << 20);
   const int used = context_.policy.sender_layout == SenderLayout::kV43
                        ? std::min(outbound_buffers_per_channel(context_.policy), ch.sends)
-                       : ch.in_flight;
+                       : window_.in_flight(channel);
   if (used > ch.outbound_used) {
     ch.outbound_used = used;
     note_batch(ch, batch);
@@ -329,8 +333,7 @@ Rpc* SenderInstance::new_call(int channel, Bytes wire_bytes) {
   rpc->from_host = host_;
   rpc->to_host = ch.host;
   rpc->wire_bytes = wire_bytes;
-  ++ch.in_flight;
-  ++in_flight_total_;
+  window_.open_call(channel);
   ++calls_to_host_[static_cast<std::size_t>(ch.host)];
   ++unknown_;
   return rpc;

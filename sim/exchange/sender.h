@@ -22,6 +22,7 @@
 #include "models/rules/sender_memory.h"
 #include "models/rules/sizing_policy.h"
 #include "models/rules/tracked_strings.h"
+#include "models/rules/in_flight_window.h"
 #include "sim/exchange/rpc.h"
 #include "sim/exchange/scan_feed.h"
 
@@ -75,7 +76,6 @@ class SenderInstance final : public EventHandler {
     int host = 0;
     bool local = false;     // destination in this sender's process
     bool compress = false;  // LZ4 on batches to this channel
-    int in_flight = 0;
     int outbound_used = 0;  // outbound buffers allocated so far
     int outbound_counted = 0;  // outbound buffers included in `footprint`
     int sends = 0;             // batches sent so far (capped)
@@ -188,7 +188,7 @@ class SenderInstance final : public EventHandler {
 
   std::vector<Step> steps_;
   std::size_t step_ = 0;
-  int in_flight_total_ = 0;
+  InFlightWindow window_;  // the calls in flight, per channel (the rule both halves apply)
   std::vector<int> calls_to_host_;  // this instance's calls not yet answered, per destination host
   std::vector<int> channels_to_host_;  // this instance's channels, per destination host
   // Per destination host, when the responses of answered calls get back, soonest on top.

@@ -26,6 +26,7 @@ struct Recorder final : Connection::Handler {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> frames;  // call id, checksum of the body
   std::vector<std::uint64_t> sent;
   std::string closed_reason;
+  Connection::CloseReason::Kind closed_kind = Connection::CloseReason::Kind::kByThisSide;
   std::promise<void> got_all, closed;
   std::size_t expect = 0;
 
@@ -38,10 +39,11 @@ struct Recorder final : Connection::Handler {
     std::lock_guard lock(mutex);
     sent.push_back(cookie);
   }
-  void on_closed(Connection&, const std::string& reason) override {
+  void on_closed(Connection&, const Connection::CloseReason& reason) override {
     std::lock_guard lock(mutex);
     if (!closed_reason.empty()) return;  // a connection reports its close once; be safe anyway
-    closed_reason = reason;
+    closed_reason = reason.text;
+    closed_kind = reason.kind;
     closed.set_value();
   }
 };
@@ -159,6 +161,7 @@ TEST_CASE("a frame over the receiver's limit closes the connection with the reas
   });
   REQUIRE(server_side.closed.get_future().wait_for(10s) == std::future_status::ready);
   CHECK(server_side.closed_reason == "malformed frame from the peer: frame of 2097152 bytes over the limit of 1048576");
+  CHECK(server_side.closed_kind == Connection::CloseReason::Kind::kError);
   CHECK(server_side.frames.empty());
   // The sender learns of it too, through a failed write or end of stream.
   CHECK(client_side.closed.get_future().wait_for(10s) == std::future_status::ready);

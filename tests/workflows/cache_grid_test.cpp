@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/workflows/cache_grid.h"
+#include "workflows/cache_grid.h"
 #include "models/scenario/costs.h"
 
 namespace exsim::workflows {

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/workflows/policy_search.h"
+#include "workflows/policy_search.h"
 #include "models/results/decision_rule.h"
 #include "models/rules/policy_notes.h"
 #include "plots/recommendation.h"

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/workflows/profile_replay.h"
+#include "workflows/profile_replay.h"
 #include "models/scenario/scenario_loader.h"
 
 namespace exsim {

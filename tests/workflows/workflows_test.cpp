@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/workflows/parallel.h"
-#include "cli/workflows/sweep_runner.h"
-#include "cli/workflows/validation.h"
+#include "workflows/parallel.h"
+#include "workflows/sweep_runner.h"
+#include "workflows/validation.h"
 #include "models/base/error.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/simulate.h"

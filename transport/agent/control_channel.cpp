@@ -104,11 +104,11 @@ void ControlChannel::on_frame(Connection& connection, const FrameHeader& header,
   if (doorbell_) doorbell_->ring();
 }
 
-void ControlChannel::on_closed(Connection&, const std::string& reason) {
+void ControlChannel::on_closed(Connection&, const Connection::CloseReason& reason) {
   {
     std::lock_guard lock(mutex_);
     closed_ = true;
-    if (error_.empty()) error_ = reason;
+    if (error_.empty()) error_ = reason.text;
   }
   arrived_.notify_all();
   sent_.notify_all();

@@ -74,7 +74,7 @@ class ControlChannel final : public Connection::Handler {
 
   void on_frame(Connection& connection, const FrameHeader& header, const char* body) override;
   void on_sent(Connection& connection, std::uint64_t cookie) override;
-  void on_closed(Connection& connection, const std::string& reason) override;
+  void on_closed(Connection& connection, const Connection::CloseReason& reason) override;
 
  private:
   Reactor& reactor_;

@@ -1,8 +1,9 @@
-// The in-flight bound of a sender's channels (docs/impala.md §2.1): at most
-// `in_flight` calls per channel. The sender thread takes a slot before sending
-// and blocks, whole, while its channel is full (head-of-line, §2.3);
-// the reactor thread gives the slot back when the response arrives. Every wait
-// has a deadline, and cancel() wakes the sender when the run fails.
+// The in-flight bound of a sender's channels (docs/impala.md §2.1), as the
+// simulator applies it (models/rules/in_flight_window.h), on threads: the
+// sender thread takes a slot before sending and blocks, whole, while its
+// channel is full (head-of-line, §2.3); the reactor thread gives the slot back
+// when the response arrives. Every wait has a deadline, and cancel() wakes the
+// sender when the run fails.
 //
 // A wait ends with a wake-up: the reactor frees the slot and notifies, the
 // kernel runs the sender again some microseconds later. Each wait's wake-up
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "models/base/histogram.h"
+#include "models/rules/in_flight_window.h"
 
 namespace exsim::transport {
 
@@ -28,19 +30,17 @@ class ChannelWindow {
  public:
   using Clock = std::chrono::steady_clock;
 
-  ChannelWindow(int channels, int in_flight) : in_flight_(in_flight), used_(static_cast<std::size_t>(channels), 0) {}
+  ChannelWindow(int channels, int in_flight) : window_(channels, in_flight) {}
 
   // Takes a slot on `channel`, waiting until one is free. Returns false when the
   // deadline passed or the window was cancelled. Adds the time spent waiting.
   bool acquire(int channel, Clock::time_point deadline, Clock::duration& waited) {
     std::unique_lock lock(mutex_);
     const auto start = Clock::now();
-    const bool ok = wait(lock, channel, deadline, [&] { return cancelled_ || used_[channel] < in_flight_; });
+    const bool ok = wait(lock, channel, deadline, [&] { return cancelled_ || window_.has_room(channel); });
     waited += Clock::now() - start;
     if (!ok || cancelled_) return false;
-    ++used_[channel];
-    ++total_;
-    if (used_[channel] > peak_) peak_ = used_[channel];
+    window_.open_call(channel);
     return true;
   }
 
@@ -49,10 +49,8 @@ class ChannelWindow {
   // outside the lock below safe.
   void release(int channel) {
     std::unique_lock lock(mutex_);
-    --used_[channel];
-    --total_;
-    const bool frees = waiting_for_ == kAll ? total_ == 0 : waiting_for_ == channel && used_[channel] < in_flight_;
-    if (!frees) return;  // the sender is not waiting for this slot: nothing to wake
+    window_.close_call(channel);
+    if (!window_.frees(waiting_for_, channel)) return;  // the sender is not waiting for this: nothing to wake
     if (freed_at_ == Clock::time_point{}) freed_at_ = Clock::now();
     // The end of the stream: the sender may return from wait_idle and destroy
     // the window as soon as it can take the mutex, so it is woken under the lock.
@@ -74,7 +72,7 @@ class ChannelWindow {
   bool wait_idle(Clock::time_point deadline, Clock::duration& waited) {
     std::unique_lock lock(mutex_);
     const auto start = Clock::now();
-    const bool ok = wait(lock, kAll, deadline, [&] { return cancelled_ || total_ == 0; });
+    const bool ok = wait(lock, kAll, deadline, [&] { return cancelled_ || window_.idle(); });
     waited += Clock::now() - start;
     return ok && !cancelled_;
   }
@@ -89,7 +87,7 @@ class ChannelWindow {
   // The most calls ever in flight at once on one channel: never above in_flight.
   int peak_in_flight() const {
     std::lock_guard lock(mutex_);
-    return peak_;
+    return window_.peak();
   }
   std::string cancel_reason() const {
     std::lock_guard lock(mutex_);
@@ -102,7 +100,7 @@ class ChannelWindow {
   }
 
  private:
-  static constexpr int kNone = -2, kAll = -1;
+  static constexpr int kNone = -2, kAll = InFlightWindow::kEveryChannel;
 
   // Waits (unless `ready` holds already) for `what` (a channel, or kAll) and
   // keeps the wake-up.
@@ -119,12 +117,9 @@ class ChannelWindow {
     return ok;
   }
 
-  const int in_flight_;
   mutable std::mutex mutex_;
   std::condition_variable freed_;
-  std::vector<int> used_;
-  int total_ = 0;
-  int peak_ = 0;
+  InFlightWindow window_;  // under mutex_
   bool cancelled_ = false;
   std::string reason_;
   int waiting_for_ = kNone;      // what the sender waits for now

@@ -148,7 +148,7 @@ void Connection::issue_write() {
 void Connection::on_write(const asio::error_code& error, std::size_t bytes) {
   writing_ = false;
   if (error) {
-    close(fmt::format("write failed: {}", error.message()));
+    close(CloseReason{CloseReason::Kind::kError, fmt::format("write failed: {}", error.message())});
     return;
   }
   bytes_written_ += bytes;
@@ -192,11 +192,13 @@ void Connection::read_next() {
 void Connection::on_read(const asio::error_code& error, std::size_t bytes) {
   if (!open_) return;
   if (error) {
-    close(error == asio::error::eof ? "closed by the peer" : fmt::format("read failed: {}", error.message()));
+    close(error == asio::error::eof
+              ? CloseReason{CloseReason::Kind::kByPeer, "closed by the peer"}
+              : CloseReason{CloseReason::Kind::kError, fmt::format("read failed: {}", error.message())});
     return;
   }
   if (!decoder_.commit(bytes)) {
-    close(fmt::format("malformed frame from the peer: {}", decoder_.error()));
+    close(CloseReason{CloseReason::Kind::kError, fmt::format("malformed frame from the peer: {}", decoder_.error())});
     return;
   }
   while (auto frame = decoder_.next()) {
@@ -204,7 +206,7 @@ void Connection::on_read(const asio::error_code& error, std::size_t bytes) {
     if (!open_) return;
   }
   if (decoder_.failed()) {  // a bad header found while taking frames out
-    close(fmt::format("malformed frame from the peer: {}", decoder_.error()));
+    close(CloseReason{CloseReason::Kind::kError, fmt::format("malformed frame from the peer: {}", decoder_.error())});
     return;
   }
   if (read_pacer_ && wait_for_tokens(*read_pacer_, bytes, read_timer_, &Connection::read_next)) return;
@@ -220,7 +222,7 @@ void Connection::set_read_low_water(std::size_t bytes) {
   read_low_water_ = bytes;
 }
 
-void Connection::close(const std::string& reason) {
+void Connection::close(CloseReason reason) {
   if (!open_) return;
   open_ = false;
   asio::error_code ignored;

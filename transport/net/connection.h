@@ -39,13 +39,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // A frame with at least this much still to come is read in one wake-up
   // (connection.cpp, read_next).
   static constexpr std::size_t kWholeFrameRead = 256 * 1024;
+  // Why a connection closed, told by its kind (a handler decides by it) and
+  // in words (for the message that reaches the user).
+  struct CloseReason {
+    enum class Kind { kByPeer, kByThisSide, kError };
+    Kind kind = Kind::kByThisSide;
+    std::string text;
+  };
   class Handler {
    public:
     virtual void on_frame(Connection& connection, const FrameHeader& header, const char* body) = 0;
     // The frame queued with `cookie` has been handed to the kernel in full.
     virtual void on_sent(Connection& /*connection*/, std::uint64_t /*cookie*/) {}
-    // The connection is closed (by either side, or because of `reason`).
-    virtual void on_closed(Connection& connection, const std::string& reason) = 0;
+    // The connection is closed: by the peer, by this side, or on an error.
+    virtual void on_closed(Connection& connection, const CloseReason& reason) = 0;
 
    protected:
     ~Handler() = default;
@@ -78,7 +85,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Queues a frame whose body the connection keeps until it is sent: control
   // messages of any size (the slot's string keeps its capacity for the next).
   void send_owned(FrameHeader header, const std::string& body, std::uint64_t cookie);
-  void close(const std::string& reason);
+  // Closes it on purpose, for `reason`.
+  void close(const std::string& reason) { close(CloseReason{CloseReason::Kind::kByThisSide, reason}); }
 
   bool open() const { return open_; }
   std::size_t queued_frames() const { return queue_size_; }
@@ -96,6 +104,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::uint64_t cookie = 0;
   };
 
+  void close(CloseReason reason);
   Outbound& reserve_slot();
   void enqueue(Outbound& out, FrameHeader header, std::uint64_t cookie);
   void write_next();

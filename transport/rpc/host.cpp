@@ -70,8 +70,10 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
 
   void on_frame(Connection&, const FrameHeader& header, const char* body) override { responses_.push(header, body); }
 
-  void on_closed(Connection&, const std::string& reason) override {
-    if (!host_.stopped_) host_.fail(fmt::format("connection from host {} to host {} closed: {}", host_.index(), to_, reason));
+  void on_closed(Connection&, const Connection::CloseReason& reason) override {
+    if (!host_.stopped_) {
+      host_.fail(fmt::format("connection from host {} to host {} closed: {}", host_.index(), to_, reason.text));
+    }
   }
 
   void close() {
@@ -148,12 +150,12 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
     calls_->push(header, body);
   }
 
-  void on_closed(Connection&, const std::string& reason) override {
+  void on_closed(Connection&, const Connection::CloseReason& reason) override {
     // Only a peer of the run fails it: a connection that never said its hello
     // (a port scan, a stray client, a wrong token) is just dropped. A peer
     // whose connection breaks before its hello fails the run from its side.
-    if (!host_.stopped_ && calls_ && reason != "closed by the peer") {
-      host_.fail(fmt::format("connection into host {} closed: {}", host_.index(), reason));
+    if (!host_.stopped_ && calls_ && reason.kind != Connection::CloseReason::Kind::kByPeer) {
+      host_.fail(fmt::format("connection into host {} closed: {}", host_.index(), reason.text));
     }
     // Forget it, so strays and closed peers do not pile up (on the reactor, later:
     // this object is still running).

@@ -1,0 +1,23 @@
+// What `exsim advise` prints: its advice as text (the policies simulated, the
+// pick, the knee, what it is not told apart from, where the model was not
+// checked, what the costs' ranges do to it) and as JSON (`-o`: every candidate,
+// in a form `exsim report` reads).
+#ifndef EXSIM_CLI_ADVICE_OUTPUT_H_
+#define EXSIM_CLI_ADVICE_OUTPUT_H_
+
+#include <string>
+
+#include "models/scenario/scenario.h"
+#include "workflows/advice.h"
+
+namespace exsim::cli {
+
+// `measure` "worst" or "expected"; `margin` the decision rule's, a fraction.
+std::string advice_json(const Scenario& scenario, const workflows::Advice& advice, Bytes budget, const char* measure,
+                        double margin);
+std::string render_advice(const Scenario& scenario, const workflows::Advice& advice, Bytes budget, const char* measure,
+                          double margin);
+
+}  // namespace exsim::cli
+
+#endif  // EXSIM_CLI_ADVICE_OUTPUT_H_

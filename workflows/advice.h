@@ -1,0 +1,43 @@
+// What `exsim advise` does beyond its options: the base simulated, the search
+// for the decision rule's pick (policy_search.h), the pick judged over each
+// cost's range among the fastest that fit, and placed against where the model
+// was checked against the real exchange.
+#ifndef EXSIM_WORKFLOWS_ADVICE_H_
+#define EXSIM_WORKFLOWS_ADVICE_H_
+
+#include <functional>
+#include <vector>
+
+#include "models/results/results.h"
+#include "models/results/sensitivity.h"
+#include "models/scenario/scenario.h"
+#include "validate/validated_region.h"
+#include "workflows/policy_search.h"
+
+namespace exsim::workflows {
+
+struct AdviceOptions {
+  SearchOptions search;
+  bool sensitivity = true;  // judge the pick over each cost's range
+  double cost_spread = 0;   // > 0: every cost this fraction either way instead of the profile's ranges
+};
+
+struct Advice {
+  Policy base;
+  RunResult base_result;
+  SearchOutcome outcome;
+  SensitivityVerdict verdict;    // empty when not judged
+  validate::RegionCheck region;  // of the pick
+};
+
+// The pick and the fastest other simulated candidates that fit: those whose
+// order each cost's range is judged on.
+std::vector<const Candidate*> contenders(const SearchOutcome& outcome);
+
+// `simulate` gives a policy's results (called from options.search.jobs threads at once).
+Advice advise(const Scenario& scenario, const Policy& base, const AdviceOptions& options,
+              const std::function<RunResult(const Policy&)>& simulate);
+
+}  // namespace exsim::workflows
+
+#endif  // EXSIM_WORKFLOWS_ADVICE_H_

@@ -1,0 +1,48 @@
+// The costs' uncertainty, simulated: every policy with every cost at the cheap
+// and at the dear end of its range together (simulate --range), and each cost
+// alone at both ends (--sensitivity), the ends as figure_ends gives them (a
+// profile's spread, or a stated share either way).
+#ifndef EXSIM_WORKFLOWS_COST_RANGES_H_
+#define EXSIM_WORKFLOWS_COST_RANGES_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/results/results.h"
+#include "models/results/sensitivity.h"
+#include "models/scenario/scenario.h"
+
+namespace exsim::workflows {
+
+struct CostRangeOptions {
+  double relative = 0;   // > 0: every cost this share either way instead of its range
+  int jobs = 1;          // simulations at once
+  std::string scheduler = "calendar";
+  std::function<void()> simulated;  // called after each simulation (progress)
+};
+
+// Fills each result's wall_range (cheap and dear ends; `from` says whence).
+// results[i] is policies[i]'s.
+void simulate_cost_corners(const Scenario& scenario, const std::vector<Policy>& policies,
+                           std::vector<RunResult>& results, const CostRangeOptions& options);
+
+// Fills each result's sensitivity: a CostSwing per cost that can move, in the
+// profile's order of figures.
+void simulate_cost_sensitivity(const Scenario& scenario, const std::vector<Policy>& policies,
+                               std::vector<RunResult>& results, const CostRangeOptions& options);
+
+// Whether the fastest of `contenders` (their results as simulated, given)
+// stays the fastest when each cost moves alone over its range and all move
+// together: their sensitivity and corners simulated, then judged
+// (models/results/sensitivity.h). What advise says of its pick.
+SensitivityVerdict contenders_verdict(const Scenario& scenario, const std::vector<Policy>& contenders,
+                                      std::vector<RunResult> results, const CostRangeOptions& options,
+                                      const std::string& pick = "", double margin = kTieMargin);
+
+// Simulations simulate_cost_sensitivity makes (for a progress bar).
+std::size_t sensitivity_simulations(const Scenario& scenario, std::size_t policies, double relative);
+
+}  // namespace exsim::workflows
+
+#endif  // EXSIM_WORKFLOWS_COST_RANGES_H_

@@ -1,0 +1,162 @@
+#include "workflows/suite_measurement.h"
+
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "workflows/calibration.h"
+#include "models/base/error.h"
+#include "transport/agent/coordinator.h"
+#include "transport/agent/measurable.h"
+#include "transport/testbed/call_probe.h"
+#include "transport/testbed/cpu_set.h"
+#include "transport/testbed/speed_probe.h"
+#include "validate/run_schedule.h"
+
+namespace exsim::workflows {
+namespace {
+
+double median_of(std::vector<double> values) { return spread_of(std::move(values)).median; }
+
+// The speed now: the median of three probes.
+double speed_now_us() {
+  return median_of({transport::probe_speed_us(), transport::probe_speed_us(), transport::probe_speed_us()});
+}
+
+RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, std::chrono::seconds timeout) {
+  transport::RunOptions options;
+  options.scenario_file = loaded.file;
+  options.scenario_text = loaded.text;
+  options.policies = {policy.name};
+  options.delay_line = true;
+  options.nic_cap = true;
+  options.timeout = timeout;
+  options.exsim_binary = "/proc/self/exe";
+  return std::move(transport::run_on_agents(loaded.scenario, options).at(0));
+}
+
+// One run of a policy, between two speed probes and two call probes, into
+// `result`: true when the machine held its speed against `reference_us`, its
+// calls between processes their usual cost, and the CPU was ours; else said on
+// stderr, and false.
+bool run_steady(const LoadedScenario& loaded, const Policy& policy, const MeasureOptions& options,
+                double reference_us, transport::CallProbe& calls, double usual_calls_us, RunResult& result) {
+  const transport::CoreShare share;
+  const double before = transport::probe_speed_us();
+  const double calls_before = calls.probe_us();
+  RunResult run = run_policy(loaded, policy, options.timeout);
+  const double calls_after = calls.probe_us();
+  const double after = transport::probe_speed_us();
+  const double deviation = transport::speed_deviation(before, after, reference_us);
+  const double slower_calls = transport::call_slowdown(calls_before, calls_after, usual_calls_us);
+  const double others = share.others_share(run.agents_process_cpu_s());
+  std::string why;
+  if (deviation > transport::kSteadySpeed) {
+    why = fmt::format("the machine's speed strayed {:.0f}% from the calibration's during the run "
+                      "(probes {:.0f} and {:.0f} us against {:.0f})",
+                      100 * deviation, before, after, reference_us);
+  } else if (slower_calls > transport::kSteadyCalls) {
+    why = fmt::format("calls between processes ran {:.0f}% dearer around the run than their usual {:.1f} us "
+                      "(probes {:.1f} and {:.1f} us)",
+                      100 * slower_calls, usual_calls_us, calls_before, calls_after);
+  } else if (others > transport::kOthersShare) {
+    why = fmt::format("other processes took {:.0f}% of the CPU it ran on", 100 * others);
+  }
+  result = std::move(run);
+  if (why.empty()) return true;
+  fmt::print(stderr, "validate: {}: {}: {}: set aside\n", loaded.file, policy.name, why);
+  return false;
+}
+
+}  // namespace
+
+MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options) {
+  // Every scenario the real exchange cannot run, refused before any runs.
+  std::vector<std::string> problems;
+  for (const auto& loaded : scenarios) {
+    for (auto& p : transport::unmeasurable(loaded.scenario.policies, loaded.file)) problems.push_back(std::move(p));
+  }
+  if (!problems.empty()) throw InputError(std::move(problems));
+  MeasuredSuite suite;
+  suite.scenarios.resize(scenarios.size());
+  std::vector<std::size_t> policy_counts;
+  for (const auto& loaded : scenarios) policy_counts.push_back(loaded.scenario.policies.size());
+  validate::RunSchedule schedule(policy_counts, options.repeat, options.time_limit);
+  transport::CallProbe calls;
+  transport::CalibrationSamples before;
+  if (options.calibrate) {
+    before = measure_with_progress(options.repetitions, 1.0);
+    suite.calibration = before;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const std::vector<validate::PolicyIndex> round_runs = schedule.next_round(std::chrono::steady_clock::now() - start);
+    if (round_runs.empty()) break;
+    const int round = schedule.round();
+    const double reference_us = options.calibrate && !before.probes_us.empty() ? median_of(before.probes_us)
+                                                                               : speed_now_us();
+    // Runs are held to the speed and call cost the costs were calibrated at.
+    const double usual_calls_us = options.calibrate && !before.call_probes_us.empty() ? median_of(before.call_probes_us)
+                                                                                     : calls.usual_us();
+    for (const validate::PolicyIndex& index : round_runs) {
+      const LoadedScenario& loaded = scenarios[index.scenario];
+      const Policy& policy = loaded.scenario.policies[index.policy];
+      fmt::print(stderr, "validate: {}: {} on the real exchange (round {}, {} of {})\n", loaded.file, policy.name,
+                 round + 1, schedule.runs(index).steady.size() + 1, options.repeat);
+      RunResult run;
+      const bool steady = run_steady(loaded, policy, options, reference_us, calls, usual_calls_us, run);
+      schedule.record(index, std::move(run), steady);
+    }
+    if (!options.calibrate) continue;
+    const transport::CalibrationSamples after = measure_with_progress(options.repetitions, 1.0);
+    suite.calibration.append(after);
+    transport::CalibrationSamples around = before;
+    around.append(after);
+    const transport::Calibration costs = transport::summarize_costs(around);
+    // The costs hold for the round's runs only if the machine kept its speed
+    // from the calibration before the round to the one after it.
+    const double drift = after.probes_us.empty() ? 0 : std::abs(median_of(after.probes_us) / reference_us - 1);
+    const transport::CalibrationSamples held_to = std::exchange(before, after);
+    if (!costs.too_noisy && drift <= transport::kSteadySpeed) {
+      suite.round_costs.push_back(costs.profile);
+      continue;
+    }
+    // Every steady run was held, by its own probes, to the speed and call cost
+    // of the calibration before the round: when that one was steady, its costs
+    // hold for them, whatever happened after (in a busy spell, two rounds in a
+    // row lost 11 and 9 steady runs to the calibration after them).
+    if (const transport::Calibration costs_before = transport::summarize_costs(held_to); !costs_before.too_noisy) {
+      suite.round_costs.push_back(costs_before.profile);
+      fmt::print(stderr, "validate: round {}: {}: its runs take the costs of the calibration before it alone\n",
+                 round + 1,
+                 costs.too_noisy ? std::string("the calibration after it was too noisy")
+                                 : fmt::format("the machine's speed changed by {:.0f}% over it", 100 * drift));
+      continue;
+    }
+    suite.round_costs.push_back(costs.profile);
+    const int moved = schedule.set_aside_round(round);
+    fmt::print(stderr, "validate: round {}: the calibration before it was too noisy: its {} steady run(s) are set aside\n",
+               round + 1, moved);
+  }
+  if (schedule.stopped_by_time_limit()) {
+    fmt::print(stderr, "validate: the time limit of {} s passed with runs still to make again: no further round\n",
+               options.time_limit.count());
+  }
+  for (std::size_t s = 0; s < scenarios.size(); ++s) {
+    const auto& policies = scenarios[s].scenario.policies;
+    MeasuredScenario& out = suite.scenarios[s];
+    for (std::size_t p = 0; p < policies.size(); ++p) {
+      validate::PolicyRuns& r = schedule.runs({s, p});
+      if (schedule.short_of_runs({s, p})) {
+        out.unsteady += fmt::format("{}{}: {} of {} runs on a steady machine (its speed held, its CPU its own)",
+                                    out.unsteady.empty() ? "" : "; ", policies[p].name, r.steady.size(), r.tries);
+      }
+      out.runs.push_back(std::move(r.steady));
+      out.set_aside.push_back(std::move(r.set_aside));
+    }
+  }
+  return suite;
+}
+
+}  // namespace exsim::workflows

@@ -1,0 +1,155 @@
+#include "workflows/validation.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "models/base/error.h"
+#include "models/scenario/scenario_loader.h"
+#include "sim/simulate.h"
+
+namespace exsim::workflows {
+namespace {
+
+// The simulator's prediction of one policy, through the model error asked for (if any).
+RunResult predict(Scenario scenario, std::size_t policy, std::optional<validate::ModelError> error) {
+  if (error) validate::apply(*error, scenario);
+  return simulate(scenario, scenario.policies.at(policy));
+}
+
+// A row's scenario file: the suite's file of the same name when a suite is
+// given (a recorded measurement judged against the suite as it is now, from
+// any directory), else the path the row names.
+std::string scenario_file_of(const validate::Measurement& row, const validate::Suite& suite) {
+  const std::string name = std::filesystem::path(row.scenario_file).filename().string();
+  for (const auto& file : suite.scenarios) {
+    if (std::filesystem::path(file).filename().string() == name) return file;
+  }
+  return row.scenario_file;
+}
+
+}  // namespace
+
+std::vector<LoadedScenario> load_suite_scenarios(const validate::Suite& suite) {
+  std::vector<LoadedScenario> scenarios;
+  std::vector<std::string> problems;
+  for (const auto& file : suite.scenarios) {
+    try {
+      std::string text = read_scenario_file(file);
+      Scenario scenario = parse_scenario(text, file);
+      scenarios.push_back({file, std::move(text), std::move(scenario)});
+    } catch (const InputError& e) {
+      problems.insert(problems.end(), e.messages().begin(), e.messages().end());
+    }
+  }
+  if (!problems.empty()) throw InputError(problems);
+  return scenarios;
+}
+
+Judged compare_measured(std::vector<LoadedScenario> scenarios, MeasuredSuite measured, const CostProfile& fixed,
+                        std::optional<validate::ModelError> error) {
+  Judged judged;
+  for (std::size_t s = 0; s < scenarios.size(); ++s) {
+    Scenario& scenario = scenarios[s].scenario;
+    MeasuredScenario& m = measured.scenarios.at(s);
+    if (!m.unsteady.empty()) judged.no_verdict.push_back(fmt::format("{}: {}", scenarios[s].file, m.unsteady));
+    for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
+      const bool steady = !m.runs.at(i).empty();
+      std::vector<validate::Comparison> rounds;
+      for (validate::RoundRun& run : steady ? m.runs.at(i) : m.set_aside.at(i)) {
+        scenario.costs =
+            measured.round_costs.empty() ? fixed : measured.round_costs.at(static_cast<std::size_t>(run.round));
+        rounds.push_back(validate::compare(scenarios[s].file, predict(scenario, i, error), std::move(run.result),
+                                           scenario.costs));
+        rounds.back().steady = steady;
+      }
+      if (rounds.empty()) continue;  // never run: every try failed
+      std::sort(rounds.begin(), rounds.end(), [](const auto& a, const auto& b) { return a.wall_error < b.wall_error; });
+      judged.comparisons.push_back(std::move(rounds[rounds.size() / 2]));
+    }
+  }
+  return judged;
+}
+
+std::vector<validate::Comparison> compare_again(const validate::Measurements& measurements,
+                                                const validate::Suite& suite,
+                                                std::optional<validate::ModelError> error) {
+  std::vector<validate::Comparison> comparisons;
+  std::vector<std::string> problems;
+  std::map<std::string, Scenario> scenarios;
+  for (const auto& row : measurements.rows) {
+    const std::string file = scenario_file_of(row, suite);
+    if (scenarios.count(file)) continue;
+    try {
+      scenarios.emplace(file, parse_scenario(read_scenario_file(file), file));
+    } catch (const InputError& e) {
+      problems.insert(problems.end(), e.messages().begin(), e.messages().end());
+    }
+  }
+  if (!problems.empty()) throw InputError(problems);
+  for (const auto& row : measurements.rows) {
+    Scenario scenario = scenarios.at(scenario_file_of(row, suite));
+    scenario.costs = row.costs;
+    const auto& policies = scenario.policies;
+    const auto it = std::find_if(policies.begin(), policies.end(),
+                                 [&](const Policy& p) { return p.name == row.measured.policy; });
+    if (it == policies.end()) {
+      throw InputError(
+          {fmt::format("{}: no policy '{}', which the measurements name", row.scenario_file, row.measured.policy)});
+    }
+    RunResult predicted = predict(scenario, static_cast<std::size_t>(it - policies.begin()), error);
+    comparisons.push_back(validate::compare(row.scenario_file, std::move(predicted), row.measured, row.costs));
+    comparisons.back().steady = row.steady;
+  }
+  return comparisons;
+}
+
+MachineValidation validate_on_this_machine(const validate::Suite& suite, MeasureOptions options,
+                                           const std::optional<std::string>& profile,
+                                           std::optional<validate::ModelError> error) {
+  std::vector<LoadedScenario> scenarios = load_suite_scenarios(suite);
+  // Without a profile, this machine's costs are measured before the runs and
+  // after each round of them, and each run is simulated with those around its
+  // round: the machine's speed drifts over minutes. Never from the runs themselves.
+  MachineValidation out;
+  options.calibrate = !profile;
+  CostProfile fixed;
+  if (profile) {
+    fixed = load_cost_profile(*profile);  // a bad profile stops us before any run
+    out.profile_source = *profile;
+  } else {
+    out.profile_source = "calibrated before the runs and after each round of them";
+  }
+  MeasuredSuite measured = measure_suite(scenarios, options);
+  if (options.calibrate) out.calibration = measured.calibration;
+  out.judged = compare_measured(std::move(scenarios), std::move(measured), fixed, error);
+  if (!out.judged.no_verdict.empty()) out.judged.no_verdict.push_back(machine_load());
+  return out;
+}
+
+Recorded judge_recorded(const std::string& file, const validate::Suite& suite, bool suite_given,
+                        std::optional<validate::ModelError> error) {
+  const validate::Measurements measurements = validate::load_measurements(file);
+  Recorded out{compare_again(measurements, suite, error), suite};
+  if (!suite_given) {
+    out.judged_by.thresholds = measurements.thresholds;
+    out.judged_by.thresholds_source = file;
+  }
+  return out;
+}
+
+std::string machine_load() {
+  std::ifstream in("/proc/loadavg");
+  double one = -1, five = -1;
+  in >> one >> five;
+  if (one < 0) return "the machine's load is unknown (no /proc/loadavg)";
+  return fmt::format("the machine's load average: {:.2f} over the last minute, {:.2f} over five, on {} CPUs", one,
+                     five, std::thread::hardware_concurrency());
+}
+
+}  // namespace exsim::workflows

@@ -38,7 +38,7 @@ int calibrate_command(const std::vector<std::string>& args) {
       "With --grid it then measures the hash sender's routing and the RPC layer's CPU\n"
       "per call over channels 3 to 81 and batches 16K to 1M (one sender, three, wide\n"
       "rows) and simulates each point with the profile just measured (or --profile):\n"
-      "the model's cache (docs/model.md, \"Caches\") against points it was not fitted on.\n\n"
+      "the model's cache (docs/simulator.md, \"Caches\") against points it was not fitted on.\n\n"
       "examples:\n  exsim calibrate -o build/profile.json\n"
       "  exsim simulate scenarios/default.json --set costs=build/profile.json\n"
       "  exsim calibrate --profile build/profile.json --grid build/grid.json --grid-plot build/grid.svg\n\noptions");

@@ -7,6 +7,7 @@
 #include <vector>
 
 namespace boost::program_options {
+class options_description;
 class variables_map;
 }
 
@@ -27,10 +28,14 @@ int run_command(const std::vector<std::string>& args);
 int agent_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
 int validate_command(const std::vector<std::string>& args);
+// validate's usage, help and options (validate_options.cpp).
+boost::program_options::options_description validate_options();
 int import_profile_command(const std::vector<std::string>& args);
 // validate --impala-profile: the model replayed against an Impala profile.
 int validate_impala_profile(const boost::program_options::variables_map& vm);
 int sweep_command(const std::vector<std::string>& args);
+// exsim sweep merge: a sharded sweep's files joined.
+int sweep_merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int diff_command(const std::vector<std::string>& args);
 

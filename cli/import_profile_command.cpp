@@ -32,14 +32,6 @@ std::string relative_to(const std::string& path, const std::string& scenario) {
   return std::filesystem::absolute(path).lexically_relative(dir).generic_string();
 }
 
-// The scenario's text with "costs" naming `costs`, and a note saying so.
-std::string with_costs(const std::string& json, const std::string& costs) {
-  auto doc = nlohmann::ordered_json::parse(json);
-  doc["costs"] = costs;
-  doc["notes"]["/costs"] = "derived from the profile's counters (import-profile --costs), the rest from its base";
-  return doc.dump(2) + "\n";
-}
-
 }  // namespace
 
 int import_profile_command(const std::vector<std::string>& args) {
@@ -137,7 +129,7 @@ int import_profile_command(const std::vector<std::string>& args) {
                                                          base_file ? *base_file : "the reference profile"),
                                              derived.sources, {}, derived.warnings));
     for (const auto& w : derived.warnings) fmt::print(stderr, "import-profile: warning: {}\n", w);
-    if (output) imported.json = with_costs(imported.json, relative_to(*costs_file, *output));
+    if (output) name_costs_file(imported, relative_to(*costs_file, *output));
   }
 
   fmt::print(stderr, "import-profile: {} exchange(s) from {}; {} value(s) assumed:\n", imported.exchanges, file,

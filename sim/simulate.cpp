@@ -177,16 +177,14 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   result.rpc_network = call_times_of(context.rpc_network_ns);
   result.rpc_receiver = call_times_of(context.rpc_receiver_ns);
   result.sender_wake = call_times_of(context.sender_wake_ns);
-  const auto statics = static_sender_memory(scenario, policy);
+  std::vector<Bytes> sender_peak, receiver_peak;
   for (std::size_t h = 0; h < scenario.cluster.hosts.size(); ++h) {
-    const int host = static_cast<int>(h);
-    const StaticSenderBytes& s = statics[h];
-    result.hosts.push_back({scenario.cluster.hosts[h].name, context.memory.sender_peak(host), s.expected, s.worst,
-                            context.memory.receiver_peak(host)});
-    result.hosts.back().sender_expected_held_bytes = s.expected_held;
-    result.hosts.back().sender_worst_held_bytes = s.worst_held;
-    result.hosts.back().sender_peak_sum_bytes = driver.sender_peak_sums().at(h);
+    sender_peak.push_back(context.memory.sender_peak(static_cast<int>(h)));
+    receiver_peak.push_back(context.memory.receiver_peak(static_cast<int>(h)));
   }
+  describe_hosts(result, scenario, policy, sender_peak, receiver_peak);
+  // As Impala's profiles add them up (simulated only).
+  for (std::size_t h = 0; h < result.hosts.size(); ++h) result.hosts[h].sender_peak_sum_bytes = driver.sender_peak_sums().at(h);
   if (counters) {
     counters->events = context.simulator.events_processed();
     counters->rpc_records = context.transport->rpcs_allocated();

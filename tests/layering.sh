@@ -17,7 +17,7 @@ declare -A allowed=(
   [models/base]=""
   [models/scenario]="models/base"
   [models/rules]="models/scenario models/base"
-  [models/results]="models/scenario models/base"
+  [models/results]="models/rules models/scenario models/base"
   [models/impala]="models/base models/scenario"
   [sim]="models"
   # Inside sim/: the event engine knows nothing of exchanges or resources, the

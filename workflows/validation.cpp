@@ -152,4 +152,28 @@ std::string machine_load() {
                      five, std::thread::hardware_concurrency());
 }
 
+ValidationRun run_validation(const validate::Suite& suite, const std::optional<std::string>& measured_file,
+                             bool suite_given, const MeasureOptions& options, const std::optional<std::string>& profile,
+                             std::optional<validate::ModelError> error) {
+  ValidationRun run;
+  run.judged_by = suite;
+  std::vector<std::string> no_verdict;  // why the measurements cannot be judged
+  if (measured_file) {
+    Recorded recorded = judge_recorded(*measured_file, suite, suite_given, error);
+    run.comparisons = std::move(recorded.comparisons);
+    run.judged_by = std::move(recorded.judged_by);
+    run.profile_source = fmt::format("the costs recorded in {}", *measured_file);
+  } else {
+    MachineValidation done = validate_on_this_machine(suite, options, profile, error);
+    run.comparisons = std::move(done.judged.comparisons);
+    no_verdict = std::move(done.judged.no_verdict);
+    run.profile_source = std::move(done.profile_source);
+    run.calibration = std::move(done.calibration);
+  }
+  if (error) run.profile_source += fmt::format("; the model with a deliberate error: {}", validate::to_string(*error));
+  run.verdict = validate::judge(run.comparisons, run.judged_by.thresholds);
+  run.verdict.no_verdict.insert(run.verdict.no_verdict.begin(), no_verdict.begin(), no_verdict.end());
+  return run;
+}
+
 }  // namespace exsim::workflows

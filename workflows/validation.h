@@ -67,6 +67,20 @@ struct Recorded {
 Recorded judge_recorded(const std::string& file, const validate::Suite& suite, bool suite_given,
                         std::optional<validate::ModelError> error);
 
+// `validate` as a whole: an earlier validation's measurements judged again
+// (`measured_file`), or the suite run on this machine, then the verdict, with
+// the model's deliberate error when one is given (said in profile_source).
+struct ValidationRun {
+  std::vector<validate::Comparison> comparisons;
+  validate::Suite judged_by;  // whose thresholds judged it
+  validate::Verdict verdict;
+  std::string profile_source;
+  std::optional<transport::CalibrationSamples> calibration;  // when this machine was calibrated
+};
+ValidationRun run_validation(const validate::Suite& suite, const std::optional<std::string>& measured_file,
+                             bool suite_given, const MeasureOptions& options, const std::optional<std::string>& profile,
+                             std::optional<validate::ModelError> error);
+
 }  // namespace exsim::workflows
 
 #endif  // EXSIM_WORKFLOWS_VALIDATION_H_

@@ -392,4 +392,11 @@ ImportedScenario import_impala_profile(const ImpalaProfile& profile, const Profi
   return Importer(profile, options).run();
 }
 
+void name_costs_file(ImportedScenario& imported, const std::string& path) {
+  auto doc = nlohmann::ordered_json::parse(imported.json);
+  doc["costs"] = path;
+  doc["notes"]["/costs"] = "derived from the profile's counters (import-profile --costs), the rest from its base";
+  imported.json = doc.dump(2) + "\n";
+}
+
 }  // namespace exsim

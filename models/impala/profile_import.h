@@ -48,6 +48,10 @@ struct ImportedScenario {
   std::vector<ImportedExchange> measured;  // in the scenario's order
 };
 
+// Makes the scenario's "costs" name `path` (the costs profile derived from the
+// same profile, relative to the scenario), with a note saying so.
+void name_costs_file(ImportedScenario& imported, const std::string& path);
+
 // InputError when the profile has no data stream sender, or a counter the
 // scenario needs is malformed.
 ImportedScenario import_impala_profile(const ImpalaProfile& profile, const ProfileImportOptions& options);

@@ -1,6 +1,7 @@
 #include "models/results/results.h"
 
 #include "models/base/histogram.h"
+#include "models/rules/sender_memory.h"
 #include "models/scenario/overrides.h"
 #include "models/scenario/scenario.h"
 #include "models/scenario/enum_names.h"
@@ -188,6 +189,18 @@ void describe_run(RunResult& result, const Scenario& scenario, const Policy& pol
   }
   result.host_groups.clear();
   for (const Host& h : scenario.cluster.hosts) result.host_groups.push_back(h.group);
+}
+
+void describe_hosts(RunResult& result, const Scenario& scenario, const Policy& policy,
+                    const std::vector<Bytes>& sender_peak, const std::vector<Bytes>& receiver_peak) {
+  const auto statics = static_sender_memory(scenario, policy);
+  for (std::size_t h = 0; h < scenario.cluster.hosts.size(); ++h) {
+    const StaticSenderBytes& s = statics[h];
+    HostResult host{scenario.cluster.hosts[h].name, sender_peak.at(h), s.expected, s.worst, receiver_peak.at(h)};
+    host.sender_expected_held_bytes = s.expected_held;
+    host.sender_worst_held_bytes = s.worst_held;
+    result.hosts.push_back(host);
+  }
 }
 
 std::string results_to_json(const std::vector<RunResult>& results) {

@@ -187,6 +187,11 @@ struct RunResult {
 struct Scenario;
 // Names the run and records its configuration and the nominal RTT matrix.
 void describe_run(RunResult& result, const Scenario& scenario, const Policy& policy, const std::string& source);
+// Each host as both halves report it: the sender and receiver peaks observed
+// (simulated, or measured by the agents), in host order, beside the static
+// figures the memory model gives `policy` (models/rules/sender_memory.h).
+void describe_hosts(RunResult& result, const Scenario& scenario, const Policy& policy,
+                    const std::vector<Bytes>& sender_peak, const std::vector<Bytes>& receiver_peak);
 
 // CPU by stage, summed.
 CpuByStage& operator+=(CpuByStage& a, const CpuByStage& b);

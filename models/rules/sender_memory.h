@@ -92,7 +92,7 @@ Bytes shared_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom s
 // above channels x buffers x batch is read as the model's, not as an error.
 inline constexpr const char* kMemoryColumnsNote =
     "memory: each buffer at the room its batches grow it to (a power of two at or above the batch), offsets "
-    "and LZ4 scratch included (docs/model.md, Memory)";
+    "and LZ4 scratch included (docs/simulator.md, Memory)";
 
 // Static model of one sender instance with every buffer of every channel full
 // of rows of `row_bytes` each. `local_channels` of `channels` go to the sender's

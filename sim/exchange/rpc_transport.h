@@ -45,7 +45,7 @@ class RpcTransport final : public EventHandler {
   // host counted once): those its RPC layer handles together, sharing system
   // calls and wake-ups (CostRates::call_ns). A call waiting for one of the
   // host's service threads is not counted there until it has one: its share is
-  // already in its wait (docs/model.md, "An RPC").
+  // already in its wait (docs/simulator.md, "An RPC").
   int calls_at_host(int host) const { return at_host_[static_cast<std::size_t>(host)]; }
 
   void on_event(std::uint64_t tag) override;

@@ -1,6 +1,6 @@
 // A call's time outside the network, against closed forms: the receiver's
 // deserialization per batch, its host's service threads, and the blocked
-// sender's wake-up (docs/model.md, "An RPC"). The scenarios and their costs
+// sender's wake-up (docs/simulator.md, "An RPC"). The scenarios and their costs
 // are those of analytic_test.cpp (tests/sim/analytic_scenarios.h).
 #include <doctest/doctest.h>
 

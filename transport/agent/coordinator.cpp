@@ -18,7 +18,6 @@
 #include <nlohmann/json.hpp>
 
 #include "models/base/error.h"
-#include "models/rules/sender_memory.h"
 #include "transport/agent/agent_session.h"
 #include "transport/agent/deadlines.h"
 #include "transport/agent/measurable.h"
@@ -111,14 +110,7 @@ class Coordinator {
     result.rpc_network = call_times_of(calls.network_ns);
     result.rpc_receiver = call_times_of(calls.receiver_ns);
     result.sender_wake = call_times_of(calls.wake_ns);
-    const auto statics = static_sender_memory(scenario_, policy);
-    for (std::size_t h = 0; h < session_.size(); ++h) {
-      const StaticSenderBytes& s = statics[h];
-      HostResult host{scenario_.cluster.hosts[h].name, sender_peak[h], s.expected, s.worst, receiver_peak[h]};
-      host.sender_expected_held_bytes = s.expected_held;
-      host.sender_worst_held_bytes = s.worst_held;
-      result.hosts.push_back(host);
-    }
+    describe_hosts(result, scenario_, policy, sender_peak, receiver_peak);
     return result;
   }
 

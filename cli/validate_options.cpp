@@ -1,0 +1,78 @@
+// What `exsim validate` accepts: its usage, help and options.
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/cpu_options.h"
+#include "validate/model_errors.h"
+
+namespace exsim::cli {
+namespace po = boost::program_options;
+
+po::options_description validate_options() {
+  po::options_description visible(
+      "usage: exsim validate SUITE_DIR|SCENARIO... [--profile P | --repetitions N] [-o OUT] [--markdown OUT]\n"
+      "                      [--repeat N] [--time-limit S] [--timeout S] [--cpus LIST] [--model-error KIND]\n"
+      "       exsim validate --measured VALIDATION.json [SUITE_DIR] [-o OUT] [--markdown OUT] [--model-error KIND]\n"
+      "       exsim validate --impala-profile PROFILE [--query N] [--base-costs P] [-o OUT] [--markdown OUT]\n\n"
+      "Runs every policy of every scenario both in the simulator and on the real exchange\n"
+      "(agent processes on loopback, the scenario's RTTs imposed by delay lines and its NICs\n"
+      "by token buckets), with the same seed and the same costs: the profile's, or, without\n"
+      "--profile, this machine's, measured before the runs and after each round of them (a\n"
+      "round runs once every policy still short of steady runs; --repeat rounds), each run\n"
+      "simulated with the costs around its round, and per policy the run of median error\n"
+      "kept. A run during which the machine strayed from its calibrated speed or call cost,\n"
+      "or shared its core, is set aside and made again in a later round (at most 4 x --repeat\n"
+      "tries per policy, and none after --time-limit). Prints predicted against measured\n"
+      "wall-clock, RPCs, bytes on the wire and largest per-host sender peak with the relative\n"
+      "error of each, then the median and largest errors, and where a row exceeds a\n"
+      "threshold, which stage differs. Thresholds come from SUITE_DIR/suite.json.\n"
+      "With --impala-profile, the model replayed against a real Impala run: the profile\n"
+      "imported (as import-profile does), simulated with the costs its counters give (the\n"
+      "rest from --base-costs, default the reference profile), and per exchange the calls,\n"
+      "bytes, each call's network and receiver time, the calls held back, the largest\n"
+      "sender's peak and the time in the sender beside the profile's counters, and all\n"
+      "exchanges' serialization and deserialization times; errors as found, no threshold.\n"
+      "With --measured, the measurements of an earlier `validate -o` are judged again\n"
+      "against this build's model (each row simulated from its scenario file, or SUITE_DIR's\n"
+      "file of that name, with the costs it had), without running anything; thresholds\n"
+      "from SUITE_DIR if given, else those the file was judged by.\n"
+      "Exit status: 0 within the thresholds, 1 beyond them, 2 bad input, 3 a failed run,\n"
+      "4 no verdict: the machine was too busy or noisy for steady runs (said why, with its load).\n\n"
+      "examples:\n"
+      "  exsim validate scenarios/validation --repeat 3 -o validation.json --markdown validation.md\n"
+      "  exsim validate --measured validation.json scenarios/validation --model-error no-latency\n\n"
+      "options");
+  visible.add_options()
+      ("help,h", "print this help")
+      ("profile", po::value<std::string>()->value_name("FILE"), "costs profile for the simulator (default: calibrate this machine around the runs)")
+      ("markdown", po::value<std::string>()->value_name("FILE"), "write the tables as Markdown (for CI comments) to this file")
+      ("repetitions", po::value<int>()->default_value(2),
+       "without --profile: calibration repetitions before the first round and after each")
+      ("repeat", po::value<int>()->default_value(1),
+       "rounds: run every policy this many times on the real exchange, once a round, and keep the run of median "
+       "wall-clock error")
+      ("time-limit", po::value<int>()->value_name("SECONDS")->default_value(0),
+       "seconds after the first round past which no further round starts to make again the runs set aside "
+       "(0: no limit; the first --repeat rounds always run)")
+      ("timeout", po::value<int>()->value_name("SECONDS")->default_value(300), "seconds each real exchange may take before the run fails")
+      ("measured", po::value<std::string>()->value_name("FILE"), "judge the measurements of this earlier `validate -o` file again")
+      ("impala-profile", po::value<std::string>()->value_name("FILE"), "replay the model against this Impala query profile")
+      ("query", po::value<int>()->value_name("N"), "with --impala-profile: of a file of several profiles, only the Nth")
+      ("base-costs", po::value<std::string>()->value_name("FILE"),
+       "with --impala-profile: the costs its counters do not give (default: the reference profile)")
+      ("model-error", po::value<std::string>()->value_name("KIND"),
+       fmt::format("simulate with a deliberate error, to see the gate fail: {}",
+                   fmt::join(validate::model_error_names(), ", ")).c_str());
+  visible.add_options()
+      ("region", po::value<std::string>()->value_name("FILE"),
+       "also write the suite's points (channels and batch, in flight, MT_DOP, RTT) with each row's wall-clock error:\n"
+       "the validated region exsim builds in from scenarios/validation/region.json");
+  add_results_option(visible, "every comparison, the thresholds and the verdict");
+  add_cpus_option(visible);
+  return visible;
+}
+
+}  // namespace exsim::cli

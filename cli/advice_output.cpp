@@ -38,11 +38,7 @@ nlohmann::ordered_json chosen_keys(const Policy& p) {
 
 std::string advice_json(const Scenario& scenario, const workflows::Advice& advice, Bytes budget, const char* measure,
                         double margin) {
-  const Policy& base = advice.base;
-  const RunResult& base_result = advice.base_result;
-  const SearchOutcome& outcome = advice.outcome;
-  const SensitivityVerdict& verdict = advice.verdict;
-  const validate::RegionCheck& region = advice.region;
+  const auto& [base, base_result, outcome, verdict, region] = advice;
   // Both static figures of the base and of each policy simulated, so that a
   // report reads the advice as it reads results (models/results/report_input.cpp).
   const auto with_memory = [&](nlohmann::ordered_json j, const Policy& policy) {
@@ -92,11 +88,7 @@ std::string advice_json(const Scenario& scenario, const workflows::Advice& advic
 
 std::string render_advice(const Scenario& scenario, const workflows::Advice& advice, Bytes budget, const char* measure,
                           double margin) {
-  const Policy& base = advice.base;
-  const RunResult& base_result = advice.base_result;
-  const SearchOutcome& outcome = advice.outcome;
-  const SensitivityVerdict& verdict = advice.verdict;
-  const validate::RegionCheck& region = advice.region;
+  const auto& [base, base_result, outcome, verdict, region] = advice;
   std::string out = fmt::format("{} ({} hosts, mt_dop {}): of the policies whose per-host sender memory ({}) is "
                                 "within {}, the least memory within {:.1f}% of the fastest\n\n",
                                 scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop, measure,

@@ -47,9 +47,6 @@ std::string rtt_by_group(const Entry& e) {
   return csv;
 }
 
-// The RTT matrix of the first result that has one, host by host, or by
-// placement group past kHostsDrawnOneByOne hosts; its title says which result
-// when the results' matrices differ (a sweep over RTTs), since one map shows one.
 }  // namespace
 
 Figure rtt_figure(const ReportInput& in) {
@@ -60,8 +57,8 @@ Figure rtt_figure(const ReportInput& in) {
     if (e.hosts.size() > kHostsDrawnOneByOne && e.host_groups.size() == e.hosts.size()) {
       const auto groups = std::set<std::string>(e.host_groups.begin(), e.host_groups.end()).size();
       figure = {"rtt_groups",
-                fmt::format("Round-trip times between placement groups: {} hosts in {} groups, each block's range",
-                            e.hosts.size(), groups),
+                fmt::format("Round-trip times between placement groups: {} hosts in {} group{}, each block's range",
+                            e.hosts.size(), groups, groups == 1 ? "" : "s"),
                 rtt_by_group(e)};
     } else {
       std::string csv = "rtt_ms";

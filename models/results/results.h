@@ -168,8 +168,9 @@ struct RunResult {
   std::vector<ExchangeResult> exchanges;
   std::vector<HostResult> hosts;
   PlannerResult planner;
-  // Measured runs: RTT between hosts as imposed (nominal) and as achieved
-  // (median one-way delays of calls, both directions); empty for simulated runs.
+  // RTT between hosts as the scenario gives it (nominal, every run) and, for
+  // measured runs, as achieved (median one-way delays of calls, both
+  // directions; empty for simulated runs).
   std::vector<std::vector<double>> rtt_nominal_ms, rtt_achieved_ms;
   std::vector<std::string> host_groups;  // each host's placement group, in the matrices' order
 

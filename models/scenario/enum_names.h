@@ -1,7 +1,9 @@
 // Each enum of the scenario format with the names a scenario writes it by, in
 // the enum's order: one table each, which the loader reads values by and
-// results and advice write them by, so that a value added to an enum and not
-// to its names fails to compile rather than writing another's name.
+// results and advice write them by, so that a name is spelled once. A value
+// added to an enum takes its name here too; the round trip of every name
+// (tests/models/scenario/scenario_test.cpp) checks each table against its enum's
+// order, and name_of refuses a value past the table's end.
 #ifndef EXSIM_MODELS_SCENARIO_ENUM_NAMES_H_
 #define EXSIM_MODELS_SCENARIO_ENUM_NAMES_H_
 
@@ -42,7 +44,7 @@ struct EnumNames<PartitionKind> {
 // The name a scenario writes `value` by.
 template <typename E>
 constexpr std::string_view name_of(E value) {
-  return EnumNames<E>::kNames[static_cast<std::size_t>(value)];
+  return EnumNames<E>::kNames.at(static_cast<std::size_t>(value));
 }
 
 // The value `node` names, `fallback` when it is absent; an unknown name is an

@@ -110,7 +110,7 @@ class Agent {
     pending.clear();  // the others are closed: one coordinator at a time
     acceptor.close();
     // Said at once, before the setup's work: a coordinator takes its agents one
-    // after another in one order (coordinator.cpp), and moves to the next only
+    // after another in one order (agent_session.cpp), and moves to the next only
     // when this one is its own.
     channel_->send(json{{"op", "claimed"}}.dump());
     int code = 0;

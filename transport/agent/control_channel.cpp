@@ -57,8 +57,10 @@ bool ControlChannel::drain(std::chrono::steady_clock::time_point deadline) {
 void ControlChannel::on_sent(Connection&, std::uint64_t cookie) {
   if (cookie == 0) return;  // the hello
   {
+    // Counted, not the highest number seen: threads number their messages
+    // before posting them, so they may reach the connection out of order.
     std::lock_guard lock(mutex_);
-    messages_written_ = std::max(messages_written_, cookie);
+    ++messages_written_;
   }
   sent_.notify_all();
 }

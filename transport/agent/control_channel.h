@@ -85,7 +85,7 @@ class ControlChannel final : public Connection::Handler {
   std::condition_variable arrived_;
   std::condition_variable sent_;  // a message handed to the kernel, or closed
   std::uint64_t messages_sent_ = 0;      // by send(): each message's cookie is its number
-  std::uint64_t messages_written_ = 0;   // the last number written in full
+  std::uint64_t messages_written_ = 0;   // how many were written in full
   std::deque<std::string> inbox_;
   bool closed_ = false;
   std::string error_;

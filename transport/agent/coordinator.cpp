@@ -1,18 +1,9 @@
 #include "transport/agent/coordinator.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <deque>
 #include <map>
-#include <memory>
-#include <numeric>
 #include <optional>
 #include <stdexcept>
-#include <thread>
-#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

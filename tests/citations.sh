@@ -38,10 +38,8 @@ done < <(grep -nH '§' $(grep -vE '^(build|\.git)/' <<<"$files" | grep -vE '\.(p
 
 # Paths outside the repository: the facts live in its own docs. A relative
 # path that climbs (../) must land inside the repository from the file that
-# names it, and no file names the folder the repository sits in.
+# names it.
 root=$(pwd -P)
-parent=$(dirname "$root")
-[ "$parent" != / ] || parent=/nonexistent  # a repository at the root has no folder around it
 while IFS= read -r hit; do
   file=${hit%%:*}
   rest=${hit#*:}
@@ -55,10 +53,6 @@ while IFS= read -r hit; do
     esac
   done < <(grep -oE '(\.\./)+[A-Za-z0-9_.-][A-Za-z0-9_./-]*' <<<"${rest#*:}")
 done < <(grep -nHE '\.\./' $(grep -vE '^(build|\.git)/' <<<"$files" | grep -vE '\.(png|svg|gz)$') 2>/dev/null)
-while IFS= read -r hit; do
-  echo "citations: $hit names the folder the repository sits in"
-  broken=$((broken + 1))
-done < <(grep -nHF "$parent/" $(grep -vE '^(build|\.git)/' <<<"$files" | grep -vE '\.(png|svg|gz)$') 2>/dev/null)
 
 if [ $cited -eq 0 ]; then
   echo "citations: no § citation found under $src; nothing was checked" >&2

@@ -89,14 +89,20 @@ void search_chain(std::vector<Candidate>& candidates, const std::vector<std::siz
   }
 }
 
-// The fastest simulated feasible candidate seen so far.
-std::optional<std::size_t> fastest_seen(const std::vector<Candidate>& candidates) {
-  std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const Candidate& c = candidates[i];
-    if (c.feasible && c.result && (!best || c.result->wall_s < candidates[*best].result->wall_s)) best = i;
+// The candidates as the decision rule sees them: a feasible one that was
+// simulated fits; the others are not choices.
+std::vector<DecisionChoice> choices_of(const std::vector<Candidate>& candidates) {
+  std::vector<DecisionChoice> choices;
+  for (const Candidate& c : candidates) {
+    const bool fits = c.feasible && c.result;
+    choices.push_back({fits ? c.result->wall_s : 0, static_cast<double>(c.memory), fits});
   }
-  return best;
+  return choices;
+}
+
+// The fastest simulated candidate that fits, as the decision rule finds it.
+std::optional<std::size_t> fastest_seen(const std::vector<Candidate>& candidates) {
+  return fastest_fitting(choices_of(candidates));
 }
 
 // The fastest seen is the fastest of its chain only if its feasible
@@ -168,16 +174,6 @@ std::vector<Bytes> with_sizes_under_doublings(const Scenario& scenario, Policy p
   return out;
 }
 
-// The candidates as the decision rule sees them: a feasible one that was
-// simulated fits; the others are not choices.
-std::vector<DecisionChoice> choices_of(const std::vector<Candidate>& candidates) {
-  std::vector<DecisionChoice> choices;
-  for (const Candidate& c : candidates) {
-    const bool fits = c.feasible && c.result;
-    choices.push_back({fits ? c.result->wall_s : 0, static_cast<double>(c.memory), fits});
-  }
-  return choices;
-}
 
 // Counts the simulations, picks by the decision rule, and marks the dominated
 // and the others within its margin.

@@ -205,11 +205,4 @@ void add_results_option(po::options_description& options, const std::string& wha
       ("json", po::value<std::string>()->value_name("FILE"), "the same as --output (its earlier name)");
 }
 
-std::string read_token_file(const std::string& path) {
-  std::istringstream in(read_text_file(path, "the token file"));  // names a missing or unreadable file
-  std::string token;
-  if (!(in >> token)) throw UsageError(fmt::format("--token-file {}: holds no token (expected one word)", path));
-  return token;
-}
-
 }  // namespace exsim::cli

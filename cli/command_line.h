@@ -43,8 +43,6 @@ std::optional<ResultsOption> results_option(const boost::program_options::variab
 // Declares --output (-o) and --json, `what` saying what goes there.
 void add_results_option(boost::program_options::options_description& options, const std::string& what);
 
-// The shared token in the file named by --token-file (its first word), or UsageError.
-std::string read_token_file(const std::string& path);
 
 }  // namespace exsim::cli
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/command_line.h"
+#include "transport/agent/token_file.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/results_table.h"
@@ -90,7 +91,7 @@ int run_command(const std::vector<std::string>& args) {
   if (vm.count("hosts")) {
     options.hosts_file = vm["hosts"].as<std::string>();
     if (!vm.count("token-file")) throw UsageError("--hosts needs --token-file (the agents' token)");
-    options.token = read_token_file(vm["token-file"].as<std::string>());
+    options.token = transport::read_token_file(vm["token-file"].as<std::string>());
   } else if (vm.count("token-file")) {
     throw UsageError("--token-file applies only with --hosts FILE (agents already running)");
   }
@@ -109,6 +110,13 @@ int run_command(const std::vector<std::string>& args) {
                               scenario.mt_dop, options.delay_line ? ", RTTs imposed by delay lines" : "",
                               options.host_cpus.empty() ? "" : ", each host on CPUs of its own"),
                   scenario, policies, results, trace_events, trace, "measured: " + scenario.name);
+  for (const RunResult& r : results) {
+    if (!r.unsteady()) continue;
+    fmt::print(stderr,
+               "warning: {}: unsteady: a stall of {:.1f} s (over {} s) in {}. The model knows no cause for it: this "
+               "wall-clock is not the exchange's, and validate would set the run aside\n",
+               r.policy, r.longest_stall.seconds, kUnsteadyStallS, r.longest_stall.where);
+  }
   return kExitOk;
 }
 

@@ -62,6 +62,9 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
                       100 * slower_calls, usual_calls_us, calls_before, calls_after);
   } else if (others > transport::kOthersShare) {
     why = fmt::format("other processes took {:.0f}% of the CPU it ran on", 100 * others);
+  } else if (run.unsteady()) {
+    why = fmt::format("a stall of {:.1f} s in {} (transport/net/stall_watch.h)", run.longest_stall.seconds,
+                      run.longest_stall.where);
   }
   result = std::move(run);
   if (why.empty()) return true;

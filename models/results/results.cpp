@@ -144,6 +144,10 @@ ordered run_json(const RunResult& r) {
   if (!r.rtt_achieved_ms.empty()) {
     out["rtt_ms"]["achieved"] = r.rtt_achieved_ms;
   }
+  if (r.longest_stall.seconds > 0) {
+    out["longest_stall"] = ordered{{"s", r.longest_stall.seconds}, {"where", r.longest_stall.where},
+                                   {"unsteady", r.unsteady()}};
+  }
   return out;
 }
 

@@ -140,6 +140,18 @@ struct RegionNote {
   std::string warning;  // "outside the validated region: ...; the nearest suite row, ..., was -4.5% off"
 };
 
+// A stall of a measured run (transport/net/stall_watch.h): the longest time
+// a process of it did not run (stopped, starved) or a connection's data went
+// unacknowledged (a link down), and where. Past kUnsteadyStallS the run is
+// unsteady: its wall-clock has a cause the model does not know, so `run`
+// warns and `validate` sets the run aside. A loaded 2-core machine delays a
+// thread by tens of milliseconds; a second is far past that.
+struct StallNote {
+  double seconds = 0;  // 0: none found (spells under 0.2 s are not kept)
+  std::string where;   // "exchange hash of q1: host h1: its process did not run"
+};
+inline constexpr double kUnsteadyStallS = 1.0;
+
 struct RunResult {
   std::string scenario;
   std::string policy;
@@ -173,6 +185,8 @@ struct RunResult {
   // directions; empty for simulated runs).
   std::vector<std::vector<double>> rtt_nominal_ms, rtt_achieved_ms;
   std::vector<std::string> host_groups;  // each host's placement group, in the matrices' order
+  StallNote longest_stall;               // measured runs
+  bool unsteady() const { return longest_stall.seconds > kUnsteadyStallS; }
 
   // Measured runs: the agent processes' CPU over their lives, start-up
   // included (0 for simulated runs).

@@ -188,6 +188,10 @@ RunResult read_run_result(const JsonNode& node) {
       for (std::size_t i = 0; i < groups.size(); ++i) r.host_groups.push_back(groups.element(i).string());
     }
   }
+  if (const JsonNode stall = node.member("longest_stall"); stall.present() && stall.expect_object()) {
+    r.longest_stall.seconds = stall.required("s").number(0, 0);
+    r.longest_stall.where = stall.required("where").string();
+  }
   return r;
 }
 

@@ -220,13 +220,28 @@ void read_after(const JsonNode& exchanges, Query& query) {
   }
 }
 
-CostProfile read_costs_reference(const JsonNode& node, const std::string& base_dir, Diagnostics& diagnostics) {
+// Where a scenario's "costs": "PATH" points: relative to the scenario's folder.
+std::string costs_path(const std::string& scenario_file, const std::string& named) {
+  std::filesystem::path path = named;
+  if (path.is_relative()) {
+    const std::filesystem::path folder = std::filesystem::path(scenario_file).parent_path();
+    path = (folder.empty() ? std::filesystem::path(".") : folder) / path;
+  }
+  return path.lexically_normal().string();
+}
+
+CostProfile read_costs_reference(const JsonNode& node, const std::string& file, Diagnostics& diagnostics,
+                                 ScenarioPaths paths) {
   if (!node.present()) return reference_cost_profile();
   if (node.is_string()) {
-    std::filesystem::path path = node.string();
-    if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
+    if (paths == ScenarioPaths::kRefuse) {
+      // Not even the path in the message's words: only that one was given.
+      node.error("expected the costs profile itself: a path is read by the coordinator, which sends the "
+                 "profile, never by an agent");
+      return reference_cost_profile();
+    }
     try {
-      return load_cost_profile(path.lexically_normal().string());
+      return load_cost_profile(costs_path(file, node.string()));
     } catch (const InputError& e) {
       node.error(fmt::format("costs profile: {}", e.what()));
       return reference_cost_profile();
@@ -254,7 +269,8 @@ CostProfile read_costs_reference(const JsonNode& node, const std::string& base_d
   return costs;
 }
 
-Scenario read_scenario(const nlohmann::ordered_json& document, const std::string& file, Overridden overridden) {
+Scenario read_scenario(const nlohmann::ordered_json& document, const std::string& file, Overridden overridden,
+                       ScenarioPaths paths) {
   Diagnostics diagnostics(file, std::move(overridden));
   JsonNode root(&document, "", &diagnostics);
   Scenario scenario;
@@ -288,8 +304,7 @@ Scenario read_scenario(const nlohmann::ordered_json& document, const std::string
   scenario.seed = static_cast<std::uint64_t>(root.member("seed").integer(0, 0));
   scenario.mt_dop = static_cast<int>(root.member("mt_dop").integer(0, 0, 1024));
   scenario.cluster = read_cluster(root.required("cluster"), scenario.seed);
-  std::string base_dir = std::filesystem::path(file).parent_path().string();
-  scenario.costs = read_costs_reference(root.member("costs"), base_dir.empty() ? "." : base_dir, diagnostics);
+  scenario.costs = read_costs_reference(root.member("costs"), file, diagnostics, paths);
 
   JsonNode policies = root.required("policies");
   if (policies.present() && policies.expect_object()) {
@@ -334,15 +349,32 @@ Scenario read_scenario(const nlohmann::ordered_json& document, const std::string
 
 }  // namespace
 
-Scenario parse_scenario(std::string_view text, const std::string& file, const std::vector<std::string>& overrides) {
+Scenario parse_scenario(std::string_view text, const std::string& file, const std::vector<std::string>& overrides,
+                        ScenarioPaths paths) {
   nlohmann::ordered_json document = parse_json_text(text, file);
   Overridden overridden;
   // A file that is no scenario at all is said so, not blamed on a --set that finds no key in it.
-  if (!document.is_object()) return read_scenario(document, file, std::move(overridden));
+  if (!document.is_object()) return read_scenario(document, file, std::move(overridden), paths);
   for (const auto& assignment : overrides) {
     for (auto& pointer : apply_override(document, assignment)) overridden.emplace_back(std::move(pointer), assignment);
   }
-  return read_scenario(document, file, std::move(overridden));
+  return read_scenario(document, file, std::move(overridden), paths);
+}
+
+std::string with_costs_inlined(std::string_view text, const std::string& file) {
+  nlohmann::ordered_json document;
+  try {
+    document = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    return std::string(text);  // the parse that follows reports it, by line
+  }
+  if (!document.is_object() || !document.contains("costs") || !document["costs"].is_string()) {
+    return std::string(text);
+  }
+  const std::string path = costs_path(file, document["costs"].get<std::string>());
+  load_cost_profile(path);  // a bad profile is named here, as the coordinator's own load names it
+  document["costs"] = parse_json_text(read_text_file(path, "the costs profile"), path);
+  return document.dump();
 }
 
 std::string read_scenario_file(const std::string& path) { return read_text_file(path, "the scenario file"); }

@@ -18,10 +18,21 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 // The text of a scenario file; InputError naming the file when it cannot be read.
 std::string read_scenario_file(const std::string& path);
 
+// Whether a scenario may name a file for the loader to read (its costs
+// profile). An agent refuses: what it runs arrives from a coordinator, which
+// inlines the files first (with_costs_inlined), so that no one who can reach
+// an agent makes it read a path of its choosing.
+enum class ScenarioPaths { kRead, kRefuse };
+
 // The same from text; `file` names it in messages and relative paths (costs)
 // resolve against its directory.
 Scenario parse_scenario(std::string_view text, const std::string& file,
-                        const std::vector<std::string>& overrides = {});
+                        const std::vector<std::string>& overrides = {}, ScenarioPaths paths = ScenarioPaths::kRead);
+
+// The scenario text with the costs profile it names by path replaced by the
+// profile's own JSON (resolved as parse_scenario does); the text unchanged
+// when it names none. InputError naming the profile when it cannot be read.
+std::string with_costs_inlined(std::string_view text, const std::string& file);
 
 // --policy NAME... (or the option `flag` names): UsageError for a name given
 // twice, or one that `known` (the policies of `file`) lacks, with a "did you mean".

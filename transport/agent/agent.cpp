@@ -2,7 +2,6 @@
 
 #include "transport/exchange/trace_recorder.h"
 
-#include <poll.h>
 #include <sys/resource.h>
 
 #include <array>
@@ -23,10 +22,12 @@
 #include "models/rules/partitioning.h"
 #include "models/scenario/scenario_loader.h"
 #include "transport/agent/control_channel.h"
+#include "transport/agent/control_listener.h"
 #include "transport/agent/deadlines.h"
 #include "transport/agent/protocol.h"
 #include "transport/data/row_generator.h"
 #include "transport/exchange/exchange_part.h"
+#include "transport/net/steady_clock.h"
 #include "transport/rpc/host.h"
 
 namespace exsim::transport {
@@ -60,55 +61,20 @@ class Agent {
   explicit Agent(const AgentOptions& options) : options_(options) {}
 
   int serve() {
-    asio::ip::tcp::acceptor acceptor(reactor_.context(),
-                                     {asio::ip::make_address(options_.listen_address), options_.listen_port});
-    const auto bound = acceptor.local_endpoint();
+    ControlListener listener(reactor_, {asio::ip::make_address(options_.listen_address), options_.listen_port},
+                             options_.token);
+    const auto bound = listener.endpoint();
     std::printf("listening %s:%u\n", bound.address().to_string().c_str(), bound.port());
     std::fflush(stdout);
-    // Serve the first connection that presents the token; anything else (a port
-    // scan, a stray client, a wrong token) is refused and the agent keeps waiting.
-    // Connections wait for their hello side by side, each for up to 10 s, so that
-    // idle ones cannot keep the coordinator out.
-    std::optional<std::string> first;
-    struct Pending {
-      std::unique_ptr<ControlChannel> channel;
-      std::chrono::steady_clock::time_point until;
-    };
-    std::vector<Pending> pending;
-    const auto give_up = std::chrono::steady_clock::now() + options_.idle_timeout;
-    while (!first) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= give_up) {
-        std::fprintf(stderr, "exsim agent: no coordinator within the idle timeout\n");
-        return 1;
-      }
-      for (auto it = pending.begin(); it != pending.end() && !first;) {
-        first = it->channel->receive(now);  // what has arrived, without waiting
-        if (first) {
-          channel_ = std::move(it->channel);
-          break;
-        }
-        if (it->channel->closed() || now >= it->until) {
-          std::fprintf(stderr, "exsim agent: refused a connection: %s\n",
-                       it->channel->closed() ? it->channel->error().c_str() : "no hello and setup within 10 s");
-          it = pending.erase(it);
-        } else {
-          ++it;
-        }
-      }
-      if (first) break;
-      pollfd fd{acceptor.native_handle(), POLLIN, 0};
-      if (poll(&fd, 1, pending.empty() ? 1000 : 20) <= 0) continue;
-      asio::ip::tcp::socket socket(reactor_.context());
-      asio::error_code error;
-      acceptor.accept(socket, error);
-      if (error) continue;
-      pending.push_back({std::make_unique<ControlChannel>(reactor_, std::move(socket), options_.token),
-                         std::chrono::steady_clock::now() + deadlines::kHello});
-      pending.back().channel->start();
+    // Serve the first connection that proves it holds the token and asks; the
+    // others (a port scan, a stray client, a wrong token) are refused.
+    auto claim = listener.wait(std::chrono::steady_clock::now() + options_.idle_timeout);
+    if (!claim) {
+      std::fprintf(stderr, "exsim agent: no coordinator within the idle timeout\n");
+      return 1;
     }
-    pending.clear();  // the others are closed: one coordinator at a time
-    acceptor.close();
+    channel_ = std::move(claim->channel);
+    std::optional<std::string> first = std::move(claim->first_message);
     // Said at once, before the setup's work: a coordinator takes its agents one
     // after another in one order (agent_session.cpp), and moves to the next only
     // when this one is its own.
@@ -194,7 +160,8 @@ class Agent {
   json on_setup(const json& request) {
     scenario_ = std::make_unique<Scenario>(parse_scenario(request.at("scenario").get<std::string>(),
                                                           request.at("file").get<std::string>(),
-                                                          request.at("overrides").get<std::vector<std::string>>()));
+                                                          request.at("overrides").get<std::vector<std::string>>(),
+                                                          ScenarioPaths::kRefuse));
     Host::Options options;
     options.index = request.at("host").get<int>();
     options.hosts = static_cast<int>(scenario_->cluster.hosts.size());
@@ -254,13 +221,18 @@ class Agent {
     const auto id = request.at("run").get<std::uint32_t>();
     std::lock_guard lock(runs_mutex_);
     ActiveRun& run = runs_.at(id);
+    const std::int64_t started_ns = steady_now_ns();
     run.part->start();
-    run.waiter = std::thread([this, id, part = run.part.get(), stats = run.stats.get()] {
+    run.waiter = std::thread([this, id, started_ns, part = run.part.get(), stats = run.stats.get()] {
       const bool ok = part->wait();
       reactor_decode_ns_ += stats->cpu_decode_on_reactor.load();
       json done = {{"op", "done"}, {"run", id}, {"ok", ok}, {"error", stats->failure()},
                    {"stats", stats_to_json(*stats, host_->index())}, {"sender_peak_bytes", peak(ledger_)},
                    {"receiver_peak_bytes", peak(receiver_ledger_)}};
+      // The longest stall during its part of the run (net/stall_watch.h).
+      if (const auto stall = host_->longest_stall(started_ns, steady_now_ns())) {
+        done["stall"] = {{"ns", stall->length_ns}, {"what", stall->what}};
+      }
       channel_->send(done.dump());
     });
     return nullptr;  // "done" follows when the run ends

@@ -24,14 +24,6 @@ namespace exsim::transport {
 
 using Clock = std::chrono::steady_clock;
 
-std::string random_token() {
-  std::uint64_t words[2];
-  if (getrandom(words, sizeof words, 0) != static_cast<ssize_t>(sizeof words)) {
-    throw std::runtime_error("cannot read random bytes for the agents' token");
-  }
-  return fmt::format("{:016x}{:016x}", words[0], words[1]);
-}
-
 AgentProcess spawn_agent(const std::string& binary, const std::string& token_file, const std::vector<int>& cpus) {
   int out[2];
   if (pipe(out) != 0) throw std::runtime_error("cannot create a pipe for an agent");

@@ -1,4 +1,4 @@
-// Local agent processes for `exsim run`: the shared token, and starting
+// Local agent processes for `exsim run`: starting
 // `exsim agent` on loopback and reading the address it bound.
 #ifndef EXSIM_TRANSPORT_AGENT_AGENT_PROCESS_H_
 #define EXSIM_TRANSPORT_AGENT_AGENT_PROCESS_H_
@@ -16,9 +16,6 @@ struct AgentProcess {
   std::string address;
   unsigned short port = 0;
 };
-
-// 128 bits from the kernel's random source, in hex.
-std::string random_token();
 
 // Starts `binary agent --listen 127.0.0.1:0 --token-file token_file`, on
 // `cpus` only when given (`--cpus`), and waits (20 s at most) for the address

@@ -14,8 +14,11 @@
 #include <fmt/format.h>
 
 #include "models/base/error.h"
+#include "models/scenario/scenario_loader.h"
 #include "transport/agent/deadlines.h"
 #include "transport/agent/protocol.h"
+#include "transport/agent/token_file.h"
+#include "transport/net/connect_within.h"
 #include "transport/net/endpoint_text.h"
 
 namespace exsim::transport {
@@ -24,6 +27,8 @@ AgentSession::AgentSession(const Scenario& scenario, const RunOptions& options)
     : scenario_(scenario), options_(options) {}
 
 AgentSession::~AgentSession() {
+  // The watch's timer is the reactor's: stopped, and let go, on its thread.
+  reactor_.post([stalls = std::move(stalls_)] { stalls->stop(); });
   for (auto& c : channels_) c.reset();
   stop_agents(agents_, said_bye_ ? deadlines::kExitAfterBye : std::chrono::milliseconds(0), deadlines::kKillGrace);
   remove_token_file();
@@ -33,16 +38,10 @@ void AgentSession::start() {
   const std::size_t hosts = scenario_.cluster.hosts.size();
   std::string token = options_.token;
   if (options_.hosts_file.empty()) {
-    token = random_token();
-    // A private file only this user can read, created anew (never through a link).
-    char path[] = "/tmp/exsim-token-XXXXXX";
-    const int fd = mkstemp(path);
-    if (fd < 0) throw std::runtime_error(fmt::format("cannot create a token file: {}", std::strerror(errno)));
-    token_file_ = path;
-    const std::string line = token + "\n";
-    const bool written = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
-    close(fd);
-    if (!written) throw std::runtime_error(fmt::format("cannot write the token file {}", token_file_));
+    // A private file only this user can read, created anew (never through a
+    // link), under a name no other run has.
+    token_file_ = "/tmp/exsim-token-" + random_token().substr(0, 16);
+    token = write_new_token_file(token_file_);
     for (std::size_t h = 0; h < hosts; ++h) {
       agents_.push_back(spawn_agent(options_.exsim_binary, token_file_,
                                     options_.host_cpus.empty() ? std::vector<int>{} : options_.host_cpus.at(h)));
@@ -70,22 +69,35 @@ void AgentSession::start() {
   channels_.resize(hosts);
   inbox_.resize(hosts);
   const bool shared = !options_.hosts_file.empty();
-  for (const std::size_t h : order) {
-    asio::ip::tcp::socket socket(reactor_.context());
+  // Every agent reached before any is claimed, side by side and within a few
+  // seconds: an address that drops SYNs is named at once, and no agent is left
+  // claimed by a run that cannot start.
+  std::vector<asio::ip::tcp::endpoint> endpoints;
+  for (std::size_t h = 0; h < hosts; ++h) {
     asio::error_code error;
     const auto address = asio::ip::make_address(agents_[h].address, error);
-    if (!error) socket.connect({address, agents_[h].port}, error);
-    if (error) {
-      throw std::runtime_error(fmt::format("{}: cannot connect: {}{}", agent_name(h), error.message(),
-                                           shared ? " (an agent serves one coordinator, then exits: is it running, "
-                                                    "and not taken by another run?)"
-                                                  : ""));
-    }
-    channels_[h] = std::make_unique<ControlChannel>(reactor_, std::move(socket), std::string(), doorbell_);
+    if (error) throw std::runtime_error(fmt::format("{}: not an address: {}", agent_name(h), error.message()));
+    endpoints.emplace_back(address, agents_[h].port);
+  }
+  std::optional<ConnectFailure> failure;
+  auto sockets = connect_within(reactor_.context(), endpoints, kConnectTimeout, failure);
+  if (failure) {
+    throw std::runtime_error(fmt::format("{}: cannot connect: {}{}", agent_name(failure->index), failure->reason,
+                                         shared ? " (is the agent running, at that address, and reachable?)" : ""));
+  }
+  // The handshakes, all at once: an agent takes a coordinator only once it has
+  // proved itself and its first message (the setup) arrives, and the setups go
+  // one agent at a time.
+  for (std::size_t h = 0; h < hosts; ++h) {
+    channels_[h] = std::make_unique<ControlChannel>(reactor_, std::move(sockets[h]), Handshake::Side::kClient, token,
+                                                    doorbell_);
     channels_[h]->start();
-    channels_[h]->hello(token);
+  }
+  // What an agent runs arrives whole: it reads no file a scenario names.
+  const std::string scenario_text = with_costs_inlined(options_.scenario_text, options_.scenario_file);
+  for (const std::size_t h : order) {
     channels_[h]->send(json{{"op", "setup"},
-                            {"scenario", options_.scenario_text},
+                            {"scenario", scenario_text},
                             {"file", options_.scenario_file},
                             {"overrides", options_.overrides},
                             {"host", h},
@@ -142,13 +154,15 @@ AgentSession::json AgentSession::expect(std::size_t h, const std::string& op, Cl
   while (true) {
     auto text = channels_[h]->receive(deadline);
     if (!text) {
-      // An agent refuses a wrong token, or a second coordinator, by closing.
-      const bool refused = (op == "claimed" || op == "ready") && channels_[h]->closed();
-      throw std::runtime_error(fmt::format("{}: {} (waiting for '{}'){}", agent_name(h),
-                                           channels_[h]->closed() ? channels_[h]->error() : "no answer in time", op,
-                                           refused ? ": the agent closed the connection, as it does for a wrong "
-                                                     "token or while it serves another coordinator"
-                                                   : ""));
+      const std::string why = channels_[h]->closed() ? channels_[h]->error() : "no answer in time";
+      std::string hint;
+      if (why.starts_with("refused:")) {
+        hint = ": the agent's token is not the one in --token-file";
+      } else if ((op == "claimed" || op == "ready") && channels_[h]->closed()) {
+        // An agent closes a second coordinator's connection.
+        hint = ": the agent closed the connection, as it does while it serves another coordinator";
+      }
+      throw std::runtime_error(fmt::format("{}: {} (waiting for '{}'){}", agent_name(h), why, op, hint));
     }
     json m = json::parse(*text);
     if (m.at("op") == "error") throw std::runtime_error(fmt::format("{}: {}", agent_name(h), m.at("error").get<std::string>()));
@@ -163,7 +177,7 @@ std::string AgentSession::dead_agents() {
   do {
     dead.clear();
     for (std::size_t h = 0; h < channels_.size(); ++h) {
-      if (channels_[h]->closed()) dead += fmt::format("; {} died", agent_name(h));
+      if (channels_[h]->closed()) dead += fmt::format("; {} is lost: {}", agent_name(h), channels_[h]->error());
     }
     if (!dead.empty()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -173,6 +187,12 @@ std::string AgentSession::dead_agents() {
 
 void AgentSession::broadcast(const json& message) {
   for (auto& c : channels_) c->send(message.dump());
+}
+
+std::optional<StallWatch::Stall> AgentSession::longest_stall(Clock::time_point from, Clock::time_point to) const {
+  // steady_now_ns is the steady clock's count (net/steady_clock.h).
+  return stalls_->longest(std::chrono::duration_cast<std::chrono::nanoseconds>(from.time_since_epoch()).count(),
+                          std::chrono::duration_cast<std::chrono::nanoseconds>(to.time_since_epoch()).count());
 }
 
 std::vector<AgentSession::json> AgentSession::shut_down() {

@@ -22,6 +22,7 @@
 #include "transport/agent/control_channel.h"
 #include "transport/agent/coordinator.h"
 #include "transport/net/reactor.h"
+#include "transport/net/stall_watch.h"
 
 namespace exsim::transport {
 
@@ -53,12 +54,16 @@ class AgentSession {
   // Whether h's control connection closed, and why.
   bool closed(std::size_t h) const { return channels_[h]->closed(); }
   std::string close_reason(std::size_t h) const { return channels_[h]->error(); }
-  // "; agent h2 (pid 7) died" for each agent whose connection closed, after a
+  // "; agent h2 (pid 7) is lost: why" for each agent whose connection closed, after a
   // moment for the closes to be reported: a failure one agent sees is often
   // another's death.
   std::string dead_agents();
   // Rung whenever any agent's message arrives or its connection closes.
   Doorbell& doorbell() { return *doorbell_; }
+
+  // The coordinator's own longest stall over a span (its process not
+  // running stretches the wall-clock it measures); nullopt when none.
+  std::optional<StallWatch::Stall> longest_stall(Clock::time_point from, Clock::time_point to) const;
 
   // Tells every agent to shut down; their "bye" messages, in host order.
   std::vector<json> shut_down();
@@ -69,6 +74,7 @@ class AgentSession {
   const Scenario& scenario_;
   const RunOptions& options_;
   Reactor reactor_;
+  std::shared_ptr<StallWatch> stalls_ = StallWatch::start(reactor_.context());
   std::vector<AgentProcess> agents_;
   std::vector<std::unique_ptr<ControlChannel>> channels_;
   std::vector<std::deque<json>> inbox_;

@@ -3,36 +3,59 @@
 #include <algorithm>
 #include <future>
 
+#include <fmt/format.h>
+
+#include "transport/net/steady_clock.h"
+
 namespace exsim::transport {
+namespace {
 
 // Control messages are small; anything bigger is a broken or hostile peer.
 constexpr std::uint32_t kMaxControlMessage = 16u << 20;
+// What a control connection's client says it is, so that a data connection
+// cannot be taken for one (the proofs cover it).
+constexpr const char* kControlContext = "control";
 
-ControlChannel::ControlChannel(Reactor& reactor, asio::ip::tcp::socket socket, std::string expect_token,
-                               std::shared_ptr<Doorbell> doorbell)
+}  // namespace
+
+ControlChannel::ControlChannel(Reactor& reactor, asio::ip::tcp::socket socket, Handshake::Side side,
+                               std::string token, std::shared_ptr<Doorbell> doorbell)
     : reactor_(reactor),
-      connection_(std::make_shared<Connection>(std::move(socket), *this, kMaxControlMessage)),
-      expect_token_(std::move(expect_token)),
-      authenticated_(expect_token_.empty()),
+      // Held to a handshake frame until the peer has proved itself.
+      connection_(std::make_shared<Connection>(std::move(socket), *this, Handshake::kMaxFrameBody)),
+      handshake_(side, std::move(token), kControlContext),
+      heartbeat_(reactor.context()),
       doorbell_(std::move(doorbell)) {}
 
 ControlChannel::~ControlChannel() { close(); }
 
-void ControlChannel::start() {
-  std::promise<void> started;
-  reactor_.post([&] {
-    connection_->start();
-    started.set_value();
+template <typename F>
+void ControlChannel::on_reactor(F&& fn) {
+  if (reactor_.on_reactor_thread()) {
+    fn();
+    return;
+  }
+  auto done = std::make_shared<std::promise<void>>();
+  reactor_.post([&fn, done] {
+    fn();
+    done->set_value();
   });
-  started.get_future().wait();
+  done->get_future().wait_for(std::chrono::seconds(2));
 }
 
-void ControlChannel::hello(const std::string& token) {
-  reactor_.post([this, token] {
-    FrameHeader h;
-    h.type = FrameType::kHello;
-    connection_->send_owned(h, token, 0);
+void ControlChannel::start() {
+  on_reactor([this] {
+    connection_->start();
+    last_heard_ns_ = steady_now_ns();
+    if (auto hello = handshake_.opening()) send_frame(hello->type, hello->body, 0);
+    tick();
   });
+}
+
+void ControlChannel::send_frame(FrameType type, const std::string& body, std::uint64_t cookie) {
+  FrameHeader h;
+  h.type = type;
+  connection_->send_owned(h, body, cookie);
 }
 
 void ControlChannel::send(const std::string& json) {
@@ -42,9 +65,34 @@ void ControlChannel::send(const std::string& json) {
     number = ++messages_sent_;
   }
   reactor_.post([this, json, number] {
-    FrameHeader h;
-    h.type = FrameType::kControl;
-    connection_->send_owned(h, json, number);
+    if (handshake_.done()) {
+      send_frame(FrameType::kControl, json, number);
+    } else {
+      unsent_.emplace_back(json, number);  // not before the peer has proved itself
+    }
+  });
+}
+
+bool ControlChannel::authenticated() const { return authenticated_; }
+
+void ControlChannel::tick() {
+  // Each period: a heartbeat out once open, and the peer's silence checked.
+  if (!connection_->open()) return;
+  const auto silent_ns = steady_now_ns() - last_heard_ns_;
+  if (silent_ns > std::chrono::nanoseconds(kSilenceLimit).count()) {
+    connection_->close(handshake_.done()
+                           ? fmt::format("silent for {:.1f} s, heartbeats being due every {} ms: the peer is "
+                                         "stopped, or its host down or cut off",
+                                         static_cast<double>(silent_ns) * 1e-9, kHeartbeatPeriod.count())
+                           : fmt::format("no handshake within {} s", kSilenceLimit.count()));
+    return;
+  }
+  if (handshake_.done()) send_frame(FrameType::kHeartbeat, {}, 0);
+  heartbeat_.expires_after(kHeartbeatPeriod);
+  // The connection, held, says whether this channel still exists: a closed
+  // one's channel may be gone (it closes before it goes).
+  heartbeat_.async_wait([this, connection = connection_](const asio::error_code& error) {
+    if (!error && connection->open()) tick();
   });
 }
 
@@ -55,7 +103,7 @@ bool ControlChannel::drain(std::chrono::steady_clock::time_point deadline) {
 }
 
 void ControlChannel::on_sent(Connection&, std::uint64_t cookie) {
-  if (cookie == 0) return;  // the hello
+  if (cookie == 0) return;  // the handshake's frames and heartbeats
   {
     // Counted, not the highest number seen: threads number their messages
     // before posting them, so they may reach the connection out of order.
@@ -84,16 +132,32 @@ std::string ControlChannel::error() const {
   return error_;
 }
 
-void ControlChannel::on_frame(Connection& connection, const FrameHeader& header, const char* body) {
-  if (!authenticated_) {
-    // The first frame must prove the peer knows the token; refuse anything else.
-    if (header.type != FrameType::kHello || std::string(body, header.body_length) != expect_token_) {
-      connection.close("refused: the peer did not present the token");
-      return;
-    }
-    authenticated_ = true;
+void ControlChannel::take_handshake(Connection& connection, const FrameHeader& header, const char* body) {
+  std::optional<Handshake::Frame> reply;
+  const Handshake::Outcome outcome = handshake_.take(header, body, reply);
+  if (reply) send_frame(reply->type, reply->body, 0);
+  if (outcome == Handshake::Outcome::kRefused) {
+    connection.close("refused: " + handshake_.refusal());
     return;
   }
+  if (outcome != Handshake::Outcome::kDone) return;
+  if (handshake_.context() != kControlContext) {
+    connection.close(fmt::format("refused: a '{}' connection on a control port", handshake_.context()));
+    return;
+  }
+  connection.authenticated(kMaxControlMessage);
+  authenticated_ = true;
+  for (auto& [json, number] : unsent_) send_frame(FrameType::kControl, json, number);
+  unsent_.clear();
+}
+
+void ControlChannel::on_frame(Connection& connection, const FrameHeader& header, const char* body) {
+  last_heard_ns_ = steady_now_ns();
+  if (!handshake_.done()) {
+    take_handshake(connection, header, body);
+    return;
+  }
+  if (header.type == FrameType::kHeartbeat) return;
   if (header.type != FrameType::kControl) {
     connection.close("unexpected frame on the control connection");
     return;
@@ -107,10 +171,18 @@ void ControlChannel::on_frame(Connection& connection, const FrameHeader& header,
 }
 
 void ControlChannel::on_closed(Connection&, const Connection::CloseReason& reason) {
+  heartbeat_.cancel();
   {
     std::lock_guard lock(mutex_);
     closed_ = true;
-    if (error_.empty()) error_ = reason.text;
+    // A client that leaves after the agent's proof is one that found it
+    // wrong: a coordinator with another token.
+    if (error_.empty()) {
+      error_ = handshake_.awaiting_proof()
+                   ? "refused: the peer left the handshake before proving it holds the token (as a coordinator "
+                     "with another token does)"
+                   : reason.text;
+    }
   }
   arrived_.notify_all();
   sent_.notify_all();
@@ -118,13 +190,10 @@ void ControlChannel::on_closed(Connection&, const Connection::CloseReason& reaso
 }
 
 void ControlChannel::close() {
-  auto done = std::make_shared<std::promise<void>>();
-  auto connection = connection_;
-  reactor_.post([connection, done] {
-    connection->close("closed");
-    done->set_value();
+  on_reactor([this] {
+    heartbeat_.cancel();
+    connection_->close("closed");
   });
-  done->get_future().wait_for(std::chrono::seconds(2));
 }
 
 }  // namespace exsim::transport

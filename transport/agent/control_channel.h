@@ -1,10 +1,17 @@
 // The control conversation between the coordinator (`exsim run`) and an agent:
-// JSON messages in Control frames over one connection, opened by a Hello frame
-// carrying the shared token. Any thread may send; receive() blocks its caller
-// until a message arrives, the connection closes, or the deadline passes.
+// JSON messages in Control frames over one connection, opened by the mutual
+// handshake (wire/handshake.h): nothing is sent, nor taken, before the peer has
+// proved it holds the shared token. Once open, each side sends a heartbeat
+// every kHeartbeatPeriod, and a side that hears nothing for kSilenceLimit
+// closes the channel, naming the silence: a peer stopped, its host down or cut
+// off is found in seconds, not at a run's deadline, while TCP alone would
+// keep the connection (a stopped process's kernel still answers).
+// Any thread may send; receive() blocks its caller until a message arrives,
+// the connection closes, or the deadline passes.
 #ifndef EXSIM_TRANSPORT_AGENT_CONTROL_CHANNEL_H_
 #define EXSIM_TRANSPORT_AGENT_CONTROL_CHANNEL_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -15,9 +22,11 @@
 #include <string>
 
 #include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
 
 #include "transport/net/connection.h"
 #include "transport/net/reactor.h"
+#include "transport/wire/handshake.h"
 
 namespace exsim::transport {
 
@@ -52,15 +61,22 @@ class Doorbell {
 
 class ControlChannel final : public Connection::Handler {
  public:
-  // Wraps a connected socket that belongs to `reactor`. With `expect_token`, the
-  // first frame must be a Hello carrying exactly that token, or the channel closes.
-  ControlChannel(Reactor& reactor, asio::ip::tcp::socket socket, std::string expect_token = {},
+  static constexpr std::chrono::milliseconds kHeartbeatPeriod{500};
+  // Ten heartbeats missed: a loaded 2-core machine delays a thread by tens of
+  // milliseconds, not seconds; a stopped or cut-off peer stays silent.
+  static constexpr std::chrono::seconds kSilenceLimit{5};
+
+  // Wraps a connected socket that belongs to `reactor`; `side` says which end
+  // of the handshake this is (the coordinator connects: the client).
+  ControlChannel(Reactor& reactor, asio::ip::tcp::socket socket, Handshake::Side side, std::string token,
                  std::shared_ptr<Doorbell> doorbell = nullptr);
   ~ControlChannel();
 
+  // Starts reading and the handshake; from any thread, the reactor's included.
   void start();
-  void hello(const std::string& token);
+  // Queues a message: sent once the handshake is done.
   void send(const std::string& json);
+  bool authenticated() const;
   // Waits until every message sent so far has been handed to the kernel in
   // full, the channel has closed, or the deadline has passed; true when all
   // left. Before closing on purpose: a close drops what is still queued.
@@ -75,12 +91,23 @@ class ControlChannel final : public Connection::Handler {
   void on_frame(Connection& connection, const FrameHeader& header, const char* body) override;
   void on_sent(Connection& connection, std::uint64_t cookie) override;
   void on_closed(Connection& connection, const Connection::CloseReason& reason) override;
+  std::shared_ptr<Connection> connection() const { return connection_; }
 
  private:
+  // Runs `fn` on the reactor: at once on its thread, else posted and awaited.
+  template <typename F>
+  void on_reactor(F&& fn);
+  void take_handshake(Connection& connection, const FrameHeader& header, const char* body);
+  void send_frame(FrameType type, const std::string& body, std::uint64_t cookie);
+  void tick();
+
   Reactor& reactor_;
   std::shared_ptr<Connection> connection_;
-  std::string expect_token_;
-  bool authenticated_;
+  Handshake handshake_;              // reactor thread
+  std::deque<std::pair<std::string, std::uint64_t>> unsent_;  // before the handshake: reactor thread
+  asio::steady_timer heartbeat_;
+  std::int64_t last_heard_ns_ = 0;   // reactor thread
+  std::atomic<bool> authenticated_{false};
   mutable std::mutex mutex_;
   std::condition_variable arrived_;
   std::condition_variable sent_;  // a message handed to the kernel, or closed

@@ -153,8 +153,8 @@ class Coordinator {
           auto m = session_.next_unseen(h);
           if (!m) {
             if (session_.closed(h)) {  // the agent died or dropped its connection
-              const std::string error = fmt::format("{} died: its control connection {}", session_.agent_name(h),
-                                                    session_.close_reason(h));
+              const std::string error = fmt::format("{} is lost, its control connection {}",
+                                                    session_.agent_name(h), session_.close_reason(h));
               session_.broadcast(json{{"op", "fail"}, {"error", error}});
               throw std::runtime_error(error);
             }
@@ -174,6 +174,11 @@ class Coordinator {
                                                  query.name, error, session_.dead_agents()));
           }
           totals[id].add(m->at("stats"));
+          if (m->contains("stall")) {
+            totals[id].add_stall(m->at("stall").at("ns").get<std::int64_t>(),
+                                 fmt::format("host {}: {}", scenario_.cluster.hosts[h].name,
+                                             m->at("stall").at("what").get<std::string>()));
+          }
           sender_peak[h] = std::max<Bytes>(sender_peak[h], m->at("sender_peak_bytes").get<std::int64_t>());
           receiver_peak[h] = std::max<Bytes>(receiver_peak[h], m->at("receiver_peak_bytes").get<std::int64_t>());
           if (++reported[id] < session_.size()) continue;
@@ -192,6 +197,9 @@ class Coordinator {
           if (running.size() - ++finished == 0) wall_s += std::chrono::duration<double>(now - busy_since).count();
           progressed = true;
           session_.broadcast(json{{"op", "release"}, {"run", id}});
+          if (const auto stall = session_.longest_stall(started[id], now)) {
+            totals[id].add_stall(stall->length_ns, "the coordinator: " + stall->what);
+          }
           record_exchange(scenario_, options_, result, calls, query, x, rep, totals[id],
                           std::chrono::duration<double>(now - started[id]).count());
         }

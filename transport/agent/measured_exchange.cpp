@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "models/results/bound.h"
 
 namespace exsim::transport {
@@ -70,6 +72,10 @@ void record_exchange(const Scenario& scenario, const RunOptions& options, RunRes
   time.senders = static_cast<int>(t.planner.senders);
   add_call_parts(scenario, options, time, e, t, wall);
   r.sender_time = attribute_measured(time);
+  const double stall_s = static_cast<double>(t.stall_ns) * 1e-9;
+  if (stall_s > result.longest_stall.seconds) {
+    result.longest_stall = {stall_s, fmt::format("exchange {} of {}: {}", e.id, query.name, t.stall_where)};
+  }
   result.add_exchange(std::move(r));
   result.cpu_s += t.cpu;
   result.planner.senders += t.planner.senders;

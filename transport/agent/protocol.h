@@ -3,6 +3,8 @@
 #ifndef EXSIM_TRANSPORT_AGENT_PROTOCOL_H_
 #define EXSIM_TRANSPORT_AGENT_PROTOCOL_H_
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "models/base/histogram.h"
@@ -25,7 +27,15 @@ struct ExchangeTotals {
   // What the senders' time went to, but what the totals above or the
   // coordinator give (blocked_s, senders, round_trips_s, nic_busy).
   MeasuredSenderTime time;
+  // The longest stall any agent (or the coordinator) saw during the run, and where.
+  std::int64_t stall_ns = 0;
+  std::string stall_where;
   void add(const nlohmann::json& stats);
+  void add_stall(std::int64_t ns, std::string where) {
+    if (ns <= stall_ns) return;
+    stall_ns = ns;
+    stall_where = std::move(where);
+  }
 };
 
 }  // namespace exsim::transport

@@ -1,12 +1,18 @@
 #include "transport/net/connection.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include <asio/bind_allocator.hpp>
 #include <fmt/format.h>
 
 #include "transport/net/steady_clock.h"
+#include "transport/net/tcp_liveness.h"
 
 namespace exsim::transport {
 
@@ -25,6 +31,7 @@ Connection::~Connection() = default;
 void Connection::start() {
   asio::error_code ignored;
   socket_.set_option(asio::ip::tcp::no_delay(true), ignored);  // Nagle + delayed ACK would stall each call
+  watch_liveness(socket_.native_handle());
   read_next();
 }
 
@@ -147,6 +154,7 @@ void Connection::issue_write() {
 
 void Connection::on_write(const asio::error_code& error, std::size_t bytes) {
   writing_ = false;
+  if (!open_) return;  // closed meanwhile: its handler may be gone
   if (error) {
     close(CloseReason{CloseReason::Kind::kError, fmt::format("write failed: {}", error.message())});
     return;
@@ -197,6 +205,7 @@ void Connection::on_read(const asio::error_code& error, std::size_t bytes) {
               : CloseReason{CloseReason::Kind::kError, fmt::format("read failed: {}", error.message())});
     return;
   }
+  bytes_read_ += bytes;
   if (!decoder_.commit(bytes)) {
     close(CloseReason{CloseReason::Kind::kError, fmt::format("malformed frame from the peer: {}", decoder_.error())});
     return;
@@ -220,6 +229,24 @@ void Connection::set_read_low_water(std::size_t bytes) {
   asio::error_code ignored;
   socket_.set_option(asio::socket_base::receive_low_watermark(static_cast<int>(bytes)), ignored);
   read_low_water_ = bytes;
+}
+
+std::int64_t Connection::unacknowledged_ns(std::int64_t now_ns) {
+  tcp_info info{};
+  socklen_t size = sizeof info;
+  if (!open_ || getsockopt(socket_.native_handle(), IPPROTO_TCP, TCP_INFO, &info, &size) != 0) return 0;
+  const std::int64_t previous_look = std::exchange(last_ack_look_ns_, now_ns);
+  // Data waits, and no ACK has come since the last look (the kernel's time
+  // since the last ACK covers the whole interval): the wait began by then.
+  const bool no_ack_since = static_cast<std::int64_t>(info.tcpi_last_ack_recv) * 1'000'000 >= now_ns - previous_look;
+  if (info.tcpi_unacked == 0 || previous_look == 0 || !no_ack_since) {
+    unacknowledged_since_ = 0;
+    return 0;
+  }
+  if (unacknowledged_since_ == 0) unacknowledged_since_ = previous_look;
+  // A long path's round trip is not a stall: four smoothed RTTs pass first.
+  const std::int64_t waited = now_ns - unacknowledged_since_;
+  return waited > 4 * static_cast<std::int64_t>(info.tcpi_rtt) * 1000 ? waited : 0;
 }
 
 void Connection::close(CloseReason reason) {

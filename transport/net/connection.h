@@ -63,8 +63,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(asio::ip::tcp::socket socket, Handler& handler, std::uint32_t max_body_length);
   ~Connection();
 
-  // Sets TCP_NODELAY and starts reading.
+  // Sets TCP_NODELAY and keepalive (tcp_liveness.h) and starts reading.
   void start();
+  // The peer has authenticated (wire/handshake.h): frames up to
+  // `max_body_length` are now taken. Until then the limit is the one the
+  // connection was made with, a handshake's, so that a peer that has proved
+  // nothing cannot make this side hold more than a few hundred bytes.
+  void authenticated(std::uint32_t max_body_length) {
+    decoder_.set_max_body_length(max_body_length);
+    authenticated_ = true;
+  }
+  bool is_authenticated() const { return authenticated_; }
   // Paces writes through `pacer` (shared by the host's connections, on the same
   // reactor), at most `chunk` bytes per write: an emulated NIC bandwidth.
   void set_pacer(TokenBucket* pacer, std::size_t chunk = 64 * 1024) {
@@ -91,6 +100,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool open() const { return open_; }
   std::size_t queued_frames() const { return queue_size_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
+  std::uint64_t bytes_read() const { return bytes_read_; }
+  // How long, at `now_ns`, data written has waited with no acknowledgement
+  // from the peer's kernel: 0 when none waits, or an ACK came since the last
+  // look. Looked at every tick of a StallWatch (TCP_INFO's segments
+  // unacknowledged and time since the last ACK), so exact to a tick.
+  std::int64_t unacknowledged_ns(std::int64_t now_ns);
   std::uint64_t write_calls() const { return write_calls_; }
 
  private:
@@ -148,7 +163,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::size_t read_low_water_ = 1;
   bool writing_ = false;
   bool open_ = true;
+  bool authenticated_ = false;
   std::uint64_t bytes_written_ = 0;
+  std::uint64_t bytes_read_ = 0;
+  std::int64_t last_ack_look_ns_ = 0;      // unacknowledged_ns's last look
+  std::int64_t unacknowledged_since_ = 0;  // 0: an ACK came since the last look, or nothing waited
   std::uint64_t write_calls_ = 0;
 };
 

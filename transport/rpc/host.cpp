@@ -1,6 +1,9 @@
 #include "transport/rpc/host.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
+#include <utility>
 #include <cstring>
 #include <future>
 #include <string_view>
@@ -10,9 +13,28 @@
 #include <asio/post.hpp>
 #include <fmt/format.h>
 
+#include "transport/net/connect_within.h"
+#include "transport/net/steady_clock.h"
 #include "transport/net/thread_cpu.h"
 
 namespace exsim::transport {
+namespace {
+
+// What a data connection's client says it is: the host it comes from.
+constexpr std::string_view kDataContext = "data from host ";
+
+std::string data_context(int host) { return fmt::format("{}{}", kDataContext, host); }
+
+// The host a data connection comes from, or -1 when the context is not one.
+int host_of_context(std::string_view context) {
+  if (!context.starts_with(kDataContext)) return -1;
+  context.remove_prefix(kDataContext.size());
+  int host = -1;
+  const auto [end, error] = std::from_chars(context.data(), context.data() + context.size(), host);
+  return error == std::errc() && end == context.data() + context.size() ? host : -1;
+}
+
+}  // namespace
 
 // The connection this host opened to one peer: sends calls, gets responses.
 class Host::Outbound final : public Connection::Handler, public std::enable_shared_from_this<Outbound> {
@@ -24,24 +46,23 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
             host.reactor_.context(), one_way, [this](const FrameHeader& h, const char* b) { deliver(h, b); },
             host.nic_rate_from(to)) {}
 
-  void open(asio::ip::tcp::socket socket) {
-    connection_ = std::make_shared<Connection>(std::move(socket), *this, host_.options_.max_frame_bytes);
+  // Opens the connection and starts the handshake; `ready` is told once,
+  // on the reactor thread: "" when the peer has proved it belongs to the run,
+  // else why not.
+  void open(asio::ip::tcp::socket socket, std::function<void(const std::string&)> ready) {
+    ready_ = std::move(ready);
+    connection_ = std::make_shared<Connection>(std::move(socket), *this, Handshake::kMaxFrameBody);
     // Calls within a host never reach its NIC (the model's rule too): only
     // connections to other hosts are paced.
     if (to_ != host_.options_.index) host_.pace(*connection_);
     connection_->start();
-    // The hello: this host's index, then the run's token.
-    const auto from = static_cast<std::uint32_t>(host_.options_.index);
-    std::string hello(sizeof from, '\0');
-    std::memcpy(hello.data(), &from, sizeof from);
-    hello += host_.options_.token;
-    FrameHeader h;
-    h.type = FrameType::kHello;
-    h.send_time_ns = steady_now_ns();
-    connection_->send_copy(h, hello.data(), hello.size(), 0);
+    // What this connection is, which the peer reads once this side has proved itself.
+    handshake_.emplace(Handshake::Side::kClient, host_.options_.token, data_context(host_.options_.index));
+    send_handshake_frame(*handshake_->opening());
   }
 
   int to() const { return to_; }
+  Connection& connection() { return *connection_; }
   // Delays achieved by responses from `to` (send stamp to release).
   const LogHistogram& responses_achieved() const { return responses_.achieved_ns(); }
 
@@ -68,9 +89,28 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
     connection_->send(h, std::span<const asio::const_buffer>(pieces.data(), count), 0);
   }
 
-  void on_frame(Connection&, const FrameHeader& header, const char* body) override { responses_.push(header, body); }
+  void on_frame(Connection&, const FrameHeader& header, const char* body) override {
+    if (handshake_->done()) {
+      responses_.push(header, body);
+      return;
+    }
+    std::optional<Handshake::Frame> reply;
+    const Handshake::Outcome outcome = handshake_->take(header, body, reply);
+    if (reply) send_handshake_frame(*reply);
+    if (outcome == Handshake::Outcome::kRefused) {
+      tell_ready(fmt::format("host {} refused: {}", to_, handshake_->refusal()));
+      connection_->close("refused: " + handshake_->refusal());
+    } else if (outcome == Handshake::Outcome::kDone) {
+      connection_->authenticated(host_.options_.max_frame_bytes);
+      tell_ready("");
+    }
+  }
 
   void on_closed(Connection&, const Connection::CloseReason& reason) override {
+    if (ready_) {  // before the handshake: the connect fails, not a run
+      tell_ready(fmt::format("host {} closed the connection during the handshake: {}", to_, reason.text));
+      return;
+    }
     if (!host_.stopped_) {
       host_.fail(fmt::format("connection from host {} to host {} closed: {}", host_.index(), to_, reason.text));
     }
@@ -89,6 +129,16 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
     std::uint32_t generation = 0;
     bool busy = false;
   };
+
+  void send_handshake_frame(const Handshake::Frame& frame) {
+    FrameHeader h;
+    h.type = frame.type;
+    connection_->send_copy(h, frame.body.data(), frame.body.size(), 0);
+  }
+
+  void tell_ready(const std::string& error) {
+    if (auto ready = std::exchange(ready_, nullptr)) ready(error);
+  }
 
   void deliver(const FrameHeader& header, const char* body) {
     const auto index = static_cast<std::uint32_t>(header.call_id);
@@ -109,6 +159,8 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
   Host& host_;
   const int to_;
   std::shared_ptr<Connection> connection_;
+  std::optional<Handshake> handshake_;
+  std::function<void(const std::string&)> ready_;  // until told
   ReceiveDelayLine responses_;
   std::vector<Pending> pending_;
   std::vector<std::uint32_t> free_slots_;
@@ -120,34 +172,45 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
   explicit Inbound(Host& host) : host_(host) {}
 
   void open(asio::ip::tcp::socket socket) {
-    connection_ = std::make_shared<Connection>(std::move(socket), *this, host_.options_.max_frame_bytes);
-    connection_->start();  // paced once the hello names the peer
+    // Held to a handshake frame until the peer has proved it belongs to the run.
+    connection_ = std::make_shared<Connection>(std::move(socket), *this, Handshake::kMaxFrameBody);
+    connection_->start();  // paced once the handshake names the peer
+    host_.unauthenticated_->admit(connection_);
   }
 
   void on_frame(Connection&, const FrameHeader& header, const char* body) override {
-    if (!calls_) {  // the first frame names the peer and proves it belongs to the run
-      const std::string& token = host_.options_.token;
-      if (header.type != FrameType::kHello || header.body_length != 4 + token.size() ||
-          std::string_view(body + 4, token.size()) != token) {
-        connection_->close("expected a hello frame with the run's token first");
-        return;
-      }
-      std::uint32_t from;
-      std::memcpy(&from, body, 4);
-      if (host_.options_.hosts > 0 && from >= static_cast<std::uint32_t>(host_.options_.hosts)) {
-        connection_->close(fmt::format("hello from host {}, but the run has {} hosts", from, host_.options_.hosts));
-        return;
-      }
-      from_ = static_cast<int>(from);
-      if (from_ != host_.options_.index) host_.pace(*connection_);
-      const auto& delays = host_.options_.one_way_delay;
-      const auto delay = from < delays.size() ? delays[from] : std::chrono::nanoseconds(0);
-      calls_ = std::make_unique<ReceiveDelayLine>(
-          host_.reactor_.context(), delay, [this](const FrameHeader& h, const char* b) { dispatch(h, b); },
-          host_.nic_rate_from(from_));
+    if (calls_) {
+      calls_->push(header, body);
       return;
     }
-    calls_->push(header, body);
+    // The handshake: the peer proves it holds the run's token and says which host it is.
+    std::optional<Handshake::Frame> reply;
+    const Handshake::Outcome outcome = handshake_.take(header, body, reply);
+    if (reply) {
+      FrameHeader h;
+      h.type = reply->type;
+      connection_->send_copy(h, reply->body.data(), reply->body.size(), 0);
+    }
+    if (outcome == Handshake::Outcome::kRefused) {
+      connection_->close("refused: " + handshake_.refusal());
+      return;
+    }
+    if (outcome != Handshake::Outcome::kDone) return;
+    const int from = host_of_context(handshake_.context());
+    if (from < 0 || (host_.options_.hosts > 0 && from >= host_.options_.hosts)) {
+      connection_->close(fmt::format("refused: '{}', but the run has {} hosts", handshake_.context(),
+                                     host_.options_.hosts));
+      return;
+    }
+    from_ = from;
+    connection_->authenticated(host_.options_.max_frame_bytes);
+    if (from_ != host_.options_.index) host_.pace(*connection_);
+    const auto& delays = host_.options_.one_way_delay;
+    const auto delay = static_cast<std::size_t>(from_) < delays.size() ? delays[static_cast<std::size_t>(from_)]
+                                                                       : std::chrono::nanoseconds(0);
+    calls_ = std::make_unique<ReceiveDelayLine>(
+        host_.reactor_.context(), delay, [this](const FrameHeader& h, const char* b) { dispatch(h, b); },
+        host_.nic_rate_from(from_));
   }
 
   void on_closed(Connection&, const Connection::CloseReason& reason) override {
@@ -173,6 +236,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
 
   // Which host this connection comes from (-1 before its hello) and the delays achieved.
   int from() const { return from_; }
+  Connection& connection() { return *connection_; }
   const LogHistogram* achieved() const { return calls_ ? &calls_->achieved_ns() : nullptr; }
 
  private:
@@ -198,6 +262,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
 
   Host& host_;
   std::shared_ptr<Connection> connection_;
+  Handshake handshake_{Handshake::Side::kServer, host_.options_.token};
   std::unique_ptr<ReceiveDelayLine> calls_;
   int from_ = -1;
 };
@@ -217,7 +282,25 @@ Host::Host(Options options)
                   ? std::make_unique<TokenBucket>(options_.nic_bytes_per_s,
                                                   std::max(64.0 * 1024, options_.nic_bytes_per_s * 100e-6))
                   : nullptr),
-      acceptor_(reactor_.context(), {asio::ip::make_address(options_.listen_address), 0}) {
+      acceptor_(reactor_.context(), {asio::ip::make_address(options_.listen_address), 0}),
+      unauthenticated_(UnauthenticatedConnections::create(reactor_.context())),
+      stalls_(StallWatch::start(reactor_.context(), [this] {
+        // Every connection of the run, both ways, on the reactor thread.
+        std::vector<StallWatch::Waiting> waiting;
+        const std::int64_t now = steady_now_ns();
+        for (const auto& out : outbound_) {
+          if (const std::int64_t ns = out->connection().unacknowledged_ns(now); ns > 0) {
+            waiting.push_back({ns, fmt::format("the connection to host {}", out->to())});
+          }
+        }
+        for (const auto& in : inbound_) {
+          if (in->from() < 0) continue;
+          if (const std::int64_t ns = in->connection().unacknowledged_ns(now); ns > 0) {
+            waiting.push_back({ns, fmt::format("the connection from host {}", in->from())});
+          }
+        }
+        return waiting;
+      })) {
   endpoint_ = acceptor_.local_endpoint();
   reactor_.post([this] { accept_next(); });
 }
@@ -235,29 +318,46 @@ void Host::accept_next() {
 }
 
 void Host::connect(const std::vector<asio::ip::tcp::endpoint>& peers) {
-  auto done = std::make_shared<std::promise<std::string>>();
-  reactor_.post([this, peers, done] {
-    try {
-      for (std::size_t to = 0; to < peers.size(); ++to) {
-        const auto& delays = options_.one_way_delay;
-        auto out = std::make_shared<Outbound>(*this, static_cast<int>(to),
-                                              to < delays.size() ? delays[to] : std::chrono::nanoseconds(0));
-        asio::ip::tcp::socket socket(reactor_.context());
-        socket.connect(peers[to]);  // loopback or a LAN peer that is listening: prompt
-        out->open(std::move(socket));
-        outbound_.push_back(out);
-      }
-      done->set_value("");
-    } catch (const std::exception& e) {
-      done->set_value(fmt::format("host {} cannot connect to its peers: {}", options_.index, e.what()));
-    }
-  });
-  auto result = done->get_future();
-  if (result.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
-    throw std::runtime_error(fmt::format("host {}: connecting to its peers took over 30 s", options_.index));
+  std::optional<ConnectFailure> failure;
+  auto sockets = connect_within(reactor_.context(), peers, kConnectTimeout, failure);
+  if (failure) {
+    throw std::runtime_error(fmt::format("host {} cannot connect to host {} at {}:{}: {}", options_.index,
+                                         failure->index, peers[failure->index].address().to_string(),
+                                         peers[failure->index].port(), failure->reason));
   }
-  const std::string error = result.get();
-  if (!error.empty()) throw std::runtime_error(error);
+  // Every handshake at once; the first refusal, or the last success, ends the wait.
+  struct Wait {
+    std::size_t left;
+    std::string error;
+    std::promise<void> done;
+  };
+  auto wait = std::make_shared<Wait>();
+  wait->left = peers.size();
+  auto sockets_held = std::make_shared<std::vector<asio::ip::tcp::socket>>(std::move(sockets));
+  reactor_.post([this, wait, sockets_held] {
+    for (std::size_t to = 0; to < sockets_held->size(); ++to) {
+      const auto& delays = options_.one_way_delay;
+      auto out = std::make_shared<Outbound>(*this, static_cast<int>(to),
+                                            to < delays.size() ? delays[to] : std::chrono::nanoseconds(0));
+      outbound_.push_back(out);
+      out->open(std::move((*sockets_held)[to]), [wait](const std::string& error) {
+        if (wait->left == 0) return;  // already told
+        if (!error.empty() || --wait->left == 0) {
+          wait->error = error;
+          wait->left = 0;
+          wait->done.set_value();
+        }
+      });
+    }
+    if (sockets_held->empty()) wait->done.set_value();
+  });
+  if (wait->done.get_future().wait_for(kConnectTimeout) != std::future_status::ready) {
+    throw std::runtime_error(fmt::format("host {}: its peers did not complete the handshake within {} s",
+                                         options_.index, kConnectTimeout.count()));
+  }
+  if (!wait->error.empty()) {
+    throw std::runtime_error(fmt::format("host {} cannot connect to its peers: {}", options_.index, wait->error));
+  }
 }
 
 template <typename F>
@@ -364,6 +464,7 @@ void Host::stop() {
   std::promise<void> done;
   reactor_.post([&] {
     stopped_ = true;
+    stalls_->stop();
     asio::error_code ignored;
     acceptor_.close(ignored);
     for (auto& o : outbound_) o->close();

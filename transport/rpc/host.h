@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,12 @@
 #include "transport/net/connection.h"
 #include "transport/net/handler_pool.h"
 #include "transport/net/reactor.h"
+#include "transport/net/stall_watch.h"
 #include "transport/net/receive_delay_line.h"
 #include "transport/net/token_bucket.h"
+#include "transport/net/unauthenticated.h"
 #include "transport/rpc/messages.h"
+#include "transport/wire/handshake.h"
 
 namespace exsim::transport {
 
@@ -67,8 +71,9 @@ class Host {
     // Bandwidth of the host's NIC, bytes per second each way, shared by all its
     // connections (token buckets, one per direction, on one machine); 0: not capped.
     double nic_bytes_per_s = 0;
-    // Carried by every hello this host sends and required of every hello it
-    // gets: a connection without it is closed (and does not fail the run).
+    // The run's secret: every data connection opens with the handshake
+    // (wire/handshake.h), proving both ends hold it; one that does not is
+    // closed, and does not fail the run.
     std::string token;
   };
 
@@ -81,7 +86,9 @@ class Host {
   int index() const { return options_.index; }
   Reactor& reactor() { return reactor_; }
 
-  // Opens the outbound connections; `peers[i]` is host i's endpoint. Blocking.
+  // Opens the outbound connections, `peers[i]` being host i's endpoint, each
+  // authenticated by the handshake. Blocking; throws naming the peer that could
+  // not be reached (within kConnectTimeout) or refused.
   void connect(const std::vector<asio::ip::tcp::endpoint>& peers);
 
   // Sends a call to host `to`: frame type plus up to three payload pieces, which
@@ -123,6 +130,13 @@ class Host {
   enum class Statistic { kMedian, kMean };
   AchievedDelays achieved_delays_ms(Statistic statistic = Statistic::kMedian);
 
+  // The longest stall of this host (net/stall_watch.h) overlapping
+  // [from_ns, to_ns] (steady_now_ns): its process not running, or a
+  // connection's data unacknowledged; nullopt when none. Any thread.
+  std::optional<StallWatch::Stall> longest_stall(std::int64_t from_ns, std::int64_t to_ns) const {
+    return stalls_->longest(from_ns, to_ns);
+  }
+
   // CPU time the host's reactor thread has used so far, ns: RPC work (framing,
   // system calls, delay lines, admission) plus the batches it decoded.
   std::int64_t reactor_cpu_ns();
@@ -151,6 +165,8 @@ class Host {
   Reactor reactor_;
   asio::ip::tcp::acceptor acceptor_;
   asio::ip::tcp::endpoint endpoint_;
+  std::shared_ptr<UnauthenticatedConnections> unauthenticated_;  // inbound, until they prove themselves
+  std::shared_ptr<StallWatch> stalls_;
   std::vector<std::shared_ptr<Outbound>> outbound_;  // by destination host
   std::vector<std::shared_ptr<Inbound>> inbound_;
   // One-way delays achieved on inbound connections since closed, by source

@@ -78,7 +78,7 @@ bool FrameDecoder::check_header() {
     error_ = fmt::format("bad frame magic {:#010x}", magic);
   } else if (version != FrameHeader::kVersion) {
     error_ = fmt::format("frame version {} (this build speaks {})", version, FrameHeader::kVersion);
-  } else if (type < 1 || type > 6) {
+  } else if (type < 1 || type > kLastFrameType) {
     error_ = fmt::format("unknown frame type {}", type);
   } else if (length > max_body_) {
     error_ = fmt::format("frame of {} bytes over the limit of {}", length, max_body_);

@@ -18,13 +18,16 @@
 namespace exsim::transport {
 
 enum class FrameType : std::uint8_t {
-  kHello = 1,         // opens a connection: protocol version and token
-  kHelloAck = 2,
+  kHello = 1,         // opens a connection: the client's nonce (wire/handshake.h)
+  kHelloAck = 2,      // the server's nonce and proof
   kTransmitData = 3,  // a row batch for one channel
   kResponse = 4,      // answers a call: status and the receiver's time
   kEndOfStream = 5,
   kControl = 6,       // coordinator <-> agent
+  kHelloProof = 7,    // the client's proof: the connection is authenticated
+  kHeartbeat = 8,     // a control connection's sign of life, every kHeartbeatPeriod
 };
+inline constexpr std::uint8_t kLastFrameType = 8;
 
 struct FrameHeader {
   static constexpr std::size_t kSize = 32;
@@ -48,6 +51,9 @@ class FrameDecoder {
   };
 
   explicit FrameDecoder(std::uint32_t max_body_length) : max_body_(max_body_length) {}
+  // A new limit for frames whose header is not read yet (a connection that
+  // has authenticated takes the full limit).
+  void set_max_body_length(std::uint32_t max_body_length) { max_body_ = max_body_length; }
 
   // Adds received bytes. Returns false once the stream is malformed (see error()).
   bool push(const char* data, std::size_t size);
@@ -73,7 +79,7 @@ class FrameDecoder {
 
   void compact();
 
-  const std::uint32_t max_body_;
+  std::uint32_t max_body_;
   ByteBuffer buffer_;
   std::size_t read_ = 0;  // start of the unread bytes in buffer_
   std::string error_;

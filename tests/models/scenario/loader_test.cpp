@@ -235,6 +235,31 @@ TEST_CASE("costs: a path relative to the scenario, or inline values over the ref
   CHECK(s.costs.source == "inline");
 }
 
+TEST_CASE("an agent reads no path a scenario names: the coordinator inlines the costs profile first") {
+  const std::string by_path = test::with_value(kGood, "/costs", R"("impala-m6id-4xlarge.json")");
+  const std::string file = std::string(EXSIM_SOURCE_DIR) + "/profiles/scenario.json";
+  const Scenario read = parse_scenario(by_path, file);
+  // Refused by path, with neither the path nor anything of the file in the message.
+  std::string refused;
+  try {
+    parse_scenario(test::with_value(kGood, "/costs", R"("/etc/passwd")"), file, {}, ScenarioPaths::kRefuse);
+  } catch (const InputError& e) {
+    refused = e.what();
+  }
+  CHECK(refused.find("/costs: expected the costs profile itself") != std::string::npos);
+  CHECK(refused.find("passwd") == std::string::npos);
+  // Inlined, the same costs, read without a file.
+  const std::string inlined = with_costs_inlined(by_path, file);
+  CHECK(inlined.find("impala-m6id-4xlarge.json") == std::string::npos);
+  const Scenario sent = parse_scenario(inlined, file, {}, ScenarioPaths::kRefuse);
+  CHECK(sent.costs.serialize_bytes_per_s == read.costs.serialize_bytes_per_s);
+  CHECK(sent.costs.rpc_latency_us == read.costs.rpc_latency_us);
+  CHECK(sent.costs.cores == read.costs.cores);
+  // Text that names no profile passes unchanged; a profile that cannot be read is named.
+  CHECK(with_costs_inlined(kGood, file) == kGood);
+  CHECK_THROWS_AS(with_costs_inlined(test::with_value(kGood, "/costs", R"("missing.json")"), file), InputError);
+}
+
 TEST_CASE("costs changed by --set are named as the profile they change and the keys changed") {
   auto document = nlohmann::ordered_json::parse(kGood);
   document.erase("costs");

@@ -118,7 +118,7 @@ TEST_CASE("a NIC cap bounds a host's inbound bandwidth too") {
   CHECK(outcome.wall_s >= static_cast<double>(stats.bytes_wire) / 6.25e6 * 0.85 - 0.05);
 }
 
-TEST_CASE("a stray on a data port, or a hello without the run's token, is dropped without failing the run") {
+TEST_CASE("a stray on a data port, a hello without a nonce, a forged proof or a huge frame is dropped without failing the run") {
   std::mutex mutex;
   std::vector<std::string> failures;
   std::vector<std::unique_ptr<Host>> hosts;
@@ -141,18 +141,24 @@ TEST_CASE("a stray on a data port, or a hello without the run's token, is droppe
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     return socket;  // held open until the end of the test
   };
-  auto hello = [](std::uint32_t from, const std::string& token) {
+  const auto frame_of = [](FrameType type, const std::string& body) {
     FrameHeader h;
-    h.type = FrameType::kHello;
-    h.body_length = static_cast<std::uint32_t>(4 + token.size());
+    h.type = type;
+    h.body_length = static_cast<std::uint32_t>(body.size());
     std::string frame(FrameHeader::kSize, '\0');
     h.encode(frame.data());
-    frame.append(reinterpret_cast<const char*>(&from), 4);
-    return frame + token;
+    return frame + body;
   };
   auto garbage = stray("GET / HTTP/1.1\r\nHost: exsim.test\r\nAccept: */*\r\n\r\n");  // a frame header's size and more
-  auto wrong = stray(hello(1, "guess!"));
-  auto none = stray(hello(1, ""));
+  // A hello of the old kind (an index and a guessed token): no nonce.
+  auto wrong = stray(frame_of(FrameType::kHello, std::string(4, '\1') + "guess!"));
+  // A well-formed hello, then a proof forged without the token.
+  Handshake impostor(Handshake::Side::kClient, "not the run's token", "data from host 1");
+  auto forged = stray(frame_of(FrameType::kHello, impostor.opening()->body) +
+                      frame_of(FrameType::kHelloProof, std::string(Handshake::kProofBytes, 'p')));
+  // A frame announcing 16 MiB before any proof: closed at its header.
+  auto huge = stray(frame_of(FrameType::kHello, "").substr(0, 8) + std::string("\0\0\0\1", 4) +
+                    std::string(FrameHeader::kSize - 12, '\0'));
   const std::vector<asio::ip::tcp::endpoint> peers = {hosts[0]->endpoint(), hosts[1]->endpoint()};
   for (auto& h : hosts) h->connect(peers);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -160,14 +166,19 @@ TEST_CASE("a stray on a data port, or a hello without the run's token, is droppe
     std::lock_guard lock(mutex);
     CHECK_MESSAGE(failures.empty(), (failures.empty() ? "" : failures.front()));
   }
-  // The strays were closed: each reads end of file (within a bound, not a hang).
-  for (auto* socket : {&garbage, &wrong, &none}) {
-    pollfd fd{socket->native_handle(), POLLIN, 0};
-    REQUIRE(poll(&fd, 1, 5000) == 1);
-    char byte;
+  // The strays were closed: each reads end of file (within a bound, not a
+  // hang), after at most a handshake's answer.
+  for (auto* socket : {&garbage, &wrong, &forged, &huge}) {
     asio::error_code error;
-    socket->read_some(asio::buffer(&byte, 1), error);
+    std::size_t received = 0;
+    for (int reads = 0; reads < 10 && !error; ++reads) {
+      pollfd fd{socket->native_handle(), POLLIN, 0};
+      REQUIRE(poll(&fd, 1, 5000) == 1);
+      char bytes[512];
+      received += socket->read_some(asio::buffer(bytes), error);
+    }
     CHECK(error == asio::error::eof);
+    CHECK(received <= FrameHeader::kSize + Handshake::kMaxFrameBody);
   }
   for (auto& h : hosts) h->set_failure_handler({});
   for (auto& h : hosts) h->stop();

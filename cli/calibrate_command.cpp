@@ -1,10 +1,12 @@
 // exsim calibrate [-o PROFILE.json] [--repetitions N] [--scale X] [--grid OUT.json ...]
+// exsim calibrate --hosts FILE --token-file F [--cluster OUT.json] [-o PROFILE.json]
 #include <cstdio>
 #include <optional>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "cli/calibrate_cluster.h"
 #include "cli/calibration_report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -24,7 +26,8 @@ namespace po = boost::program_options;
 int calibrate_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim calibrate [-o PROFILE.json] [--repetitions N] [--scale X] [--cpus LIST]\n"
-      "                       [--grid OUT.json [--grid-plot OUT.svg] [--profile P] [--grid-repetitions N]]\n\n"
+      "                       [--grid OUT.json [--grid-plot OUT.svg] [--profile P] [--grid-repetitions N]]\n"
+      "       exsim calibrate --hosts FILE --token-file F [--cluster OUT.json] [-o PROFILE.json] [--no-cpu]\n\n"
       "Measures this machine's costs through the real exchange (loopback hosts in\n"
       "this process, delay lines as in `run`): serialization, deserialization, LZ4 both\n"
       "ways per byte, CPU and latency per RPC, wire overhead per RPC, and the cores\n"
@@ -39,6 +42,11 @@ int calibrate_command(const std::vector<std::string>& args) {
       "per call over channels 3 to 81 and batches 16K to 1M (one sender, three, wide\n"
       "rows) and simulates each point with the profile just measured (or --profile):\n"
       "the model's cache (docs/simulator.md, \"Caches\") against points it was not fitted on.\n\n"
+      "With --hosts it measures a real cluster through agents on its hosts: each ordered\n"
+      "host pair's RPC round trip (median and spread) and bandwidth through the exchange's\n"
+      "own connections, one pair at a time; placement groups found from the RTTs; and each\n"
+      "host's CPU costs by `exsim calibrate` run on it. --cluster gets the cluster as a\n"
+      "scenario's \"cluster\" object, -o the profile of each figure's median over the hosts.\n\n"
       "examples:\n  exsim calibrate -o build/profile.json\n"
       "  exsim simulate scenarios/default.json --set costs=build/profile.json\n"
       "  exsim calibrate --profile build/profile.json --grid build/grid.json --grid-plot build/grid.svg\n\noptions");
@@ -56,12 +64,17 @@ int calibrate_command(const std::vector<std::string>& args) {
       ("grid-measured", po::value<std::string>()->value_name("FILE"),
        "with --grid and --profile: simulate the points of a grid written before again, without measuring");
   add_cpus_option(visible);
+  add_cluster_options(visible);
   const auto parsed = parse_command_line(args, visible);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
   const int repetitions = bounded_int(vm, "repetitions", 1, 100);
   const double scale = vm["scale"].as<double>();
   if (!(scale > 0 && scale <= 100)) throw UsageError(fmt::format("--scale {}: expected more than 0, at most 100", scale));
+  if (vm.count("hosts")) return calibrate_cluster(vm, repetitions, scale);
+  for (const char* flag : {"token-file", "cluster", "no-cpu"}) {
+    if (vm.count(flag)) throw UsageError(fmt::format("--{} goes with --hosts", flag));
+  }
   OutputFiles outputs;
   const std::optional<std::string> output = file_option(vm, "output");
   if (output) outputs.writes("--output", *output, OutputFormat::kJson);

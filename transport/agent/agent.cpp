@@ -21,6 +21,7 @@
 #include "models/base/error.h"
 #include "models/rules/partitioning.h"
 #include "models/scenario/scenario_loader.h"
+#include "transport/agent/cluster_probes.h"
 #include "transport/agent/control_channel.h"
 #include "transport/agent/control_listener.h"
 #include "transport/agent/deadlines.h"
@@ -139,7 +140,7 @@ class Agent {
   // returns the reply, or null when there is none now.
   json handle(const std::string& op, const json& request) {
     using Handler = json (Agent::*)(const json&);
-    static constexpr std::array<std::pair<std::string_view, Handler>, 8> kHandlers{{
+    static constexpr std::array<std::pair<std::string_view, Handler>, 10> kHandlers{{
         {"setup", &Agent::on_setup},
         {"connect", &Agent::on_connect},
         {"prepare", &Agent::on_prepare},
@@ -148,6 +149,8 @@ class Agent {
         {"reset_memory", &Agent::on_reset_memory},
         {"cpu", &Agent::on_cpu},
         {"fail", &Agent::on_fail},
+        {"probe", &Agent::on_probe},
+        {"calibrate_cpu", &Agent::on_calibrate_cpu},
     }};
     for (const auto& [name, handler] : kHandlers) {
       if (name == op) return (this->*handler)(request);
@@ -179,7 +182,8 @@ class Agent {
       std::lock_guard lock(runs_mutex_);
       for (auto& [id, run] : runs_) run.stats->fail(reason);
     });
-    return {{"op", "ready"}, {"data_port", host_->endpoint().port()}};
+    return {{"op", "ready"}, {"data_port", host_->endpoint().port()}, {"cores", usable_cores()},
+            {"host_name", host_name()}};
   }
 
   json on_connect(const json& request) {
@@ -271,6 +275,10 @@ class Agent {
     if (trace_) reply["trace"] = trace_->json("measured");
     return reply;
   }
+
+  // `calibrate --hosts`: the path to a peer, and this host's CPU costs (cluster_probes.h).
+  json on_probe(const json& request) { return probe_reply(*host_, request); }
+  json on_calibrate_cpu(const json& request) { return calibrate_cpu_reply(request); }
 
   // Another agent failed: stop at once.
   json on_fail(const json& request) {

@@ -19,6 +19,7 @@
 #include "transport/agent/protocol.h"
 #include "transport/agent/token_file.h"
 #include "transport/net/connect_within.h"
+#include "transport/net/steady_clock.h"
 #include "transport/net/endpoint_text.h"
 
 namespace exsim::transport {
@@ -28,7 +29,7 @@ AgentSession::AgentSession(const Scenario& scenario, const RunOptions& options)
 
 AgentSession::~AgentSession() {
   // The watch's timer is the reactor's: stopped, and let go, on its thread.
-  reactor_.post([stalls = std::move(stalls_)] { stalls->stop(); });
+  if (stalls_) reactor_.post([stalls = std::move(stalls_)] { stalls->stop(); });
   for (auto& c : channels_) c.reset();
   stop_agents(agents_, said_bye_ ? deadlines::kExitAfterBye : std::chrono::milliseconds(0), deadlines::kKillGrace);
   remove_token_file();
@@ -95,6 +96,16 @@ void AgentSession::start() {
   }
   // What an agent runs arrives whole: it reads no file a scenario names.
   const std::string scenario_text = with_costs_inlined(options_.scenario_text, options_.scenario_file);
+  stalls_ = StallWatch::start(reactor_.context(), [this] {
+    std::vector<StallWatch::Waiting> waiting;
+    const std::int64_t now = steady_now_ns();
+    for (std::size_t h = 0; h < channels_.size(); ++h) {
+      if (const std::int64_t ns = channels_[h]->connection()->unacknowledged_ns(now); ns > 0) {
+        waiting.push_back({ns, fmt::format("the control connection to {}", agent_name(h))});
+      }
+    }
+    return waiting;
+  });
   for (const std::size_t h : order) {
     channels_[h]->send(json{{"op", "setup"},
                             {"scenario", scenario_text},
@@ -109,8 +120,8 @@ void AgentSession::start() {
   json peers = json::array();
   for (std::size_t h = 0; h < hosts; ++h) {
     if (!shared) expect(h, "claimed", Clock::now() + deadlines::kClaim);
-    const json ready = expect(h, "ready", Clock::now() + deadlines::kReady);
-    peers.push_back({{"address", agents_[h].address}, {"port", ready.at("data_port")}});
+    ready_.push_back(expect(h, "ready", Clock::now() + deadlines::kReady));
+    peers.push_back({{"address", agents_[h].address}, {"port", ready_.back().at("data_port")}});
   }
   // Every agent has read the token: its file goes now, so that a run ended
   // by a signal (no destructor) leaves none behind.
@@ -190,6 +201,7 @@ void AgentSession::broadcast(const json& message) {
 }
 
 std::optional<StallWatch::Stall> AgentSession::longest_stall(Clock::time_point from, Clock::time_point to) const {
+  if (!stalls_) return std::nullopt;
   // steady_now_ns is the steady clock's count (net/steady_clock.h).
   return stalls_->longest(std::chrono::duration_cast<std::chrono::nanoseconds>(from.time_since_epoch()).count(),
                           std::chrono::duration_cast<std::chrono::nanoseconds>(to.time_since_epoch()).count());

@@ -51,6 +51,9 @@ class AgentSession {
   // Keeps a message for a later expect().
   void put_aside(std::size_t h, json message) { inbox_[h].push_back(std::move(message)); }
   void broadcast(const json& message);
+  void send(std::size_t h, const json& message) { channels_[h]->send(message.dump()); }
+  // Agent h's "ready": its data port, cores and host name.
+  const json& ready(std::size_t h) const { return ready_.at(h); }
   // Whether h's control connection closed, and why.
   bool closed(std::size_t h) const { return channels_[h]->closed(); }
   std::string close_reason(std::size_t h) const { return channels_[h]->error(); }
@@ -74,10 +77,13 @@ class AgentSession {
   const Scenario& scenario_;
   const RunOptions& options_;
   Reactor reactor_;
-  std::shared_ptr<StallWatch> stalls_ = StallWatch::start(reactor_.context());
+  // Once the channels are open: the coordinator's own stalls, and each
+  // control connection's (heartbeats keep data on it, so a link down shows).
+  std::shared_ptr<StallWatch> stalls_;
   std::vector<AgentProcess> agents_;
   std::vector<std::unique_ptr<ControlChannel>> channels_;
   std::vector<std::deque<json>> inbox_;
+  std::vector<json> ready_;
   std::shared_ptr<Doorbell> doorbell_ = std::make_shared<Doorbell>();
   std::string token_file_;
   bool said_bye_ = false;  // every agent answered "shutdown"

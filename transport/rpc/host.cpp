@@ -241,6 +241,10 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
 
  private:
   void dispatch(const FrameHeader& header, const char* body) {
+    if (header.type == FrameType::kPing) {  // a probe: answered at once, by this reactor
+      host_.respond(connection_, header.call_id, CallResult{});
+      return;
+    }
     if ((header.type != FrameType::kTransmitData && header.type != FrameType::kEndOfStream) ||
         header.body_length < CallAddress::kSize) {
       host_.fail(fmt::format("host {} got a malformed call (type {})", host_.index(), static_cast<int>(header.type)));

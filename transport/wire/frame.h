@@ -26,8 +26,9 @@ enum class FrameType : std::uint8_t {
   kControl = 6,       // coordinator <-> agent
   kHelloProof = 7,    // the client's proof: the connection is authenticated
   kHeartbeat = 8,     // a control connection's sign of life, every kHeartbeatPeriod
+  kPing = 9,          // a data call answered at once, whatever its body: probes a path (rpc/peer_probe.h)
 };
-inline constexpr std::uint8_t kLastFrameType = 8;
+inline constexpr std::uint8_t kLastFrameType = 9;
 
 struct FrameHeader {
   static constexpr std::size_t kSize = 32;

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# exsim across real network stacks: hosts in network namespaces of their own,
+# each joined by a veth link to a bridge, and a coordinator in another; made
+# here, bound in time, removed at the end. calibrate --hosts measures them, a
+# run crosses them, a host cut off fails the run naming it, and a short outage
+# flags the run unsteady. Skips (exit 77, the reason printed) where namespaces
+# cannot be made, as without root. Usage: netns_test.sh EXSIM SOURCE_DIR
+set -u
+source "$(dirname "$0")/checks.sh"
+tag="xs$$"
+bridge="${tag}br"
+hosts=(0 1 2)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  for n in "${hosts[@]}" c; do ip netns del "${tag}h$n" 2>/dev/null; done
+  ip netns del "$bridge" 2>/dev/null
+  [ -z "$keep" ] && rm -rf "$work"
+  [ -n "$keep" ] && echo "work directory kept: $work"
+}
+trap cleanup EXIT
+keep=${KEEP_NETNS_WORK:-}  # set to keep the work directory, for a look after a failure
+if ! ip netns add "$bridge" 2>"$work/why"; then
+  echo "SKIP: cannot create network namespaces here ($(head -1 "$work/why")): run as root to test across real network stacks"
+  exit 77
+fi
+ip -n "$bridge" link add br0 type bridge
+ip -n "$bridge" link set br0 up
+# Host n (c: the coordinator) at 10.77.0.(n+1), its link b<tag>n on the bridge.
+join() {
+  local ns="${tag}h$1" address=$2
+  ip netns add "$ns"
+  ip link add "e$tag$1" type veth peer name "b$tag$1"
+  ip link set "e$tag$1" netns "$ns"
+  ip link set "b$tag$1" netns "$bridge"
+  ip -n "$bridge" link set "b$tag$1" master br0 up
+  ip -n "$ns" link set lo up
+  ip -n "$ns" addr add "$address/24" dev "e$tag$1"
+  ip -n "$ns" link set "e$tag$1" up
+}
+for n in "${hosts[@]}"; do join "$n" "10.77.0.$((n + 1))"; done
+join c 10.77.0.100
+"$exsim" agent --new-token-file "$work/token" >/dev/null
+# Starts an agent in each host's namespace, on a fixed port, and lists them in $1.
+start_agents() {
+  # Those of a step before, if still there, hold the port.
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  : >"$1"
+  for n in "${hosts[@]}"; do
+    # `ip netns exec` runs the agent in its own process: $! is the agent.
+    ip netns exec "${tag}h$n" "$exsim" agent --listen "10.77.0.$((n + 1)):7100" --token-file "$work/token" \
+      --idle-timeout 120 >"$1.$n" 2>&1 &
+    pids+=($!)
+  done
+  for n in "${hosts[@]}"; do
+    for _ in $(seq 100); do grep -q listening "$1.$n" && break; sleep 0.05; done
+    sed -n 's/^listening //p' "$1.$n" >>"$1"
+  done
+}
+
+# 1. The paths of every host pair, through the exchange's own connections.
+start_agents "$work/hosts" 
+check "three agents in three namespaces" test "$(wc -l <"$work/hosts")" -eq 3
+timeout 120 ip netns exec "${tag}hc" "$exsim" calibrate --hosts "$work/hosts" --token-file "$work/token" --no-cpu \
+  --round-trips 50 --bulk-mib 8 --cluster "$work/cluster.json" >"$work/out1" 2>"$work/err1"
+code=$?
+check "calibrate --hosts: exit 0" test "$code" -eq 0
+[ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err1" | tail -5
+sed 's/^/  /' "$work/out1"
+check "calibrate --hosts: a cluster of three, its RTTs and bandwidths measured" python3 - "$work/cluster.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+rtt = c["cluster"]["rtt_matrix_ms"]; bw = c["measured"]["bandwidth_gbps"]
+ok = len(c["cluster"]["hosts"]) == 3 and len(rtt) == 3
+ok = ok and all(0 < rtt[a][b] < 10 for a in range(3) for b in range(3))
+ok = ok and all(bw[a][b] > 0.1 for a in range(3) for b in range(3) if a != b)
+directed = c["measured"]["rtt_directed_ms"]
+ok = ok and all(c["measured"]["rtt_p10_ms"][a][b] <= directed[a][b] <= c["measured"]["rtt_p90_ms"][a][b]
+                for a in range(3) for b in range(3))
+ok = ok and all(abs(rtt[a][b] - (directed[a][b] + directed[b][a]) / 2) < 1e-9 for a in range(3) for b in range(3))
+ok = ok and c["cluster"]["nic_gbps"] > 0.1 and c["cluster"]["cores_per_host"] >= 1 and c["measured"]["groups"]
+sys.exit(0 if ok else 1)
+PY
+# The cluster loads as a scenario's.
+python3 - "$work/cluster.json" "$src/tests/data/run/three-hosts.json" "$work/measured.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[2])); s["cluster"] = json.load(open(sys.argv[1]))["cluster"]
+json.dump(s, open(sys.argv[3], "w"))
+PY
+"$exsim" simulate "$work/measured.json" >/dev/null 2>"$work/err1b"
+check "the measured cluster simulates as a scenario's" test $? -eq 0
+
+# 1b. Each host's CPU costs, by `exsim calibrate` run on it through its agent
+# (one repetition, small: the run's machinery, not its figures, is tested here).
+start_agents "$work/hosts1b"
+timeout 180 ip netns exec "${tag}hc" "$exsim" calibrate --hosts "$work/hosts1b" --token-file "$work/token" \
+  --round-trips 20 --bulk-mib 2 --repetitions 1 --scale 0.05 -o "$work/profile.json" >"$work/out1b" 2>"$work/err1c"
+code=$?
+check "calibrate --hosts with the CPU: exit 0" test "$code" -eq 0
+[ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err1c" | tail -5
+check "calibrate --hosts with the CPU: a profile of the hosts' medians" python3 - "$work/profile.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+sys.exit(0 if p["serialize_bytes_per_s"] > 1e6 and "median of 3 hosts" in p["description"] else 1)
+PY
+"$exsim" simulate "$src/tests/data/run/three-hosts.json" --set "costs=$work/profile.json" >/dev/null 2>"$work/err1d"
+check "the hosts' profile simulates" test $? -eq 0
+
+# 2. A run across the namespaces, no delay lines: every row arrives.
+start_agents "$work/hosts2"
+timeout 120 ip netns exec "${tag}hc" "$exsim" run "$src/tests/data/run/three-hosts.json" --policy 16K --no-delay-line \
+  --hosts "$work/hosts2" --token-file "$work/token" --json "$work/run.json" >/dev/null 2>"$work/err2"
+check "run across namespaces: exit 0" test $? -eq 0
+check "run across namespaces: every hash row" has '"rows": 120000' "$work/run.json"
+
+# 3. A host cut off mid-run: the run fails within seconds, naming it; the cut-off agent exits by itself.
+slow="workload.queries.0.exchanges.0.consume_rows_per_s=20000"
+start_agents "$work/hosts3"
+cut_pid=$(pgrep -f "agent --listen 10.77.0.2:7100" | head -1)
+start=$(date +%s)
+timeout 120 ip netns exec "${tag}hc" "$exsim" run "$src/tests/data/run/three-hosts.json" --policy 16K --no-delay-line \
+  --set "$slow" --timeout 60 --hosts "$work/hosts3" --token-file "$work/token" >/dev/null 2>"$work/err3" &
+run=$!
+sleep 2
+ip -n "$bridge" link set "b${tag}1" down
+wait "$run"
+code=$?
+elapsed=$(( $(date +%s) - start ))
+check "a host cut off: the run fails" test "$code" -eq 3
+check "a host cut off: named" grep -q "agent h1 at 10.77.0.2:7100" "$work/err3"
+check "a host cut off: within 20 s ($elapsed s)" test "$elapsed" -lt 20
+for _ in $(seq 150); do kill -0 "$cut_pid" 2>/dev/null || break; sleep 0.1; done
+check "a host cut off: its agent exits by itself within 15 s" bash -c "! kill -0 $cut_pid 2>/dev/null"
+[ "$code" -ne 3 ] && sed 's/^/  stderr: /' "$work/err3" | head -5
+ip -n "$bridge" link set "b${tag}1" up
+# Addresses that failed to resolve while the link was down are tried afresh.
+for n in "${hosts[@]}" c; do ip -n "${tag}h$n" neigh flush all 2>/dev/null; done
+
+# 4. A 2 s outage of one host's link, under the 5 s of silence allowed: the run
+# completes, flagged unsteady (its data waited unacknowledged), naming where.
+start_agents "$work/hosts4"
+timeout 120 ip netns exec "${tag}hc" "$exsim" run "$src/tests/data/run/three-hosts.json" --policy 16K --no-delay-line \
+  --set "$slow" --timeout 60 --hosts "$work/hosts4" --token-file "$work/token" --json "$work/outage.json" \
+  >/dev/null 2>"$work/err4" &
+run=$!
+sleep 2
+ip -n "$bridge" link set "b${tag}2" down
+sleep 2
+ip -n "$bridge" link set "b${tag}2" up
+wait "$run"
+code=$?
+check "a 2 s outage: the run completes" test "$code" -eq 0
+[ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err4" | head -5
+check "a 2 s outage: unsteady, said" has "unsteady:" "$work/err4"
+grep -h "unsteady" "$work/err4" | sed 's/^/  /'
+
+summary

@@ -1,0 +1,167 @@
+#include "workflows/cluster_calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "models/scenario/scenario_loader.h"
+#include "transport/agent/agent_session.h"
+#include "transport/agent/coordinator.h"
+#include "transport/net/endpoint_text.h"
+
+namespace exsim::workflows {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return -1;
+  std::sort(values.begin(), values.end());
+  const double at = q * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(at));
+  const std::size_t above = std::min(values.size() - 1, below + 1);
+  return values[below] + (values[above] - values[below]) * (at - static_cast<double>(below));
+}
+
+// The smallest scenario an agent sets its host up with: the cluster's size and
+// nothing to run (the probes are the agents' own calls).
+std::string probe_scenario(std::size_t hosts) {
+  return fmt::format(R"({{
+  "name": "cluster-calibration",
+  "cluster": {{"hosts": {}, "rtt_ms": {{"same_group": 0.1}}}},
+  "policies": {{"probe": {{}}}},
+  "workload": {{"queries": [{{"name": "none", "exchanges": [
+    {{"id": "x", "kind": "hash", "rows": 1, "row": {{"fixed_bytes": 8}}, "lz4_ratio": 1.0}}]}}]}}
+}})",
+                     hosts);
+}
+
+// How long an agent may take for one pair's probe, and for its calibration.
+constexpr std::chrono::seconds kProbeReply{60};
+constexpr std::chrono::hours kCpuReply{1};
+
+}  // namespace
+
+ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options) {
+  const auto endpoints = transport::read_hosts_file(options.hosts_file);
+  const std::size_t n = endpoints.size();
+  if (n == 0) throw std::runtime_error(fmt::format("{} lists no agent", options.hosts_file));
+  const auto say = [&](const std::string& line) {
+    if (options.progress) options.progress(line);
+  };
+  transport::RunOptions run;
+  run.scenario_text = probe_scenario(n);
+  run.scenario_file = "(cluster calibration)";
+  run.hosts_file = options.hosts_file;
+  run.token = options.token;
+  run.delay_line = false;
+  const Scenario scenario = parse_scenario(run.scenario_text, run.scenario_file);
+  transport::AgentSession session(scenario, run);
+  session.start();
+
+  ClusterCalibration c;
+  c.rtt = LatencyMatrix(static_cast<int>(n));
+  c.rtt_p10_ms.assign(n, std::vector<double>(n, -1));
+  c.rtt_p90_ms = c.rtt_p10_ms;
+  c.bandwidth_gbps = c.rtt_p10_ms;
+  for (std::size_t h = 0; h < n; ++h) {
+    const json& ready = session.ready(h);
+    c.addresses.push_back(fmt::format("{}:{}", endpoints[h].address, endpoints[h].port));
+    c.cores.push_back(ready.value("cores", 0));
+    c.names.push_back(fmt::format("h{}", h));
+  }
+  // One pair at a time, each direction: no two probes share a link or a host's CPU.
+  for (std::size_t from = 0; from < n; ++from) {
+    for (std::size_t to = 0; to < n; ++to) {
+      say(fmt::format("path {} -> {}", c.addresses[from], c.addresses[to]));
+      session.send(from, {{"op", "probe"},
+                          {"to", to},
+                          {"round_trips", options.round_trips},
+                          {"bulk_bytes", from == to ? std::size_t{0} : options.bulk_bytes}});
+      const json reply = session.expect(from, "probed", Clock::now() + kProbeReply);
+      const auto times = reply.at("round_trip_ms").get<std::vector<double>>();
+      c.rtt.set_rtt(static_cast<int>(from), static_cast<int>(to), ms_to_ns(quantile(times, 0.5)));
+      c.rtt_p10_ms[from][to] = quantile(times, 0.1);
+      c.rtt_p90_ms[from][to] = quantile(times, 0.9);
+      if (from != to) c.bandwidth_gbps[from][to] = reply.at("bytes_per_s").get<double>() * 8e-9;
+    }
+  }
+  c.groups = find_placement_groups(c.rtt);
+  if (options.cpu) {
+    for (std::size_t h = 0; h < n; ++h) {
+      say(fmt::format("CPU costs of {} (exsim calibrate on it)", c.addresses[h]));
+      session.send(h, {{"op", "calibrate_cpu"}, {"repetitions", options.cpu_repetitions}, {"scale", options.cpu_scale}});
+      const json reply = session.expect(h, "calibrated", Clock::now() + kCpuReply);
+      const std::string profile = reply.at("profile").get<std::string>();
+      if (reply.at("exit_code").get<int>() != 0 || profile.empty()) {
+        c.cpu_failures.push_back(fmt::format("{}: calibrate exited {}: {}", c.addresses[h],
+                                             reply.at("exit_code").get<int>(), reply.at("log").get<std::string>()));
+        continue;
+      }
+      c.host_profiles.push_back(nlohmann::ordered_json::parse(profile));
+    }
+  }
+  session.shut_down();
+  return c;
+}
+
+nlohmann::ordered_json cluster_json(const ClusterCalibration& c) {
+  using ordered = nlohmann::ordered_json;
+  const std::size_t n = c.names.size();
+  ordered hosts = ordered::array();
+  // A scenario's matrix is symmetric: each pair's two directions' medians, averaged.
+  std::vector<std::vector<double>> rtt_ms(n, std::vector<double>(n, 0)), directed_ms = rtt_ms;
+  std::vector<double> crossing;
+  for (std::size_t a = 0; a < n; ++a) {
+    hosts.push_back({{"name", c.names[a]}, {"group", fmt::format("g{}", c.groups.group_of[a])}});
+    for (std::size_t b = 0; b < n; ++b) {
+      const int i = static_cast<int>(a), j = static_cast<int>(b);
+      directed_ms[a][b] = c.rtt.rtt_ms(i, j);
+      rtt_ms[a][b] = (c.rtt.rtt_ms(i, j) + c.rtt.rtt_ms(j, i)) / 2;
+      if (a != b && c.bandwidth_gbps[a][b] > 0) crossing.push_back(c.bandwidth_gbps[a][b]);
+    }
+  }
+  ordered cluster{{"hosts", hosts},
+                  {"cores_per_host", std::max(1, *std::min_element(c.cores.begin(), c.cores.end()))},
+                  {"rtt_matrix_ms", rtt_ms}};
+  // The NIC a host pair achieves, as the scenario's per-host figure: the median pair.
+  if (!crossing.empty()) cluster["nic_gbps"] = quantile(crossing, 0.5);
+  ordered measured{{"addresses", c.addresses},
+                   {"cores", c.cores},
+                   {"rtt_directed_ms", directed_ms},
+                   {"rtt_p10_ms", c.rtt_p10_ms},
+                   {"rtt_p90_ms", c.rtt_p90_ms},
+                   {"bandwidth_gbps", c.bandwidth_gbps},
+                   {"groups", c.groups.why}};
+  if (!c.cpu_failures.empty()) measured["cpu_failures"] = c.cpu_failures;
+  return {{"description", fmt::format("{} hosts measured by exsim calibrate --hosts: the RTT of each ordered pair is "
+                                      "the median of its RPC round trips (spread in rtt_p10_ms, rtt_p90_ms), "
+                                      "nic_gbps the median pair's bandwidth, groups found from the RTTs",
+                                      n)},
+          {"cluster", cluster},
+          {"measured", measured}};
+}
+
+nlohmann::ordered_json median_profile(const ClusterCalibration& c) {
+  if (c.host_profiles.empty()) return nullptr;
+  nlohmann::ordered_json profile = c.host_profiles.front();
+  for (auto& [key, value] : profile.items()) {
+    if (!value.is_number()) continue;
+    std::vector<double> values;
+    for (const auto& p : c.host_profiles) {
+      if (p.contains(key) && p[key].is_number()) values.push_back(p[key].get<double>());
+    }
+    const double median = quantile(values, 0.5);
+    // Counts (cache bytes, streams) stay whole.
+    value = value.is_number_integer() ? nlohmann::ordered_json(std::llround(median)) : nlohmann::ordered_json(median);
+  }
+  profile["description"] = fmt::format("each figure the median of {} hosts' exsim calibrate ({})",
+                                       c.host_profiles.size(), fmt::join(c.addresses, ", "));
+  return profile;
+}
+
+}  // namespace exsim::workflows

@@ -1,0 +1,59 @@
+// `exsim calibrate --hosts`: a real cluster measured through agents on its
+// hosts. Every ordered host pair's path, probed through the exchange's own data
+// connection one pair at a time (so that no two probes share a link): the
+// round trip of single RPCs, median and spread, and the bandwidth of large
+// ones, four in flight. Each host's CPU costs, by `exsim calibrate` run on it,
+// one host at a time. Placement groups are found by clustering the RTT matrix
+// (models/scenario/placement_groups.h). What it writes: the cluster as a
+// scenario's "cluster" object, beside what was measured, and a costs profile
+// of each figure's median over the hosts.
+#ifndef EXSIM_WORKFLOWS_CLUSTER_CALIBRATION_H_
+#define EXSIM_WORKFLOWS_CLUSTER_CALIBRATION_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/scenario/latency_matrix.h"
+#include "models/scenario/placement_groups.h"
+
+namespace exsim::workflows {
+
+struct ClusterCalibrationOptions {
+  std::string hosts_file;  // one agent's ADDRESS:PORT per host
+  std::string token;
+  int round_trips = 200;            // per ordered pair
+  std::size_t bulk_bytes = 64u << 20;  // per ordered pair of two hosts
+  bool cpu = true;                  // also each host's CPU costs
+  int cpu_repetitions = 5;
+  double cpu_scale = 1.0;
+  std::function<void(const std::string&)> progress;
+};
+
+struct ClusterCalibration {
+  std::vector<std::string> names, addresses;
+  std::vector<int> cores;
+  LatencyMatrix rtt;                                  // medians, ns
+  std::vector<std::vector<double>> rtt_p10_ms, rtt_p90_ms;
+  std::vector<std::vector<double>> bandwidth_gbps;    // -1 on the diagonal
+  PlacementGroups groups;
+  std::vector<nlohmann::ordered_json> host_profiles;  // each host's `calibrate` profile; empty without cpu
+  std::vector<std::string> cpu_failures;              // a host whose calibration wrote nothing, and why
+};
+
+// Throws std::runtime_error naming the agent that failed.
+ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options);
+
+// The cluster as a scenario's "cluster" object, with what was measured beside it:
+// {"cluster": {...}, "measured": {...}}.
+nlohmann::ordered_json cluster_json(const ClusterCalibration& calibration);
+
+// A profile of each numeric figure's median over the hosts' profiles (the
+// rest from the first), or null when no host's CPU was calibrated.
+nlohmann::ordered_json median_profile(const ClusterCalibration& calibration);
+
+}  // namespace exsim::workflows
+
+#endif  // EXSIM_WORKFLOWS_CLUSTER_CALIBRATION_H_

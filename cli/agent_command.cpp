@@ -16,7 +16,7 @@ namespace po = boost::program_options;
 
 int agent_command(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: exsim agent --token-file F [--listen ADDRESS:PORT] [--idle-timeout S] [--cpus LIST]\n"
+      "usage: exsim agent --token-file F [--listen ADDRESS:PORT] [--idle-timeout S] [--cpus LIST] [--keep-serving]\n"
       "       exsim agent --new-token-file F\n\n"
       "Serves one host of a real exchange run for one `exsim run` coordinator, which must\n"
       "prove it holds the token in F (and the agent proves it back; the token never crosses\n"
@@ -33,6 +33,7 @@ int agent_command(const std::vector<std::string>& args) {
       ("token-file", po::value<std::string>()->value_name("FILE"), "file holding the shared token (required)")
       ("new-token-file", po::value<std::string>()->value_name("FILE"), "write a new random token to FILE (mode 600, never over a file) and exit")
       ("idle-timeout", po::value<int>()->value_name("SECONDS")->default_value(600), "exit after this many seconds without a coordinator message while no exchange runs")
+      ("keep-serving", "after a coordinator's shutdown, listen for the next one on the same port (for validate --hosts, a run a coordinator); needs a fixed --listen port")
       ("cpus", po::value<std::string>()->value_name("LIST"), "run on these CPUs only, e.g. 1 or 0-3 (default: wherever the kernel puts the agent's threads)");
   const auto parsed = parse_command_line(args, visible);
   if (!parsed) return kExitOk;
@@ -54,6 +55,12 @@ int agent_command(const std::vector<std::string>& args) {
   options.listen_address = std::get<transport::EndpointText>(endpoint).address;
   options.listen_port = std::get<transport::EndpointText>(endpoint).port;
   options.idle_timeout = std::chrono::seconds(bounded_int(vm, "idle-timeout", 1, 86400));
+  options.keep_serving = vm.count("keep-serving") > 0;
+  if (options.keep_serving && options.listen_port == 0) {
+    throw UsageError(fmt::format("--keep-serving needs a fixed port (--listen {} binds any): coordinators must find "
+                                 "the agent at the same address each time",
+                                 listen));
+  }
   // Before the agent starts a thread: every thread it starts inherits the set.
   if (vm.count("cpus")) transport::pin_process(transport::parse_cpu_list(vm["cpus"].as<std::string>(), "--cpus"));
   return transport::run_agent(options);

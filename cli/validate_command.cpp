@@ -13,6 +13,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/cpu_options.h"
+#include "cli/validate_options.h"
 #include "cli/output_files.h"
 #include "cli/validate_report.h"
 #include "workflows/suite_measurement.h"
@@ -87,7 +88,8 @@ int validate_command(const std::vector<std::string>& args) {
   measure.repetitions = repetitions;
   measure.timeout = timeout;
   measure.time_limit = time_limit;
-  if (!again) pin_to(chosen_cpus(vm), "validate");
+  measure.real_cluster = real_cluster_option(vm);
+  if (!again && !measure.real_cluster) pin_to(chosen_cpus(vm), "validate");
   const workflows::ValidationRun run = workflows::run_validation(
       suite, again ? std::optional(vm["measured"].as<std::string>()) : std::nullopt, !inputs.empty(), measure,
       vm.count("profile") ? std::optional(vm["profile"].as<std::string>()) : std::nullopt, model_error);

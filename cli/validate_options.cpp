@@ -2,11 +2,17 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/cpu_options.h"
+#include "cli/validate_options.h"
+#include "models/base/error.h"
+#include "models/base/json_reader.h"
+#include "transport/agent/token_file.h"
 #include "validate/model_errors.h"
+#include "workflows/suite_measurement.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
@@ -70,9 +76,45 @@ po::options_description validate_options() {
       ("region", po::value<std::string>()->value_name("FILE"),
        "also write the suite's points (channels and batch, in flight, MT_DOP, RTT) with each row's wall-clock error:\n"
        "the validated region exsim builds in from scenarios/validation/region.json");
+  visible.add_options()
+      ("hosts", po::value<std::string>()->value_name("FILE"),
+       "run on a real cluster: the agents (exsim agent --keep-serving) this file lists, each scenario on the first "
+       "of them, no delay lines or NIC caps; needs --token-file, --cluster and --profile")
+      ("token-file", po::value<std::string>()->value_name("FILE"), "with --hosts: the agents' token")
+      ("cluster", po::value<std::string>()->value_name("FILE"),
+       "with --hosts: the cluster calibrate --hosts measured, which replaces each scenario's (its first hosts)");
   add_results_option(visible, "every comparison, the thresholds and the verdict");
   add_cpus_option(visible);
   return visible;
+}
+
+std::optional<workflows::RealCluster> real_cluster_option(const po::variables_map& vm) {
+  if (!vm.count("hosts")) {
+    for (const char* flag : {"token-file", "cluster"}) {
+      if (vm.count(flag)) throw UsageError(fmt::format("--{} goes with --hosts", flag));
+    }
+    return std::nullopt;
+  }
+  for (const char* flag : {"token-file", "cluster", "profile"}) {
+    if (!vm.count(flag)) {
+      throw UsageError(fmt::format("--hosts needs --{}: the agents' token, the cluster calibrate --hosts measured, "
+                                   "and its costs profile (this machine's costs say nothing of the cluster's)",
+                                   flag));
+    }
+  }
+  if (vm.count("measured") || vm.count("cpus")) throw UsageError("--hosts runs the suite on the cluster: not with --measured or --cpus");
+  workflows::RealCluster cluster;
+  cluster.hosts_file = vm["hosts"].as<std::string>();
+  cluster.token = transport::read_token_file(vm["token-file"].as<std::string>());
+  cluster.cluster_file = vm["cluster"].as<std::string>();
+  const auto document = nlohmann::ordered_json::parse(read_text_file(cluster.cluster_file, "the cluster file"),
+                                                      nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded() || !document.is_object()) {
+    throw InputError({fmt::format("{}: expected JSON, as calibrate --hosts --cluster writes", cluster.cluster_file)});
+  }
+  // calibrate --hosts writes {"cluster": {...}, "measured": {...}}; a bare cluster object is taken too.
+  cluster.cluster_text = (document.contains("cluster") ? document["cluster"] : document).dump();
+  return cluster;
 }
 
 }  // namespace exsim::cli

@@ -72,6 +72,7 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options) {
     const json& ready = session.ready(h);
     c.addresses.push_back(fmt::format("{}:{}", endpoints[h].address, endpoints[h].port));
     c.cores.push_back(ready.value("cores", 0));
+    c.machines.push_back(ready.value("boot_id", ""));
     c.names.push_back(fmt::format("h{}", h));
   }
   // One pair at a time, each direction: no two probes share a link or a host's CPU.
@@ -113,15 +114,20 @@ nlohmann::ordered_json cluster_json(const ClusterCalibration& c) {
   using ordered = nlohmann::ordered_json;
   const std::size_t n = c.names.size();
   ordered hosts = ordered::array();
-  // A scenario's matrix is symmetric: each pair's two directions' medians, averaged.
+  // A call's time in the model is the pair's RTT plus the profile's
+  // rpc_latency_us, the RPC layer's own round trip. A ping measures both: a
+  // host's ping of itself is the RPC layer alone (median_profile's
+  // rpc_latency_us), and a pair's RTT is its ping less the two hosts' own,
+  // averaged over both directions (a scenario's matrix is symmetric).
   std::vector<std::vector<double>> rtt_ms(n, std::vector<double>(n, 0)), directed_ms = rtt_ms;
+  const auto own = [&](std::size_t h) { return c.rtt.rtt_ms(static_cast<int>(h), static_cast<int>(h)); };
   std::vector<double> crossing;
   for (std::size_t a = 0; a < n; ++a) {
     hosts.push_back({{"name", c.names[a]}, {"group", fmt::format("g{}", c.groups.group_of[a])}});
     for (std::size_t b = 0; b < n; ++b) {
       const int i = static_cast<int>(a), j = static_cast<int>(b);
       directed_ms[a][b] = c.rtt.rtt_ms(i, j);
-      rtt_ms[a][b] = (c.rtt.rtt_ms(i, j) + c.rtt.rtt_ms(j, i)) / 2;
+      if (a != b) rtt_ms[a][b] = std::max(0.0, (c.rtt.rtt_ms(i, j) + c.rtt.rtt_ms(j, i) - own(a) - own(b)) / 2);
       if (a != b && c.bandwidth_gbps[a][b] > 0) crossing.push_back(c.bandwidth_gbps[a][b]);
     }
   }
@@ -132,15 +138,18 @@ nlohmann::ordered_json cluster_json(const ClusterCalibration& c) {
   if (!crossing.empty()) cluster["nic_gbps"] = quantile(crossing, 0.5);
   ordered measured{{"addresses", c.addresses},
                    {"cores", c.cores},
-                   {"rtt_directed_ms", directed_ms},
+                   {"machines", c.machines},
+                   {"ping_ms", directed_ms},
                    {"rtt_p10_ms", c.rtt_p10_ms},
                    {"rtt_p90_ms", c.rtt_p90_ms},
                    {"bandwidth_gbps", c.bandwidth_gbps},
                    {"groups", c.groups.why}};
   if (!c.cpu_failures.empty()) measured["cpu_failures"] = c.cpu_failures;
-  return {{"description", fmt::format("{} hosts measured by exsim calibrate --hosts: the RTT of each ordered pair is "
-                                      "the median of its RPC round trips (spread in rtt_p10_ms, rtt_p90_ms), "
-                                      "nic_gbps the median pair's bandwidth, groups found from the RTTs",
+  return {{"description", fmt::format("{} hosts measured by exsim calibrate --hosts: ping_ms is the median of each "
+                                      "ordered pair's RPC round trips (spread in rtt_p10_ms, rtt_p90_ms), a host's "
+                                      "ping of itself the RPC layer alone; the RTT of a pair is its pings less "
+                                      "its hosts' own, both ways averaged; nic_gbps the median pair's bandwidth; "
+                                      "groups found from the pings",
                                       n)},
           {"cluster", cluster},
           {"measured", measured}};
@@ -159,8 +168,25 @@ nlohmann::ordered_json median_profile(const ClusterCalibration& c) {
     // Counts (cache bytes, streams) stay whole.
     value = value.is_number_integer() ? nlohmann::ordered_json(std::llround(median)) : nlohmann::ordered_json(median);
   }
-  profile["description"] = fmt::format("each figure the median of {} hosts' exsim calibrate ({})",
-                                       c.host_profiles.size(), fmt::join(c.addresses, ", "));
+  // One machine's calibration counts its own CPUs, shared by the hosts it
+  // emulates; a cluster's hosts have their own.
+  const bool one_machine =
+      !c.machines.front().empty() && std::all_of(c.machines.begin(), c.machines.end(),
+                                                 [&](const std::string& m) { return m == c.machines.front(); });
+  profile["cores"] = one_machine ? c.cores.front() : 0;
+  // The RPC layer's own round trip, as the cluster's hosts run it (their pings
+  // of themselves): what cluster_json took out of each pair's RTT.
+  std::vector<double> own_us;
+  for (int h = 0; h < c.rtt.hosts(); ++h) own_us.push_back(c.rtt.rtt_ms(h, h) * 1e3);
+  profile["rpc_latency_us"] = quantile(own_us, 0.5);
+  if (profile.contains("sources") && profile["sources"].is_object()) {
+    profile["sources"]["rpc_latency_us"] = "measured by calibrate --hosts: the median host's RPC round trip to itself";
+  }
+  profile["description"] =
+      fmt::format("each figure the median of {} hosts' exsim calibrate ({}); {}", c.host_profiles.size(),
+                  fmt::join(c.addresses, ", "),
+                  one_machine ? fmt::format("the hosts share one machine's {} CPUs (one kernel boot id)", c.cores.front())
+                              : std::string("each host has the cluster's cores_per_host of its own"));
   return profile;
 }
 

@@ -35,6 +35,7 @@ struct ClusterCalibrationOptions {
 struct ClusterCalibration {
   std::vector<std::string> names, addresses;
   std::vector<int> cores;
+  std::vector<std::string> machines;                  // each host's kernel boot id: equal ones share a machine
   LatencyMatrix rtt;                                  // medians, ns
   std::vector<std::vector<double>> rtt_p10_ms, rtt_p90_ms;
   std::vector<std::vector<double>> bandwidth_gbps;    // -1 on the diagonal
@@ -51,7 +52,10 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options);
 nlohmann::ordered_json cluster_json(const ClusterCalibration& calibration);
 
 // A profile of each numeric figure's median over the hosts' profiles (the
-// rest from the first), or null when no host's CPU was calibrated.
+// rest from the first), or null when no host's CPU was calibrated. Its
+// `cores` says whether the hosts share a machine's CPUs: that machine's count
+// when every agent runs on one machine (network namespaces, say), else 0, each
+// host having the cluster's cores_per_host of its own.
 nlohmann::ordered_json median_profile(const ClusterCalibration& calibration);
 
 }  // namespace exsim::workflows

@@ -24,15 +24,20 @@ double speed_now_us() {
   return median_of({transport::probe_speed_us(), transport::probe_speed_us(), transport::probe_speed_us()});
 }
 
-RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, std::chrono::seconds timeout) {
+RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, const MeasureOptions& measure) {
   transport::RunOptions options;
   options.scenario_file = loaded.file;
   options.scenario_text = loaded.text;
   options.policies = {policy.name};
-  options.delay_line = true;
-  options.nic_cap = true;
-  options.timeout = timeout;
+  options.delay_line = !measure.real_cluster;
+  options.nic_cap = !measure.real_cluster;
+  options.timeout = measure.timeout;
   options.exsim_binary = "/proc/self/exe";
+  if (measure.real_cluster) {
+    options.hosts_file = measure.real_cluster->hosts_file;
+    options.token = measure.real_cluster->token;
+    options.spare_agents_ok = true;
+  }
   return std::move(transport::run_on_agents(loaded.scenario, options).at(0));
 }
 
@@ -42,10 +47,17 @@ RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, std::ch
 // stderr, and false.
 bool run_steady(const LoadedScenario& loaded, const Policy& policy, const MeasureOptions& options,
                 double reference_us, transport::CallProbe& calls, double usual_calls_us, RunResult& result) {
+  if (options.real_cluster) {
+    result = run_policy(loaded, policy, options);
+    if (!result.unsteady()) return true;
+    fmt::print(stderr, "validate: {}: {}: a stall of {:.1f} s in {}: set aside\n", loaded.file, policy.name,
+               result.longest_stall.seconds, result.longest_stall.where);
+    return false;
+  }
   const transport::CoreShare share;
   const double before = transport::probe_speed_us();
   const double calls_before = calls.probe_us();
-  RunResult run = run_policy(loaded, policy, options.timeout);
+  RunResult run = run_policy(loaded, policy, options);
   const double calls_after = calls.probe_us();
   const double after = transport::probe_speed_us();
   const double deviation = transport::speed_deviation(before, after, reference_us);

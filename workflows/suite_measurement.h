@@ -33,6 +33,17 @@ struct LoadedScenario {
   Scenario scenario;
 };
 
+// A real cluster to run on (validate --hosts): agents already running there,
+// serving coordinators one after another (agent --keep-serving); each scenario
+// runs on the first of them, its cluster the one measured (calibrate --hosts),
+// with no delay lines or NIC caps: the network is the cluster's own.
+struct RealCluster {
+  std::string hosts_file;
+  std::string token;
+  std::string cluster_file;
+  std::string cluster_text;  // the "cluster" object's JSON
+};
+
 struct MeasureOptions {
   int repeat = 3;            // steady runs wanted per policy: the rounds
   int repetitions = 2;       // calibration repetitions per bracket (without a profile)
@@ -41,6 +52,10 @@ struct MeasureOptions {
   // Past the first `repeat` rounds, no round starts to make runs again once
   // this much time has passed since the first (0: no limit; validate/run_schedule.h).
   std::chrono::seconds time_limit{0};
+  // On a real cluster rather than this machine's loopback. The probes of this
+  // machine's speed and calls, and its CPU's share, say nothing of the
+  // cluster's hosts: a run there is set aside for a stall alone.
+  std::optional<RealCluster> real_cluster;
 };
 
 struct MeasuredScenario {

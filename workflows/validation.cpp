@@ -113,6 +113,14 @@ MachineValidation validate_on_this_machine(const validate::Suite& suite, Measure
                                            const std::optional<std::string>& profile,
                                            std::optional<validate::ModelError> error) {
   std::vector<LoadedScenario> scenarios = load_suite_scenarios(suite);
+  if (options.real_cluster) {
+    // On the real cluster: each scenario's cluster the one measured there.
+    for (LoadedScenario& loaded : scenarios) {
+      loaded.text = with_cluster(loaded.text, loaded.file, options.real_cluster->cluster_text,
+                                 options.real_cluster->cluster_file);
+      loaded.scenario = parse_scenario(loaded.text, loaded.file);
+    }
+  }
   // Without a profile, this machine's costs are measured before the runs and
   // after each round of them, and each run is simulated with those around its
   // round: the machine's speed drifts over minutes. Never from the runs themselves.

@@ -377,6 +377,35 @@ std::string with_costs_inlined(std::string_view text, const std::string& file) {
   return document.dump();
 }
 
+std::string with_cluster(std::string_view text, const std::string& file, std::string_view cluster,
+                         const std::string& cluster_file) {
+  nlohmann::ordered_json document = parse_json_text(text, file);
+  nlohmann::ordered_json measured = parse_json_text(cluster, cluster_file);
+  // The scenario's host count, as its loader reads it: a list or a number.
+  const Scenario own = read_scenario(document, file, {}, ScenarioPaths::kRead);
+  const std::size_t hosts = own.cluster.hosts.size();
+  if (!measured.is_object() || !measured.contains("hosts") || !measured["hosts"].is_array() ||
+      !measured.contains("rtt_matrix_ms")) {
+    throw InputError({fmt::format("{}: expected a cluster with \"hosts\" and \"rtt_matrix_ms\" (as calibrate "
+                                  "--hosts writes)", cluster_file)});
+  }
+  if (measured["hosts"].size() < hosts) {
+    throw InputError({fmt::format("{}: {} hosts measured, but {} needs {}", cluster_file, measured["hosts"].size(),
+                                  file, hosts)});
+  }
+  auto cut = measured;
+  cut["hosts"] = nlohmann::ordered_json::array();
+  cut["rtt_matrix_ms"] = nlohmann::ordered_json::array();
+  for (std::size_t a = 0; a < hosts; ++a) {
+    cut["hosts"].push_back(measured["hosts"][a]);
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
+    for (std::size_t b = 0; b < hosts; ++b) row.push_back(measured["rtt_matrix_ms"].at(a).at(b));
+    cut["rtt_matrix_ms"].push_back(std::move(row));
+  }
+  document["cluster"] = std::move(cut);
+  return document.dump();
+}
+
 std::string read_scenario_file(const std::string& path) { return read_text_file(path, "the scenario file"); }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {

@@ -34,6 +34,13 @@ Scenario parse_scenario(std::string_view text, const std::string& file,
 // when it names none. InputError naming the profile when it cannot be read.
 std::string with_costs_inlined(std::string_view text, const std::string& file);
 
+// The scenario text with its "cluster" replaced by `cluster` (a JSON object's
+// text, such as `calibrate --hosts` measures) cut to the scenario's own number
+// of hosts: the first ones, their RTT submatrix. InputError naming `cluster_file`
+// when the cluster has fewer hosts than the scenario, or is not one.
+std::string with_cluster(std::string_view text, const std::string& file, std::string_view cluster,
+                         const std::string& cluster_file);
+
 // --policy NAME... (or the option `flag` names): UsageError for a name given
 // twice, or one that `known` (the policies of `file`) lacks, with a "did you mean".
 void check_policy_names(const std::vector<std::string>& names, const std::vector<std::string>& known,

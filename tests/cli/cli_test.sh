@@ -222,6 +222,17 @@ check "--trace-events without --trace" run 2 simulate "$src/scenarios/default.js
 check "--trace-events without --trace named" has "--trace-events applies only with --trace" "$work/err"
 check "--token-file without --hosts" run 2 run "$src/scenarios/default.json" --token-file "$work/none"
 check "--token-file without --hosts named" has "--token-file applies only with --hosts" "$work/err"
+"$exsim" agent --new-token-file "$work/token" >/dev/null
+check "agent --keep-serving on any port" run 2 agent --token-file "$work/token" --keep-serving
+check "agent --keep-serving on any port: said" has "--keep-serving needs a fixed port" "$work/err"
+check "calibrate --cluster without --hosts" run 2 calibrate --cluster "$work/c.json"
+check "calibrate --cluster without --hosts: said" has "--cluster goes with --hosts" "$work/err"
+check "calibrate --hosts without a token" run 2 calibrate --hosts "$work/none" --cluster "$work/c.json"
+check "calibrate --hosts without a token: said" has "--hosts needs --token-file" "$work/err"
+check "validate --hosts without its cluster" run 2 validate "$src/scenarios/validation" --hosts "$work/none"
+check "validate --hosts without its cluster: said" has "--hosts needs --token-file" "$work/err"
+check "validate --cluster without --hosts" run 2 validate "$src/scenarios/validation" --cluster "$work/c.json"
+check "validate --cluster without --hosts: said" has "--cluster goes with --hosts" "$work/err"
 check "unknown flag" run 2 simulate "$src/scenarios/default.json" --frobnicate
 check "unknown scheduler" run 2 simulate "$src/scenarios/default.json" --scheduler nope
 check "unknown scheduler: the names" has "expected calendar, quad-heap or binary-heap" "$work/err"

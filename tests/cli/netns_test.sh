@@ -71,14 +71,16 @@ sed 's/^/  /' "$work/out1"
 check "calibrate --hosts: a cluster of three, its RTTs and bandwidths measured" python3 - "$work/cluster.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
-rtt = c["cluster"]["rtt_matrix_ms"]; bw = c["measured"]["bandwidth_gbps"]
+rtt = c["cluster"]["rtt_matrix_ms"]; bw = c["measured"]["bandwidth_gbps"]; ping = c["measured"]["ping_ms"]
 ok = len(c["cluster"]["hosts"]) == 3 and len(rtt) == 3
-ok = ok and all(0 < rtt[a][b] < 10 for a in range(3) for b in range(3))
+ok = ok and all(0 <= rtt[a][b] < 10 and 0 < ping[a][b] < 10 for a in range(3) for b in range(3))
 ok = ok and all(bw[a][b] > 0.1 for a in range(3) for b in range(3) if a != b)
-directed = c["measured"]["rtt_directed_ms"]
-ok = ok and all(c["measured"]["rtt_p10_ms"][a][b] <= directed[a][b] <= c["measured"]["rtt_p90_ms"][a][b]
+ok = ok and all(c["measured"]["rtt_p10_ms"][a][b] <= ping[a][b] <= c["measured"]["rtt_p90_ms"][a][b]
                 for a in range(3) for b in range(3))
-ok = ok and all(abs(rtt[a][b] - (directed[a][b] + directed[b][a]) / 2) < 1e-9 for a in range(3) for b in range(3))
+# A pair's RTT: its pings less its hosts' own (the RPC layer), both ways averaged.
+ok = ok and all(abs(rtt[a][b] - max(0, (ping[a][b] + ping[b][a] - ping[a][a] - ping[b][b]) / 2)) < 1e-9
+                for a in range(3) for b in range(3) if a != b)
+ok = ok and all(rtt[a][a] == 0 for a in range(3))
 ok = ok and c["cluster"]["nic_gbps"] > 0.1 and c["cluster"]["cores_per_host"] >= 1 and c["measured"]["groups"]
 sys.exit(0 if ok else 1)
 PY
@@ -95,7 +97,8 @@ check "the measured cluster simulates as a scenario's" test $? -eq 0
 # (one repetition, small: the run's machinery, not its figures, is tested here).
 start_agents "$work/hosts1b"
 timeout 180 ip netns exec "${tag}hc" "$exsim" calibrate --hosts "$work/hosts1b" --token-file "$work/token" \
-  --round-trips 20 --bulk-mib 2 --repetitions 1 --scale 0.05 -o "$work/profile.json" >"$work/out1b" 2>"$work/err1c"
+  --round-trips 20 --bulk-mib 2 ${NETNS_CPU_CALIBRATION:---repetitions 1 --scale 0.05} -o "$work/profile.json" \
+  >"$work/out1b" 2>"$work/err1c"
 code=$?
 check "calibrate --hosts with the CPU: exit 0" test "$code" -eq 0
 [ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err1c" | tail -5
@@ -154,5 +157,32 @@ check "a 2 s outage: the run completes" test "$code" -eq 0
 [ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err4" | head -5
 check "a 2 s outage: unsteady, said" has "unsteady:" "$work/err4"
 grep -h "unsteady" "$work/err4" | sed 's/^/  /'
+
+# 5. The validation on the cluster: agents serving one coordinator after
+# another, each scenario's cluster the one measured in 1 (its first hosts), the
+# costs those measured in 1b, no delay lines. Judged by the suite's thresholds.
+for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+wait 2>/dev/null
+: >"$work/hosts5"
+for n in "${hosts[@]}"; do
+  ip netns exec "${tag}h$n" "$exsim" agent --listen "10.77.0.$((n + 1)):7100" --token-file "$work/token" \
+    --idle-timeout 120 --keep-serving >"$work/hosts5.$n" 2>&1 &
+  pids+=($!)
+  echo "10.77.0.$((n + 1)):7100" >>"$work/hosts5"
+done
+for n in "${hosts[@]}"; do for _ in $(seq 100); do grep -q listening "$work/hosts5.$n" && break; sleep 0.05; done; done
+timeout 240 ip netns exec "${tag}hc" "$exsim" validate "$src/scenarios/validation/mt-dop-1.json" \
+  "$src/scenarios/validation/latency.json" --hosts "$work/hosts5" --token-file "$work/token" \
+  --cluster "$work/cluster.json" --profile "$work/profile.json" -o "$work/validation.json" >"$work/out5" 2>"$work/err5"
+code=$?
+check "validate --hosts: a verdict (exit 0 or 1, not $code)" test "$code" -le 1
+[ "$code" -gt 1 ] && sed 's/^/  stderr: /' "$work/err5" | tail -5
+sed 's/^/  /' "$work/out5" | head -40
+check "validate --hosts: every policy judged on the cluster" python3 - "$work/validation.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+rows = v["comparisons"] if isinstance(v, dict) else v
+sys.exit(0 if len(rows) == 4 else 1)
+PY
 
 summary

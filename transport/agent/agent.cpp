@@ -183,7 +183,7 @@ class Agent {
       for (auto& [id, run] : runs_) run.stats->fail(reason);
     });
     return {{"op", "ready"}, {"data_port", host_->endpoint().port()}, {"cores", usable_cores()},
-            {"host_name", host_name()}};
+            {"host_name", host_name()}, {"boot_id", boot_id()}};
   }
 
   json on_connect(const json& request) {
@@ -330,8 +330,15 @@ class Agent {
 
 int run_agent(const AgentOptions& options) {
   try {
-    Agent agent(options);
-    return agent.serve();
+    // One coordinator a session; with keep_serving, sessions one after
+    // another on the same port, each agent's state its own, until one ends
+    // otherwise than by its coordinator's shutdown (the idle timeout, say).
+    int code = 0;
+    do {
+      Agent agent(options);
+      code = agent.serve();
+    } while (options.keep_serving && code == 0);
+    return code;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "exsim agent: %s\n", e.what());
     return 3;

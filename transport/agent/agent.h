@@ -17,6 +17,9 @@ struct AgentOptions {
   unsigned short listen_port = 0;  // 0: any; the bound port is printed
   std::string token;
   std::chrono::seconds idle_timeout{600};  // no coordinator message for this long: exit
+  // Serve coordinators one after another (listen_port must be fixed: each
+  // session binds it anew), as `validate --hosts` needs: a run a session.
+  bool keep_serving = false;
 };
 
 // Serves one coordinator. Prints "listening ADDRESS:PORT" on stdout once bound.

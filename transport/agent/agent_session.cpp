@@ -51,6 +51,7 @@ void AgentSession::start() {
     for (const auto& endpoint : read_hosts_file(options_.hosts_file)) {
       agents_.push_back({-1, endpoint.address, endpoint.port});
     }
+    if (options_.spare_agents_ok && agents_.size() > hosts) agents_.resize(hosts);
     if (agents_.size() != hosts) {
       throw InputError({fmt::format("{} lists {} agents for {} scenario hosts", options_.hosts_file,
                                        agents_.size(), hosts)});
@@ -82,6 +83,14 @@ void AgentSession::start() {
   }
   std::optional<ConnectFailure> failure;
   auto sockets = connect_within(reactor_.context(), endpoints, kConnectTimeout, failure);
+  // An agent that serves coordinators one after another (--keep-serving)
+  // listens again a moment after its last one's shutdown: a refused
+  // connection is tried again for that long.
+  for (const auto until = Clock::now() + deadlines::kBetweenSessions;
+       shared && failure && failure->reason == "Connection refused" && Clock::now() < until;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    sockets = connect_within(reactor_.context(), endpoints, kConnectTimeout, failure);
+  }
   if (failure) {
     throw std::runtime_error(fmt::format("{}: cannot connect: {}{}", agent_name(failure->index), failure->reason,
                                          shared ? " (is the agent running, at that address, and reachable?)" : ""));

@@ -82,6 +82,12 @@ nlohmann::json calibrate_cpu_reply(const nlohmann::json& request) {
 
 int usable_cores() { return static_cast<int>(allowed_cpus().size()); }
 
+std::string boot_id() {
+  std::string id = read_whole("/proc/sys/kernel/random/boot_id");
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
+}
+
 std::string host_name() {
   char name[HOST_NAME_MAX + 1] = {0};
   return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();

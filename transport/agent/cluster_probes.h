@@ -25,6 +25,8 @@ nlohmann::json calibrate_cpu_reply(const nlohmann::json& request);
 // the coordinator of its host on setup.
 int usable_cores();
 std::string host_name();
+// The running kernel's boot id: agents that report the same one share a machine.
+std::string boot_id();
 
 }  // namespace exsim::transport
 

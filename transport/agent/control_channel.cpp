@@ -1,6 +1,7 @@
 #include "transport/agent/control_channel.h"
 
 #include <algorithm>
+#include <functional>
 #include <future>
 
 #include <fmt/format.h>
@@ -35,9 +36,12 @@ void ControlChannel::on_reactor(F&& fn) {
     fn();
     return;
   }
+  // The task owns what it runs: a wait that gives up leaves nothing of this
+  // frame for it to touch.
+  auto task = std::make_shared<std::function<void()>>(std::forward<F>(fn));
   auto done = std::make_shared<std::promise<void>>();
-  reactor_.post([&fn, done] {
-    fn();
+  reactor_.post([task, done] {
+    (*task)();
     done->set_value();
   });
   done->get_future().wait_for(std::chrono::seconds(2));

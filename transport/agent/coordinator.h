@@ -28,6 +28,7 @@ struct RunOptions {
   bool nic_cap = false;               // pace each host's outbound and inbound bytes at nic_gbps
   std::string hosts_file;             // agents already running: one ADDRESS:PORT per scenario host
   std::string token;                  // with hosts_file: the agents' token
+  bool spare_agents_ok = false;       // with hosts_file: more agents than hosts, the first ones used
   std::string exsim_binary;           // to start local agents
   // Local agents only: host h's agent runs on host_cpus[h] (empty: every
   // agent wherever the kernel puts it).

@@ -34,6 +34,9 @@ inline constexpr seconds kKillGrace{5};
 inline constexpr milliseconds kReportDeadAgents{300};
 // A connection to an agent's control port must present the token within this.
 inline constexpr seconds kHello{10};
+// An agent serving coordinators one after another listens again within this
+// of its last one's shutdown (its teardown and last reply's drain included).
+inline constexpr seconds kBetweenSessions{5};
 // An agent's last reply leaves before it closes its control connection.
 inline constexpr seconds kLastReplyLeaves{2};
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <future>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
@@ -28,8 +29,16 @@ AgentSession::AgentSession(const Scenario& scenario, const RunOptions& options)
     : scenario_(scenario), options_(options) {}
 
 AgentSession::~AgentSession() {
-  // The watch's timer is the reactor's: stopped, and let go, on its thread.
-  if (stalls_) reactor_.post([stalls = std::move(stalls_)] { stalls->stop(); });
+  // The watch looks at the channels on the reactor's thread: stopped there,
+  // and waited for, before they go; let go there too (its timer is the reactor's).
+  if (stalls_) {
+    auto stopped = std::make_shared<std::promise<void>>();
+    reactor_.post([stalls = std::move(stalls_), stopped] {
+      stalls->stop();
+      stopped->set_value();
+    });
+    stopped->get_future().wait_for(std::chrono::seconds(5));
+  }
   for (auto& c : channels_) c.reset();
   stop_agents(agents_, said_bye_ ? deadlines::kExitAfterBye : std::chrono::milliseconds(0), deadlines::kKillGrace);
   remove_token_file();

@@ -13,6 +13,7 @@ std::shared_ptr<StallWatch> StallWatch::start(asio::io_context& context, Connect
 }
 
 void StallWatch::stop() {
+  stopped_ = true;
   timer_.cancel();
 }
 
@@ -26,6 +27,9 @@ void StallWatch::arm() {
 }
 
 void StallWatch::tick() {
+  // A tick whose wait ended before stop() cancelled it runs after: it must
+  // not look at what the owner may be taking down.
+  if (stopped_) return;
   const std::int64_t now = steady_now_ns();
   const std::int64_t record_min = std::chrono::nanoseconds(kRecordMin).count();
   if (now - due_ns_ > record_min) record(due_ns_, now - due_ns_, "its process did not run");

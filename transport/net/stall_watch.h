@@ -51,6 +51,7 @@ class StallWatch : public std::enable_shared_from_this<StallWatch> {
 
   // Starts ticking on `context`'s thread; `check`, if given, runs there too.
   static std::shared_ptr<StallWatch> start(asio::io_context& context, ConnectionCheck check = {});
+  // On the context's thread: no tick, and no check, runs after it.
   void stop();
 
   // The longest stall overlapping [from_ns, to_ns]; nullopt when none. Any thread.
@@ -66,6 +67,7 @@ class StallWatch : public std::enable_shared_from_this<StallWatch> {
   asio::steady_timer timer_;
   ConnectionCheck check_;
   std::int64_t due_ns_ = 0;
+  bool stopped_ = false;  // the context's thread
   mutable std::mutex mutex_;
   std::deque<Stall> stalls_;  // the last kKept, oldest first
   static constexpr std::size_t kKept = 1000;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/scenario/costs.h"
 #include "models/scenario/scenario_loader.h"
 #include "transport/agent/agent_session.h"
 #include "transport/agent/coordinator.h"
@@ -18,7 +19,8 @@ namespace {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-double quantile(std::vector<double> values, double q) {
+// A percentile, interpolated between neighbours (medians: costs.h spread_of).
+double percentile(std::vector<double> values, double q) {
   if (values.empty()) return -1;
   std::sort(values.begin(), values.end());
   const double at = q * static_cast<double>(values.size() - 1);
@@ -85,9 +87,9 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options) {
                           {"bulk_bytes", from == to ? std::size_t{0} : options.bulk_bytes}});
       const json reply = session.expect(from, "probed", Clock::now() + kProbeReply);
       const auto times = reply.at("round_trip_ms").get<std::vector<double>>();
-      c.rtt.set_rtt(static_cast<int>(from), static_cast<int>(to), ms_to_ns(quantile(times, 0.5)));
-      c.rtt_p10_ms[from][to] = quantile(times, 0.1);
-      c.rtt_p90_ms[from][to] = quantile(times, 0.9);
+      c.rtt.set_rtt(static_cast<int>(from), static_cast<int>(to), ms_to_ns(spread_of(times).median));
+      c.rtt_p10_ms[from][to] = percentile(times, 0.1);
+      c.rtt_p90_ms[from][to] = percentile(times, 0.9);
       if (from != to) c.bandwidth_gbps[from][to] = reply.at("bytes_per_s").get<double>() * 8e-9;
     }
   }
@@ -135,7 +137,7 @@ nlohmann::ordered_json cluster_json(const ClusterCalibration& c) {
                   {"cores_per_host", std::max(1, *std::min_element(c.cores.begin(), c.cores.end()))},
                   {"rtt_matrix_ms", rtt_ms}};
   // The NIC a host pair achieves, as the scenario's per-host figure: the median pair.
-  if (!crossing.empty()) cluster["nic_gbps"] = quantile(crossing, 0.5);
+  if (!crossing.empty()) cluster["nic_gbps"] = spread_of(crossing).median;
   ordered measured{{"addresses", c.addresses},
                    {"cores", c.cores},
                    {"machines", c.machines},
@@ -164,7 +166,7 @@ nlohmann::ordered_json median_profile(const ClusterCalibration& c) {
     for (const auto& p : c.host_profiles) {
       if (p.contains(key) && p[key].is_number()) values.push_back(p[key].get<double>());
     }
-    const double median = quantile(values, 0.5);
+    const double median = spread_of(values).median;
     // Counts (cache bytes, streams) stay whole.
     value = value.is_number_integer() ? nlohmann::ordered_json(std::llround(median)) : nlohmann::ordered_json(median);
   }
@@ -178,7 +180,7 @@ nlohmann::ordered_json median_profile(const ClusterCalibration& c) {
   // of themselves): what cluster_json took out of each pair's RTT.
   std::vector<double> own_us;
   for (int h = 0; h < c.rtt.hosts(); ++h) own_us.push_back(c.rtt.rtt_ms(h, h) * 1e3);
-  profile["rpc_latency_us"] = quantile(own_us, 0.5);
+  profile["rpc_latency_us"] = spread_of(own_us).median;
   if (profile.contains("sources") && profile["sources"].is_object()) {
     profile["sources"]["rpc_latency_us"] = "measured by calibrate --hosts: the median host's RPC round trip to itself";
   }

@@ -177,7 +177,7 @@ timeout 240 ip netns exec "${tag}hc" "$exsim" validate "$src/scenarios/validatio
 code=$?
 check "validate --hosts: a verdict (exit 0 or 1, not $code)" test "$code" -le 1
 [ "$code" -gt 1 ] && sed 's/^/  stderr: /' "$work/err5" | tail -5
-sed 's/^/  /' "$work/out5" | head -40
+sed 's/^/  | /' "$work/out5" | head -40
 check "validate --hosts: every policy judged on the cluster" python3 - "$work/validation.json" <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))

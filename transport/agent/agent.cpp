@@ -183,7 +183,7 @@ class Agent {
       for (auto& [id, run] : runs_) run.stats->fail(reason);
     });
     return {{"op", "ready"}, {"data_port", host_->endpoint().port()}, {"cores", usable_cores()},
-            {"host_name", host_name()}, {"boot_id", boot_id()}};
+            {"boot_id", boot_id()}};
   }
 
   json on_connect(const json& request) {

@@ -7,13 +7,12 @@
 
 #include <climits>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "models/base/json_reader.h"
 #include "transport/rpc/peer_probe.h"
 #include "transport/testbed/cpu_set.h"
 
@@ -21,13 +20,6 @@ extern char** environ;
 
 namespace exsim::transport {
 namespace {
-
-std::string read_whole(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A private file for the child's output, removed by the caller.
 std::string temporary_file(const char* what) {
@@ -72,8 +64,8 @@ nlohmann::json calibrate_cpu_reply(const nlohmann::json& request) {
   if (rc == 0) waitpid(pid, &status, 0);
   nlohmann::json reply{{"op", "calibrated"},
                        {"exit_code", rc != 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)},
-                       {"profile", read_whole(profile)}};
-  const std::string output = read_whole(log);
+                       {"profile", read_text_file(profile, "the calibration's profile")}};
+  const std::string output = read_text_file(log, "the calibration's output");
   reply["log"] = output.size() > 4000 ? output.substr(output.size() - 4000) : output;
   std::remove(profile.c_str());
   std::remove(log.c_str());
@@ -83,14 +75,9 @@ nlohmann::json calibrate_cpu_reply(const nlohmann::json& request) {
 int usable_cores() { return static_cast<int>(allowed_cpus().size()); }
 
 std::string boot_id() {
-  std::string id = read_whole("/proc/sys/kernel/random/boot_id");
+  std::string id = read_text_file("/proc/sys/kernel/random/boot_id", "the kernel's boot id");
   while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
   return id;
-}
-
-std::string host_name() {
-  char name[HOST_NAME_MAX + 1] = {0};
-  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
 }
 
 }  // namespace exsim::transport

@@ -21,10 +21,9 @@ nlohmann::json probe_reply(Host& host, const nlohmann::json& request);
 // end of its output}. Runs this binary's `calibrate` and waits for it.
 nlohmann::json calibrate_cpu_reply(const nlohmann::json& request);
 
-// The CPUs this process may use, and the host's name: what the agent tells
-// the coordinator of its host on setup.
+// The CPUs this process may use: what the agent tells the coordinator of its
+// host on setup, with the boot id below.
 int usable_cores();
-std::string host_name();
 // The running kernel's boot id: agents that report the same one share a machine.
 std::string boot_id();
 

@@ -22,7 +22,6 @@ void UnauthenticatedConnections::admit(const std::shared_ptr<Connection>& connec
     if (victim == waiting_.end()) victim = waiting_.begin();
     if (auto c = victim->connection.lock()) c->close("dropped: too many connections waiting to authenticate");
     waiting_.erase(victim);
-    ++dropped_;
   }
   arm();
 }
@@ -34,7 +33,6 @@ void UnauthenticatedConnections::sweep() {
     if (!c || !c->open() || c->is_authenticated()) return true;
     if (now - w.since < deadline_) return false;
     c->close("dropped: did not authenticate in time");
-    ++dropped_;
     return true;
   });
 }

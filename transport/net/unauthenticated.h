@@ -35,9 +35,6 @@ class UnauthenticatedConnections : public std::enable_shared_from_this<Unauthent
   void admit(const std::shared_ptr<Connection>& connection);
   // Closes those past the deadline and forgets the closed and the authenticated.
   void sweep();
-  // How many wait now (after a sweep), and how many were closed for the cap or the deadline.
-  std::size_t waiting() const { return waiting_.size(); }
-  std::size_t dropped() const { return dropped_; }
 
  private:
   struct Waiting {
@@ -53,7 +50,6 @@ class UnauthenticatedConnections : public std::enable_shared_from_this<Unauthent
   std::deque<Waiting> waiting_;  // oldest first
   std::size_t max_connections_;
   std::chrono::milliseconds deadline_;
-  std::size_t dropped_ = 0;
   bool armed_ = false;
 };
 

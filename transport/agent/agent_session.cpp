@@ -96,7 +96,7 @@ void AgentSession::start() {
   // listens again a moment after its last one's shutdown: a refused
   // connection is tried again for that long.
   for (const auto until = Clock::now() + deadlines::kBetweenSessions;
-       shared && failure && failure->reason == "Connection refused" && Clock::now() < until;) {
+       shared && failure && failure->code == ECONNREFUSED && Clock::now() < until;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     sockets = connect_within(reactor_.context(), endpoints, kConnectTimeout, failure);
   }
@@ -185,7 +185,7 @@ AgentSession::json AgentSession::expect(std::size_t h, const std::string& op, Cl
     if (!text) {
       const std::string why = channels_[h]->closed() ? channels_[h]->error() : "no answer in time";
       std::string hint;
-      if (why.starts_with("refused:")) {
+      if (channels_[h]->refused()) {
         hint = ": the agent's token is not the one in --token-file";
       } else if ((op == "claimed" || op == "ready") && channels_[h]->closed()) {
         // An agent closes a second coordinator's connection.

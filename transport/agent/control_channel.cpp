@@ -136,17 +136,30 @@ std::string ControlChannel::error() const {
   return error_;
 }
 
+void ControlChannel::refuse(Connection& connection, const std::string& why) {
+  {
+    std::lock_guard lock(mutex_);
+    refused_ = true;
+  }
+  connection.close(why);
+}
+
+bool ControlChannel::refused() const {
+  std::lock_guard lock(mutex_);
+  return refused_;
+}
+
 void ControlChannel::take_handshake(Connection& connection, const FrameHeader& header, const char* body) {
   std::optional<Handshake::Frame> reply;
   const Handshake::Outcome outcome = handshake_.take(header, body, reply);
   if (reply) send_frame(reply->type, reply->body, 0);
   if (outcome == Handshake::Outcome::kRefused) {
-    connection.close("refused: " + handshake_.refusal());
+    refuse(connection, "refused: " + handshake_.refusal());
     return;
   }
   if (outcome != Handshake::Outcome::kDone) return;
   if (handshake_.context() != kControlContext) {
-    connection.close(fmt::format("refused: a '{}' connection on a control port", handshake_.context()));
+    refuse(connection, fmt::format("refused: a '{}' connection on a control port", handshake_.context()));
     return;
   }
   connection.authenticated(kMaxControlMessage);
@@ -181,12 +194,12 @@ void ControlChannel::on_closed(Connection&, const Connection::CloseReason& reaso
     closed_ = true;
     // A client that leaves after the agent's proof is one that found it
     // wrong: a coordinator with another token.
-    if (error_.empty()) {
-      error_ = handshake_.awaiting_proof()
-                   ? "refused: the peer left the handshake before proving it holds the token (as a coordinator "
-                     "with another token does)"
-                   : reason.text;
+    if (error_.empty() && handshake_.awaiting_proof()) {
+      refused_ = true;
+      error_ = "refused: the peer left the handshake before proving it holds the token (as a coordinator with "
+               "another token does)";
     }
+    if (error_.empty()) error_ = reason.text;
   }
   arrived_.notify_all();
   sent_.notify_all();

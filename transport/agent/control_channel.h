@@ -86,6 +86,9 @@ class ControlChannel final : public Connection::Handler {
   bool closed() const;
   // Why the channel closed ("" while open).
   std::string error() const;
+  // Whether it closed because the handshake failed: one side could not prove
+  // it holds the token (or a data connection came to a control port).
+  bool refused() const;
   void close();
 
   void on_frame(Connection& connection, const FrameHeader& header, const char* body) override;
@@ -98,6 +101,7 @@ class ControlChannel final : public Connection::Handler {
   template <typename F>
   void on_reactor(F&& fn);
   void take_handshake(Connection& connection, const FrameHeader& header, const char* body);
+  void refuse(Connection& connection, const std::string& why);
   void send_frame(FrameType type, const std::string& body, std::uint64_t cookie);
   void tick();
 
@@ -115,6 +119,7 @@ class ControlChannel final : public Connection::Handler {
   std::uint64_t messages_written_ = 0;   // how many were written in full
   std::deque<std::string> inbox_;
   bool closed_ = false;
+  bool refused_ = false;
   std::string error_;
   std::shared_ptr<Doorbell> doorbell_;  // rung after arrived_, if set
 };

@@ -44,8 +44,7 @@ void ControlListener::prune(std::vector<std::unique_ptr<ControlChannel>>& channe
     if (!channel->closed()) return false;
     // Refusals of a handshake are said; drops of connections that sent nothing
     // (or too late) are not, so that a flood cannot fill the agent's log.
-    const std::string why = channel->error();
-    if (why.rfind("refused", 0) == 0) std::fprintf(stderr, "exsim agent: a connection %s\n", why.c_str());
+    if (channel->refused()) std::fprintf(stderr, "exsim agent: a connection %s\n", channel->error().c_str());
     return true;
   });
 }

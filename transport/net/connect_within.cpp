@@ -18,6 +18,7 @@ std::vector<asio::ip::tcp::socket> connect_within(asio::io_context& context,
   std::vector<asio::ip::tcp::socket> sockets;
   std::vector<std::string> errors(endpoints.size());
   std::vector<bool> pending(endpoints.size(), false);
+  std::vector<int> codes(endpoints.size(), 0);  // errno of each failure
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     sockets.emplace_back(context);
     asio::error_code error;
@@ -25,6 +26,7 @@ std::vector<asio::ip::tcp::socket> connect_within(asio::io_context& context,
     if (!error) sockets[i].native_non_blocking(true, error);
     if (error) {
       errors[i] = error.message();
+      codes[i] = error.value();
       continue;
     }
     // The system's connect, not Asio's: Asio's synchronous connect waits for
@@ -35,6 +37,7 @@ std::vector<asio::ip::tcp::socket> connect_within(asio::io_context& context,
     if (errno == EINPROGRESS || errno == EINTR) {
       pending[i] = true;
     } else {
+      codes[i] = errno;
       errors[i] = std::strerror(errno);
     }
   }
@@ -52,13 +55,17 @@ std::vector<asio::ip::tcp::socket> connect_within(asio::io_context& context,
     if (left.count() <= 0) {
       for (const std::size_t i : which) {
         errors[i] = fmt::format("no answer to the connection within {} ms", timeout.count());
+        codes[i] = ETIMEDOUT;
         pending[i] = false;
       }
       break;
     }
     const int ready = poll(fds.data(), fds.size(), static_cast<int>(left.count()));
     if (ready < 0 && errno != EINTR) {
-      for (const std::size_t i : which) errors[i] = std::strerror(errno);
+      for (const std::size_t i : which) {
+        codes[i] = errno;
+        errors[i] = std::strerror(errno);
+      }
       break;
     }
     for (std::size_t k = 0; k < fds.size(); ++k) {
@@ -67,13 +74,16 @@ std::vector<asio::ip::tcp::socket> connect_within(asio::io_context& context,
       int code = 0;
       socklen_t length = sizeof code;
       getsockopt(fds[k].fd, SOL_SOCKET, SO_ERROR, &code, &length);
-      if (code != 0) errors[i] = std::strerror(code);
+      if (code != 0) {
+        codes[i] = code;
+        errors[i] = std::strerror(code);
+      }
       pending[i] = false;
     }
   }
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     if (!errors[i].empty()) {
-      failure = ConnectFailure{i, errors[i]};
+      failure = ConnectFailure{i, codes[i], errors[i]};
       return {};
     }
     asio::error_code ignored;

@@ -22,6 +22,7 @@ inline constexpr std::chrono::seconds kConnectTimeout{5};
 
 struct ConnectFailure {
   std::size_t index = 0;  // into the endpoints
+  int code = 0;           // errno; ETIMEDOUT for kConnectTimeout's own deadline
   std::string reason;
 };
 

@@ -34,6 +34,14 @@ int host_of_context(std::string_view context) {
   return error == std::errc() && end == context.data() + context.size() ? host : -1;
 }
 
+// Handshake frames are up to Handshake::kMaxFrameBody, past a copied frame's
+// inline room: the connection keeps the body until it is sent.
+void send_handshake_frame(Connection& connection, const Handshake::Frame& frame) {
+  FrameHeader h;
+  h.type = frame.type;
+  connection.send_owned(h, frame.body, 0);
+}
+
 }  // namespace
 
 // The connection this host opened to one peer: sends calls, gets responses.
@@ -58,7 +66,7 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
     connection_->start();
     // What this connection is, which the peer reads once this side has proved itself.
     handshake_.emplace(Handshake::Side::kClient, host_.options_.token, data_context(host_.options_.index));
-    send_handshake_frame(*handshake_->opening());
+    send_handshake_frame(*connection_, *handshake_->opening());
   }
 
   int to() const { return to_; }
@@ -96,7 +104,7 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
     }
     std::optional<Handshake::Frame> reply;
     const Handshake::Outcome outcome = handshake_->take(header, body, reply);
-    if (reply) send_handshake_frame(*reply);
+    if (reply) send_handshake_frame(*connection_, *reply);
     if (outcome == Handshake::Outcome::kRefused) {
       tell_ready(fmt::format("host {} refused: {}", to_, handshake_->refusal()));
       connection_->close("refused: " + handshake_->refusal());
@@ -129,12 +137,6 @@ class Host::Outbound final : public Connection::Handler, public std::enable_shar
     std::uint32_t generation = 0;
     bool busy = false;
   };
-
-  void send_handshake_frame(const Handshake::Frame& frame) {
-    FrameHeader h;
-    h.type = frame.type;
-    connection_->send_copy(h, frame.body.data(), frame.body.size(), 0);
-  }
 
   void tell_ready(const std::string& error) {
     if (auto ready = std::exchange(ready_, nullptr)) ready(error);
@@ -186,11 +188,7 @@ class Host::Inbound final : public Connection::Handler, public std::enable_share
     // The handshake: the peer proves it holds the run's token and says which host it is.
     std::optional<Handshake::Frame> reply;
     const Handshake::Outcome outcome = handshake_.take(header, body, reply);
-    if (reply) {
-      FrameHeader h;
-      h.type = reply->type;
-      connection_->send_copy(h, reply->body.data(), reply->body.size(), 0);
-    }
+    if (reply) send_handshake_frame(*connection_, *reply);
     if (outcome == Handshake::Outcome::kRefused) {
       connection_->close("refused: " + handshake_.refusal());
       return;

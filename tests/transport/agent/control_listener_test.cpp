@@ -5,6 +5,7 @@
 
 #include <poll.h>
 
+#include <cerrno>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -136,6 +137,7 @@ TEST_CASE("connecting gives up within its deadline, naming the endpoint that did
   CHECK(Clock::now() - began < 2s);
   REQUIRE(failure);
   CHECK(failure->index == 1);
+  CHECK(failure->code == ETIMEDOUT);
   CHECK(failure->reason == "no answer to the connection within 500 ms");
   CHECK(sockets.empty());
   // A closed port is refused at once.
@@ -143,6 +145,7 @@ TEST_CASE("connecting gives up within its deadline, naming the endpoint that did
   open_one.close();
   connect_within(io, {{asio::ip::make_address("127.0.0.1"), port}}, 2s, failure);
   REQUIRE(failure);
+  CHECK(failure->code == ECONNREFUSED);
   CHECK(failure->reason == "Connection refused");
 }
 

@@ -82,7 +82,9 @@ po::options_description validate_options() {
        "of them, no delay lines or NIC caps; needs --token-file, --cluster and --profile")
       ("token-file", po::value<std::string>()->value_name("FILE"), "with --hosts: the agents' token")
       ("cluster", po::value<std::string>()->value_name("FILE"),
-       "with --hosts: the cluster calibrate --hosts measured, which replaces each scenario's (its first hosts)");
+       "with --hosts: the cluster calibrate --hosts measured, which replaces each scenario's (its first hosts); "
+       "each run is held to the speed each host had when calibrated (its speed_probe_us), and set aside if a host "
+       "strayed");
   add_results_option(visible, "every comparison, the thresholds and the verdict");
   add_cpus_option(visible);
   return visible;
@@ -114,6 +116,17 @@ std::optional<workflows::RealCluster> real_cluster_option(const po::variables_ma
   }
   // calibrate --hosts writes {"cluster": {...}, "measured": {...}}; a bare cluster object is taken too.
   cluster.cluster_text = (document.contains("cluster") ? document["cluster"] : document).dump();
+  const auto measured = document.find("measured");
+  if (measured != document.end() && measured->is_object() && measured->contains("speed_probe_us")) {
+    const auto& probes = (*measured)["speed_probe_us"];
+    const bool numbers = probes.is_array() && std::all_of(probes.begin(), probes.end(), [](const auto& p) { return p.is_number(); });
+    if (!numbers) {
+      throw InputError({fmt::format("{}: /measured/speed_probe_us: expected an array of numbers (each host's speed "
+                                    "probe, -1 for none)",
+                                    cluster.cluster_file)});
+    }
+    cluster.speed_probe_us = probes.get<std::vector<double>>();
+  }
   return cluster;
 }
 

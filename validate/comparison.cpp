@@ -96,6 +96,7 @@ std::string comparisons_to_json(const std::vector<Comparison>& comparisons, cons
                     {"costs", ordered::parse(cost_profile_json(c.costs, c.costs.source, {}, {}))},
                     {"predicted", pair[0]},
                     {"measured", pair[1]}});
+    if (!c.cluster.empty()) rows.back()["cluster"] = ordered::parse(c.cluster);
   }
   ordered out = {{"thresholds", {{"wall_median_error", t.wall_median_error},
                                  {"wall_max_error", t.wall_max_error},

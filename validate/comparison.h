@@ -28,6 +28,10 @@ struct Comparison {
   // False when the measurement was taken on a machine too busy or too noisy
   // for it to judge the model: shown, never judged.
   bool steady = true;
+  // The cluster the run had in place of its scenario's, as JSON text (a real
+  // cluster's, validate --hosts; cut to the scenario's hosts when simulated):
+  // "" for the scenario's own.
+  std::string cluster;
 };
 
 Comparison compare(std::string scenario_file, RunResult predicted, RunResult measured, CostProfile costs = {});

@@ -30,6 +30,9 @@ Measurements load_measurements(const std::string& path) {
         m.scenario_file = row.required("scenario_file").string();
         m.costs = read_cost_profile(row.required("costs"));
         m.steady = row.member("steady").boolean(true);
+        if (const JsonNode cluster = row.member("cluster"); cluster.present() && cluster.expect_object()) {
+          m.cluster = cluster.json().dump();
+        }
         const JsonNode measured = row.required("measured");
         if (!measured.present()) continue;
         m.measured = read_run_result(measured);

@@ -19,6 +19,7 @@ struct Measurement {
   CostProfile costs;
   RunResult measured;
   bool steady = true;  // false: taken on a machine too busy or too noisy to judge the model by
+  std::string cluster;  // the real cluster's in place of the scenario's (JSON text), "" for its own
 };
 
 struct Measurements {

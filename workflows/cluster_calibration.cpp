@@ -11,12 +11,14 @@
 #include "models/scenario/scenario_loader.h"
 #include "transport/agent/agent_session.h"
 #include "transport/agent/coordinator.h"
+#include "transport/calibration/benchmarks.h"
 #include "transport/net/endpoint_text.h"
 
 namespace exsim::workflows {
 namespace {
 
 using json = nlohmann::json;
+constexpr std::uint64_t kPathCallsSeed = 1;
 using Clock = std::chrono::steady_clock;
 
 // A percentile, interpolated between neighbours (medians: costs.h spread_of).
@@ -29,17 +31,14 @@ double percentile(std::vector<double> values, double q) {
   return values[below] + (values[above] - values[below]) * (at - static_cast<double>(below));
 }
 
-// The smallest scenario an agent sets its host up with: the cluster's size and
-// nothing to run (the probes are the agents' own calls).
-std::string probe_scenario(std::size_t hosts) {
-  return fmt::format(R"({{
-  "name": "cluster-calibration",
-  "cluster": {{"hosts": {}, "rtt_ms": {{"same_group": 0.1}}}},
-  "policies": {{"probe": {{}}}},
-  "workload": {{"queries": [{{"name": "none", "exchanges": [
-    {{"id": "x", "kind": "hash", "rows": 1, "row": {{"fixed_bytes": 8}}, "lz4_ratio": 1.0}}]}}]}}
-}})",
-                     hosts);
+// The scenario the agents are set up with: the per-call benchmark's calls
+// from h0 to h1 (benchmarks.h), or for one host the smallest there is (the
+// probes are the agents' own calls, beside any scenario).
+std::string session_scenario(std::size_t hosts, double scale) {
+  if (hosts >= 2) return transport::path_calls_scenario(static_cast<int>(hosts), scale, kPathCallsSeed);
+  return R"({"name": "cluster-calibration", "cluster": {"hosts": 1, "rtt_ms": {"same_group": 0.1}},
+  "policies": {"probe": {}}, "workload": {"queries": [{"name": "none", "exchanges": [
+    {"id": "x", "kind": "hash", "rows": 1, "row": {"fixed_bytes": 8}, "lz4_ratio": 1.0}]}]}})";
 }
 
 // How long an agent may take for one pair's probe, and for its calibration.
@@ -56,11 +55,12 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options) {
     if (options.progress) options.progress(line);
   };
   transport::RunOptions run;
-  run.scenario_text = probe_scenario(n);
+  run.scenario_text = session_scenario(n, options.cpu_scale);
   run.scenario_file = "(cluster calibration)";
   run.hosts_file = options.hosts_file;
   run.token = options.token;
   run.delay_line = false;
+  run.timeout = std::chrono::seconds(120);
   const Scenario scenario = parse_scenario(run.scenario_text, run.scenario_file);
   transport::AgentSession session(scenario, run);
   session.start();
@@ -94,18 +94,28 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options) {
     }
   }
   c.groups = find_placement_groups(c.rtt);
+  if (options.cpu && n >= 2) {
+    say(fmt::format("per-call costs on the path {} -> {} (one-row calls, one and 64 in flight)", c.addresses[0],
+                    c.addresses[1]));
+    const std::vector<RunResult> calls = transport::run_on_session(session, scenario, run);
+    c.path_calls = transport::per_call_figures(transport::calls_of(calls.at(0)), transport::calls_of(calls.at(1)));
+  }
   if (options.cpu) {
     for (std::size_t h = 0; h < n; ++h) {
       say(fmt::format("CPU costs of {} (exsim calibrate on it)", c.addresses[h]));
       session.send(h, {{"op", "calibrate_cpu"}, {"repetitions", options.cpu_repetitions}, {"scale", options.cpu_scale}});
       const json reply = session.expect(h, "calibrated", Clock::now() + kCpuReply);
       const std::string profile = reply.at("profile").get<std::string>();
+      c.speed_probe_us.push_back(-1);
       if (reply.at("exit_code").get<int>() != 0 || profile.empty()) {
         c.cpu_failures.push_back(fmt::format("{}: calibrate exited {}: {}", c.addresses[h],
                                              reply.at("exit_code").get<int>(), reply.at("log").get<std::string>()));
         continue;
       }
       c.host_profiles.push_back(nlohmann::ordered_json::parse(profile));
+      // The speed its costs hold at: the host's probe right after them.
+      session.send(h, {{"op", "speed"}});
+      c.speed_probe_us.back() = session.expect(h, "speed", Clock::now() + kProbeReply).at("probe_us").get<double>();
     }
   }
   session.shut_down();
@@ -147,11 +157,13 @@ nlohmann::ordered_json cluster_json(const ClusterCalibration& c) {
                    {"bandwidth_gbps", c.bandwidth_gbps},
                    {"groups", c.groups.why}};
   if (!c.cpu_failures.empty()) measured["cpu_failures"] = c.cpu_failures;
+  if (!c.speed_probe_us.empty()) measured["speed_probe_us"] = c.speed_probe_us;
   return {{"description", fmt::format("{} hosts measured by exsim calibrate --hosts: ping_ms is the median of each "
                                       "ordered pair's RPC round trips (spread in rtt_p10_ms, rtt_p90_ms), a host's "
                                       "ping of itself the RPC layer alone; the RTT of a pair is its pings less "
                                       "its hosts' own, both ways averaged; nic_gbps the median pair's bandwidth; "
-                                      "groups found from the pings",
+                                      "groups found from the pings; speed_probe_us each host's speed probe after "
+                                      "its CPU calibration (-1: none), which validate --hosts holds runs to",
                                       n)},
           {"cluster", cluster},
           {"measured", measured}};
@@ -181,8 +193,27 @@ nlohmann::ordered_json median_profile(const ClusterCalibration& c) {
   std::vector<double> own_us;
   for (int h = 0; h < c.rtt.hosts(); ++h) own_us.push_back(c.rtt.rtt_ms(h, h) * 1e3);
   profile["rpc_latency_us"] = spread_of(own_us).median;
-  if (profile.contains("sources") && profile["sources"].is_object()) {
-    profile["sources"]["rpc_latency_us"] = "measured by calibrate --hosts: the median host's RPC round trip to itself";
+  const bool sources = profile.contains("sources") && profile["sources"].is_object();
+  if (sources) profile["sources"]["rpc_latency_us"] = "measured by calibrate --hosts: the median host's RPC round trip to itself";
+  // The RPC layer's CPU and wake-ups per call as the cluster's path makes
+  // them, no delay line's timer among them.
+  for (const auto& [key, value] : c.path_calls) {
+    profile[key] = value;
+    if (sources) {
+      profile["sources"][key] = fmt::format("measured by calibrate --hosts on the path {} -> {}, one-row calls through "
+                                            "the agents, no delay lines: {}",
+                                            c.addresses.at(0), c.addresses.at(1), profile["sources"].value(key, ""));
+    }
+  }
+  // The path is measured once: its figures keep the hosts' repetitions'
+  // spread relative to their median, about the path's value.
+  if (profile.contains("spread") && profile["spread"].is_object()) {
+    for (const auto& [key, value] : c.path_calls) {
+      auto& spread = profile["spread"];
+      if (!spread.contains(key) || spread[key].value("median", 0.0) <= 0) continue;
+      const double scale = value / spread[key]["median"].get<double>();
+      for (const char* bound : {"median", "min", "max"}) spread[key][bound] = spread[key][bound].get<double>() * scale;
+    }
   }
   profile["description"] =
       fmt::format("each figure the median of {} hosts' exsim calibrate ({}); {}", c.host_profiles.size(),

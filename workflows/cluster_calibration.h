@@ -2,8 +2,11 @@
 // hosts. Every ordered host pair's path, probed through the exchange's own data
 // connection one pair at a time (so that no two probes share a link): the
 // round trip of single RPCs, median and spread, and the bandwidth of large
-// ones, four in flight. Each host's CPU costs, by `exsim calibrate` run on it,
-// one host at a time. Placement groups are found by clustering the RTT matrix
+// ones, four in flight. Each host's CPU costs, by `exsim calibrate` run on it
+// over all its CPUs, one host at a time; and the RPC layer's CPU and wake-ups
+// per call from one-row calls between two hosts over the real path (on one
+// machine calibrate must measure them through delay lines, whose timers wake
+// the reactors too: 33.5 us a call against 12 on a veth path). Placement groups are found by clustering the RTT matrix
 // (models/scenario/placement_groups.h). What it writes: the cluster as a
 // scenario's "cluster" object, beside what was measured, and a costs profile
 // of each figure's median over the hosts.
@@ -11,6 +14,7 @@
 #define EXSIM_WORKFLOWS_CLUSTER_CALIBRATION_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,7 +45,15 @@ struct ClusterCalibration {
   std::vector<std::vector<double>> bandwidth_gbps;    // -1 on the diagonal
   PlacementGroups groups;
   std::vector<nlohmann::ordered_json> host_profiles;  // each host's `calibrate` profile; empty without cpu
+  // The per-call figures (transport/calibration/benchmarks.h per_call_figures)
+  // of one-row calls from h0 to h1 over the cluster's own path; empty without
+  // cpu or with one host.
+  std::map<std::string, double> path_calls;
   std::vector<std::string> cpu_failures;              // a host whose calibration wrote nothing, and why
+  // Each host's speed probe (transport/testbed/speed_probe.h) just after its
+  // CPU calibration, -1 where it failed; empty without cpu. validate --hosts
+  // holds each run to it.
+  std::vector<double> speed_probe_us;
 };
 
 // Throws std::runtime_error naming the agent that failed.
@@ -52,7 +64,8 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options);
 nlohmann::ordered_json cluster_json(const ClusterCalibration& calibration);
 
 // A profile of each numeric figure's median over the hosts' profiles (the
-// rest from the first), or null when no host's CPU was calibrated. Its
+// rest from the first), the per-call figures those of the cluster's path
+// (path_calls), or null when no host's CPU was calibrated. Its
 // `cores` says whether the hosts share a machine's CPUs: that machine's count
 // when every agent runs on one machine (network namespaces, say), else 0, each
 // host having the cluster's cores_per_host of its own.

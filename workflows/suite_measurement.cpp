@@ -37,6 +37,7 @@ RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, const M
     options.hosts_file = measure.real_cluster->hosts_file;
     options.token = measure.real_cluster->token;
     options.spare_agents_ok = true;
+    options.probe_speed = !measure.real_cluster->speed_probe_us.empty();
   }
   return std::move(transport::run_on_agents(loaded.scenario, options).at(0));
 }
@@ -49,9 +50,12 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
                 double reference_us, transport::CallProbe& calls, double usual_calls_us, RunResult& result) {
   if (options.real_cluster) {
     result = run_policy(loaded, policy, options);
-    if (!result.unsteady()) return true;
-    fmt::print(stderr, "validate: {}: {}: a stall of {:.1f} s in {}: set aside\n", loaded.file, policy.name,
-               result.longest_stall.seconds, result.longest_stall.where);
+    std::string why = strayed_host(result, options.real_cluster->speed_probe_us);
+    if (result.unsteady()) {
+      why = fmt::format("a stall of {:.1f} s in {}", result.longest_stall.seconds, result.longest_stall.where);
+    }
+    if (why.empty()) return true;
+    fmt::print(stderr, "validate: {}: {}: {}: set aside\n", loaded.file, policy.name, why);
     return false;
   }
   const transport::CoreShare share;
@@ -85,6 +89,22 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
 }
 
 }  // namespace
+
+std::string strayed_host(const RunResult& run, const std::vector<double>& reference_us) {
+  for (std::size_t h = 0; h < run.hosts.size() && h < reference_us.size(); ++h) {
+    const HostResult& host = run.hosts[h];
+    if (reference_us[h] <= 0 || host.speed_probe_before_us < 0 || host.speed_probe_after_us < 0) continue;
+    const double deviation =
+        transport::speed_deviation(host.speed_probe_before_us, host.speed_probe_after_us, reference_us[h]);
+    if (deviation > transport::kSteadySpeed) {
+      return fmt::format("host {}'s speed strayed {:.0f}% from its calibration's around the run (probes {:.0f} and "
+                         "{:.0f} us against {:.0f})",
+                         host.name, 100 * deviation, host.speed_probe_before_us, host.speed_probe_after_us,
+                         reference_us[h]);
+    }
+  }
+  return "";
+}
 
 MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options) {
   // Every scenario the real exchange cannot run, refused before any runs.
@@ -164,8 +184,10 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     for (std::size_t p = 0; p < policies.size(); ++p) {
       validate::PolicyRuns& r = schedule.runs({s, p});
       if (schedule.short_of_runs({s, p})) {
-        out.unsteady += fmt::format("{}{}: {} of {} runs on a steady machine (its speed held, its CPU its own)",
-                                    out.unsteady.empty() ? "" : "; ", policies[p].name, r.steady.size(), r.tries);
+        out.unsteady += fmt::format("{}{}: {} of {} runs {}", out.unsteady.empty() ? "" : "; ", policies[p].name,
+                                    r.steady.size(), r.tries,
+                                    options.real_cluster ? "steady on the cluster (no stall, each host at its calibrated speed)"
+                                                         : "on a steady machine (its speed held, its CPU its own)");
       }
       out.runs.push_back(std::move(r.steady));
       out.set_aside.push_back(std::move(r.set_aside));

@@ -42,6 +42,10 @@ struct RealCluster {
   std::string token;
   std::string cluster_file;
   std::string cluster_text;  // the "cluster" object's JSON
+  // Each agent's speed probe when its costs were calibrated (calibrate
+  // --hosts, "measured"."speed_probe_us"; -1 for none): a run during which a
+  // host's speed strayed from it is set aside. Empty: runs are not held to it.
+  std::vector<double> speed_probe_us;
 };
 
 struct MeasureOptions {
@@ -54,7 +58,8 @@ struct MeasureOptions {
   std::chrono::seconds time_limit{0};
   // On a real cluster rather than this machine's loopback. The probes of this
   // machine's speed and calls, and its CPU's share, say nothing of the
-  // cluster's hosts: a run there is set aside for a stall alone.
+  // cluster's hosts: a run there is set aside for a stall, or for a host whose
+  // own speed probes around it strayed from its calibration's.
   std::optional<RealCluster> real_cluster;
 };
 
@@ -74,6 +79,12 @@ struct MeasuredSuite {
   transport::CalibrationSamples calibration;
   std::vector<CostProfile> round_costs;
 };
+
+// Why a cluster's run did not hold to the speeds its hosts' costs were
+// calibrated at (`reference_us`, by agent; -1: none): the first host whose
+// probes around the run strayed more than transport::kSteadySpeed, named; ""
+// when none did, or the run was not probed.
+std::string strayed_host(const RunResult& run, const std::vector<double>& reference_us);
 
 // Measures the suite in rounds; progress on stderr.
 MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options);

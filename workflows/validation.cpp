@@ -81,19 +81,22 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
                                                 std::optional<validate::ModelError> error) {
   std::vector<validate::Comparison> comparisons;
   std::vector<std::string> problems;
-  std::map<std::string, Scenario> scenarios;
+  // By file and the cluster it ran on in place of its own (a real cluster's).
+  std::map<std::pair<std::string, std::string>, Scenario> scenarios;
   for (const auto& row : measurements.rows) {
     const std::string file = scenario_file_of(row, suite);
-    if (scenarios.count(file)) continue;
+    if (scenarios.count({file, row.cluster})) continue;
     try {
-      scenarios.emplace(file, parse_scenario(read_scenario_file(file), file));
+      std::string text = read_scenario_file(file);
+      if (!row.cluster.empty()) text = with_cluster(text, file, row.cluster, "the measurements' cluster");
+      scenarios.emplace(std::pair{file, row.cluster}, parse_scenario(text, file));
     } catch (const InputError& e) {
       problems.insert(problems.end(), e.messages().begin(), e.messages().end());
     }
   }
   if (!problems.empty()) throw InputError(problems);
   for (const auto& row : measurements.rows) {
-    Scenario scenario = scenarios.at(scenario_file_of(row, suite));
+    Scenario scenario = scenarios.at({scenario_file_of(row, suite), row.cluster});
     scenario.costs = row.costs;
     const auto& policies = scenario.policies;
     const auto it = std::find_if(policies.begin(), policies.end(),
@@ -105,6 +108,7 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
     RunResult predicted = predict(scenario, static_cast<std::size_t>(it - policies.begin()), error);
     comparisons.push_back(validate::compare(row.scenario_file, std::move(predicted), row.measured, row.costs));
     comparisons.back().steady = row.steady;
+    comparisons.back().cluster = row.cluster;
   }
   return comparisons;
 }
@@ -136,6 +140,10 @@ MachineValidation validate_on_this_machine(const validate::Suite& suite, Measure
   MeasuredSuite measured = measure_suite(scenarios, options);
   if (options.calibrate) out.calibration = measured.calibration;
   out.judged = compare_measured(std::move(scenarios), std::move(measured), fixed, error);
+  if (options.real_cluster) {
+    // So that `validate --measured` simulates them on the same cluster.
+    for (auto& c : out.judged.comparisons) c.cluster = options.real_cluster->cluster_text;
+  }
   if (!out.judged.no_verdict.empty()) out.judged.no_verdict.push_back(machine_load());
   return out;
 }

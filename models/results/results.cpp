@@ -131,6 +131,8 @@ ordered run_json(const RunResult& r) {
     if (h.sender_worst_held_bytes >= 0) hosts.back()["sender_worst_held_bytes"] = h.sender_worst_held_bytes;
     if (h.rss_peak_bytes >= 0) hosts.back()["rss_peak_bytes"] = h.rss_peak_bytes;
     if (h.process_cpu_s >= 0) hosts.back()["process_cpu_s"] = h.process_cpu_s;
+    if (h.speed_probe_before_us >= 0) hosts.back()["speed_probe_before_us"] = h.speed_probe_before_us;
+    if (h.speed_probe_after_us >= 0) hosts.back()["speed_probe_after_us"] = h.speed_probe_after_us;
     if (h.sender_peak_sum_bytes >= 0) hosts.back()["sender_peak_sum_bytes"] = h.sender_peak_sum_bytes;
   }
   out["hosts"] = std::move(hosts);

@@ -92,6 +92,11 @@ struct HostResult {
   // Measured runs: the agent process's CPU over its life (start-up included, so
   // over every policy it ran); -1: none.
   double process_cpu_s = -1;
+  // Measured runs on a cluster: the host's speed probe (the wall-clock of a
+  // fixed piece of work, transport/testbed/speed_probe.h) just before the run
+  // and just after it; -1: not probed.
+  double speed_probe_before_us = -1;
+  double speed_probe_after_us = -1;
 };
 
 // Sender instances against the planner's estimate (docs/impala.md §6.1).

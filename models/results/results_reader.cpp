@@ -76,7 +76,11 @@ HostResult read_host(const JsonNode& node) {
     if (node.member(key).present()) h.*field = node.member(key).integer(-1, 0, kMaxCount);
   }
   if (node.member("rss_peak_bytes").present()) h.rss_peak_bytes = node.member("rss_peak_bytes").integer(-1, 0, kMaxCount);
-  if (node.member("process_cpu_s").present()) h.process_cpu_s = node.member("process_cpu_s").number(-1, 0);
+  for (auto [key, field] : {std::pair{"process_cpu_s", &HostResult::process_cpu_s},
+                            std::pair{"speed_probe_before_us", &HostResult::speed_probe_before_us},
+                            std::pair{"speed_probe_after_us", &HostResult::speed_probe_after_us}}) {
+    if (node.member(key).present()) h.*field = node.member(key).number(-1, 0);
+  }
   if (node.member("sender_peak_sum_bytes").present()) {
     h.sender_peak_sum_bytes = node.member("sender_peak_sum_bytes").integer(-1, 0, kMaxCount);
   }

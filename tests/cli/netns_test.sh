@@ -98,14 +98,27 @@ check "the measured cluster simulates as a scenario's" test $? -eq 0
 start_agents "$work/hosts1b"
 timeout 180 ip netns exec "${tag}hc" "$exsim" calibrate --hosts "$work/hosts1b" --token-file "$work/token" \
   --round-trips 20 --bulk-mib 2 ${NETNS_CPU_CALIBRATION:---repetitions 1 --scale 0.05} -o "$work/profile.json" \
+  --cluster "$work/cluster1b.json" \
   >"$work/out1b" 2>"$work/err1c"
 code=$?
-check "calibrate --hosts with the CPU: exit 0" test "$code" -eq 0
-[ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err1c" | tail -5
-check "calibrate --hosts with the CPU: a profile of the hosts' medians" python3 - "$work/profile.json" <<'PY'
+# Exit 4: a host's calibration found the machine too noisy and was left out
+# (the cluster file says which); the others' profile is still written.
+check "calibrate --hosts with the CPU: exit 0, or 4 with a host set aside" \
+  test "$code" -eq 0 -o \( "$code" -eq 4 -a -s "$work/profile.json" \)
+[ "$code" -ne 0 ] && sed 's/^/  stderr: /' "$work/err1c" | grep -v '^  stderr: warning' | tail -5
+check "calibrate --hosts with the CPU: the hosts' medians, the per-call costs the path's, each host's speed" \
+  python3 - "$work/profile.json" "$work/cluster1b.json" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
-sys.exit(0 if p["serialize_bytes_per_s"] > 1e6 and "median of 3 hosts" in p["description"] else 1)
+measured = json.load(open(sys.argv[2]))["measured"]
+calibrated = 3 - len(measured.get("cpu_failures", []))
+ok = p["serialize_bytes_per_s"] > 1e6 and f"median of {calibrated} hosts" in p["description"] and calibrated >= 1
+# The RPC layer's CPU a call, measured on the veth path, not through delay lines.
+ok = ok and "calibrate --hosts on the path 10.77.0.1:7100 -> 10.77.0.2:7100" in p["sources"]["rpc_cpu_us"]
+ok = ok and 0 < p["rpc_cpu_us"] < 1000 and p["sender_wake_us"] > 0
+probes = measured["speed_probe_us"]
+ok = ok and len(probes) == 3 and sum(1 for s in probes if s > 0) == calibrated
+sys.exit(0 if ok else 1)
 PY
 "$exsim" simulate "$src/tests/data/run/three-hosts.json" --set "costs=$work/profile.json" >/dev/null 2>"$work/err1d"
 check "the hosts' profile simulates" test $? -eq 0
@@ -159,8 +172,11 @@ check "a 2 s outage: unsteady, said" has "unsteady:" "$work/err4"
 grep -h "unsteady" "$work/err4" | sed 's/^/  /'
 
 # 5. The validation on the cluster: agents serving one coordinator after
-# another, each scenario's cluster the one measured in 1 (its first hosts), the
-# costs those measured in 1b, no delay lines. Judged by the suite's thresholds.
+# another, each scenario's cluster the one measured in 1b (its first hosts), the
+# costs those measured there, no delay lines, each run held to the speed each
+# host had when calibrated. Judged by the suite's thresholds, but here only the
+# machinery is tested: 1b's small calibration's figures are not those of a run
+# (docs/validation.md, "On a real cluster", for what full ones give).
 for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 wait 2>/dev/null
 : >"$work/hosts5"
@@ -173,16 +189,22 @@ done
 for n in "${hosts[@]}"; do for _ in $(seq 100); do grep -q listening "$work/hosts5.$n" && break; sleep 0.05; done; done
 timeout 240 ip netns exec "${tag}hc" "$exsim" validate "$src/scenarios/validation/mt-dop-1.json" \
   "$src/scenarios/validation/latency.json" --hosts "$work/hosts5" --token-file "$work/token" \
-  --cluster "$work/cluster.json" --profile "$work/profile.json" -o "$work/validation.json" >"$work/out5" 2>"$work/err5"
+  --cluster "$work/cluster1b.json" --profile "$work/profile.json" -o "$work/validation.json" >"$work/out5" 2>"$work/err5"
 code=$?
-check "validate --hosts: a verdict (exit 0 or 1, not $code)" test "$code" -le 1
-[ "$code" -gt 1 ] && sed 's/^/  stderr: /' "$work/err5" | tail -5
+# 0 or 1: a verdict; 4: none, each run set aside for a host whose speed strayed
+# from its calibration's (said on stderr, as below).
+check "validate --hosts: a verdict, or none for hosts that strayed (exit 0, 1 or 4, not $code)" \
+  test "$code" -le 1 -o "$code" -eq 4
+[ "$code" -gt 1 ] && sed 's/^/  stderr: /' "$work/err5" | grep -v "on the real exchange" | tail -5
 sed 's/^/  | /' "$work/out5" | head -40
-check "validate --hosts: every policy judged on the cluster" python3 - "$work/validation.json" <<'PY'
+check "validate --hosts: every policy measured on the cluster, each run between its hosts' speed probes" \
+  python3 - "$work/validation.json" <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))
-rows = v["comparisons"] if isinstance(v, dict) else v
-sys.exit(0 if len(rows) == 4 else 1)
+rows = v["comparisons"]
+probed = all(h.get("speed_probe_before_us", 0) > 0 and h.get("speed_probe_after_us", 0) > 0
+             for r in rows for h in r["measured"]["hosts"])
+sys.exit(0 if len(rows) == 4 and probed else 1)
 PY
 
 summary

@@ -97,6 +97,25 @@ TEST_CASE("the recorded suite judged again passes with the model, and fails with
   CHECK_FALSE(validate::judge(wrong, suite.thresholds).passed());
 }
 
+// Measured by validate --hosts on three network namespaces (docs/validation.md,
+// "On a real cluster"): each row holds the measured cluster its scenario ran on.
+TEST_CASE("a real cluster's measurements judged again on the cluster they ran on, not their scenarios' own") {
+  const validate::Suite suite = validate::load_suite({kSource + "/scenarios/validation"});
+  validate::Measurements recorded = validate::load_measurements(kSource + "/tests/data/validate/netns-measured.json");
+  REQUIRE(recorded.rows.size() == 4);
+  CHECK(recorded.rows[0].cluster.find("\"rtt_matrix_ms\"") != std::string::npos);
+  const auto comparisons = workflows::compare_again(recorded, suite, std::nullopt);
+  CHECK(validate::judge(comparisons, suite.thresholds).passed());
+  CHECK(comparisons[0].cluster == recorded.rows[0].cluster);  // kept for the output written again
+  // A deliberate error in the model still fails on the cluster's measurements.
+  CHECK_FALSE(validate::judge(workflows::compare_again(recorded, suite, validate::parse_model_error("lz4-double-cost")),
+                              suite.thresholds)
+                  .passed());
+  // Simulated on the scenarios' own clusters (hosts 0.2 and 0.6 ms apart), the same runs are far off.
+  for (auto& row : recorded.rows) row.cluster.clear();
+  CHECK_FALSE(validate::judge(workflows::compare_again(recorded, suite, std::nullopt), suite.thresholds).passed());
+}
+
 TEST_CASE("every bad scenario of a suite is reported at once, each by its file") {
   validate::Suite suite;
   suite.scenarios = {kSource + "/tests/data/bad/zero-rows.json", kSource + "/tests/data/bad/unknown-kind.json"};

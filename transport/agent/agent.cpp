@@ -30,6 +30,7 @@
 #include "transport/exchange/exchange_part.h"
 #include "transport/net/steady_clock.h"
 #include "transport/rpc/host.h"
+#include "transport/testbed/speed_probe.h"
 
 namespace exsim::transport {
 namespace {
@@ -140,7 +141,7 @@ class Agent {
   // returns the reply, or null when there is none now.
   json handle(const std::string& op, const json& request) {
     using Handler = json (Agent::*)(const json&);
-    static constexpr std::array<std::pair<std::string_view, Handler>, 10> kHandlers{{
+    static constexpr std::array<std::pair<std::string_view, Handler>, 11> kHandlers{{
         {"setup", &Agent::on_setup},
         {"connect", &Agent::on_connect},
         {"prepare", &Agent::on_prepare},
@@ -151,6 +152,7 @@ class Agent {
         {"fail", &Agent::on_fail},
         {"probe", &Agent::on_probe},
         {"calibrate_cpu", &Agent::on_calibrate_cpu},
+        {"speed", &Agent::on_speed},
     }};
     for (const auto& [name, handler] : kHandlers) {
       if (name == op) return (this->*handler)(request);
@@ -279,6 +281,9 @@ class Agent {
   // `calibrate --hosts`: the path to a peer, and this host's CPU costs (cluster_probes.h).
   json on_probe(const json& request) { return probe_reply(*host_, request); }
   json on_calibrate_cpu(const json& request) { return calibrate_cpu_reply(request); }
+  // This host's speed now (transport/testbed/speed_probe.h): after its
+  // calibration, and around each run a cluster's validation holds to it.
+  json on_speed(const json& /*request*/) { return {{"op", "speed"}, {"probe_us", probe_speed_us()}}; }
 
   // Another agent failed: stop at once.
   json on_fail(const json& request) {

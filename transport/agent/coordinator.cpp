@@ -21,17 +21,17 @@ namespace {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-// Drives the queries on a session's agents (agent_session.h): each policy in
-// turn, its queries one after another, a query's exchanges together unless
-// `after` orders them, each prepared on every agent before any starts; adds up
-// what the agents measured into the results.
+// Drives the queries on a session's agents (agent_session.h), started and
+// set up with the scenario: each policy in turn, its queries one after
+// another, a query's exchanges together unless `after` orders them, each
+// prepared on every agent before any starts; adds up what the agents measured
+// into the results.
 class Coordinator {
  public:
-  Coordinator(const Scenario& scenario, const RunOptions& options)
-      : scenario_(scenario), options_(options), session_(scenario, options) {}
+  Coordinator(const Scenario& scenario, const RunOptions& options, AgentSession& session)
+      : scenario_(scenario), options_(options), session_(session) {}
 
   std::vector<RunResult> run() {
-    session_.start();
     std::vector<RunResult> results;
     for (const auto& policy : scenario_.policies) {
       if (!options_.policies.empty() &&
@@ -40,33 +40,21 @@ class Coordinator {
       }
       results.push_back(run_policy(policy, results.size()));
     }
-    const std::size_t n = session_.size();
-    // calls[a][b]: one-way delay of a's calls to b, measured by b; responses[a][b]:
-    // of b's responses to them, measured by a.
-    std::vector<std::vector<double>> calls(n, std::vector<double>(n, -1)), responses(n, std::vector<double>(n, -1)),
-        achieved(n, std::vector<double>(n, -1));
-    const std::vector<json> byes = session_.shut_down();
-    for (std::size_t i = 0; i < n; ++i) {
-      const json& bye = byes[i];
-      for (auto& r : results) {
-        r.hosts[i].rss_peak_bytes = bye.at("rss_peak_bytes").get<std::int64_t>();
-        r.hosts[i].process_cpu_s = bye.value("process_cpu_s", -1.0);
-      }
-      const auto delays = bye.at("achieved_one_way_ms").get<std::vector<double>>();
-      for (std::size_t from = 0; from < delays.size() && from < n; ++from) calls[from][i] = delays[from];
-      const auto back = bye.at("achieved_response_ms").get<std::vector<double>>();
-      for (std::size_t to = 0; to < back.size() && to < n; ++to) responses[i][to] = back[to];
-    }
-    for (std::size_t a = 0; a < n; ++a) {
-      for (std::size_t b = 0; b < n; ++b) {
-        if (calls[a][b] >= 0 && responses[a][b] >= 0) achieved[a][b] = calls[a][b] + responses[a][b];
-      }
-    }
-    for (auto& r : results) r.rtt_achieved_ms = achieved;
     return results;
   }
 
  private:
+  // Each agent's speed probe, when asked for (RunOptions::probe_speed); else none.
+  std::vector<double> probe_speeds() {
+    std::vector<double> probes;
+    if (!options_.probe_speed) return probes;
+    session_.broadcast(json{{"op", "speed"}});
+    for (std::size_t h = 0; h < session_.size(); ++h) {
+      probes.push_back(session_.expect(h, "speed", Clock::now() + deadlines::kBetweenRuns).at("probe_us").get<double>());
+    }
+    return probes;
+  }
+
   RunResult run_policy(const Policy& policy, std::size_t index) {
     RunResult result;
     describe_run(result, scenario_, policy, "measured");
@@ -76,6 +64,7 @@ class Coordinator {
       constexpr std::size_t kMaxPerHost = 100'000;
       reset["trace"] = std::min(kMaxPerHost, std::max<std::size_t>(100, options_.trace_events / session_.size()));
     }
+    const std::vector<double> speed_before = probe_speeds();
     session_.broadcast(reset);
     for (std::size_t h = 0; h < session_.size(); ++h) session_.expect(h, "reset", Clock::now() + deadlines::kBetweenRuns);
     CallHistograms calls;
@@ -98,10 +87,15 @@ class Coordinator {
                                policy.name + ": " + scenario_.cluster.hosts[h].name);
       }
     }
+    const std::vector<double> speed_after = probe_speeds();
     result.rpc_network = call_times_of(calls.network_ns);
     result.rpc_receiver = call_times_of(calls.receiver_ns);
     result.sender_wake = call_times_of(calls.wake_ns);
     describe_hosts(result, scenario_, policy, sender_peak, receiver_peak);
+    for (std::size_t h = 0; h < speed_before.size() && h < result.hosts.size(); ++h) {
+      result.hosts[h].speed_probe_before_us = speed_before[h];
+      result.hosts[h].speed_probe_after_us = speed_after.at(h);
+    }
     return result;
   }
 
@@ -213,13 +207,38 @@ class Coordinator {
 
   const Scenario& scenario_;
   const RunOptions& options_;
-  AgentSession session_;
+  AgentSession& session_;
   std::uint32_t next_run_ = 1;
 };
 
-}  // namespace
+// What only the agents' goodbyes tell, added to every result: each host's
+// peak RSS and process CPU, and the delays the delay lines achieved.
+void add_goodbyes(const std::vector<nlohmann::json>& byes, std::vector<RunResult>& results) {
+  const std::size_t n = byes.size();
+  // calls[a][b]: one-way delay of a's calls to b, measured by b; responses[a][b]:
+  // of b's responses to them, measured by a.
+  std::vector<std::vector<double>> calls(n, std::vector<double>(n, -1)), responses(n, std::vector<double>(n, -1)),
+      achieved(n, std::vector<double>(n, -1));
+  for (std::size_t i = 0; i < n; ++i) {
+    const json& bye = byes[i];
+    for (auto& r : results) {
+      r.hosts[i].rss_peak_bytes = bye.at("rss_peak_bytes").get<std::int64_t>();
+      r.hosts[i].process_cpu_s = bye.value("process_cpu_s", -1.0);
+    }
+    const auto delays = bye.at("achieved_one_way_ms").get<std::vector<double>>();
+    for (std::size_t from = 0; from < delays.size() && from < n; ++from) calls[from][i] = delays[from];
+    const auto back = bye.at("achieved_response_ms").get<std::vector<double>>();
+    for (std::size_t to = 0; to < back.size() && to < n; ++to) responses[i][to] = back[to];
+  }
+  for (std::size_t a = 0; a < n; ++a) {
+    for (std::size_t b = 0; b < n; ++b) {
+      if (calls[a][b] >= 0 && responses[a][b] >= 0) achieved[a][b] = calls[a][b] + responses[a][b];
+    }
+  }
+  for (auto& r : results) r.rtt_achieved_ms = achieved;
+}
 
-std::vector<RunResult> run_on_agents(const Scenario& scenario, const RunOptions& options) {
+void require_measurable_policies(const Scenario& scenario, const RunOptions& options) {
   std::vector<Policy> asked;
   for (const Policy& p : scenario.policies) {
     if (options.policies.empty() || std::find(options.policies.begin(), options.policies.end(), p.name) != options.policies.end()) {
@@ -227,8 +246,22 @@ std::vector<RunResult> run_on_agents(const Scenario& scenario, const RunOptions&
     }
   }
   require_measurable(asked, options.scenario_file);
-  Coordinator coordinator(scenario, options);
-  return coordinator.run();
+}
+
+}  // namespace
+
+std::vector<RunResult> run_on_agents(const Scenario& scenario, const RunOptions& options) {
+  require_measurable_policies(scenario, options);
+  AgentSession session(scenario, options);
+  session.start();
+  std::vector<RunResult> results = Coordinator(scenario, options, session).run();
+  add_goodbyes(session.shut_down(), results);
+  return results;
+}
+
+std::vector<RunResult> run_on_session(AgentSession& session, const Scenario& scenario, const RunOptions& options) {
+  require_measurable_policies(scenario, options);
+  return Coordinator(scenario, options, session).run();
 }
 
 }  // namespace exsim::transport

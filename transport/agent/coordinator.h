@@ -34,6 +34,10 @@ struct RunOptions {
   // agent wherever the kernel puts it).
   std::vector<std::vector<int>> host_cpus;
   std::chrono::seconds timeout{600};  // for each exchange
+  // Each agent's speed probe just before and just after each policy's run,
+  // into the results' hosts (a cluster's validation holds runs to the speed
+  // its hosts were calibrated at).
+  bool probe_speed = false;
   // When set, every policy's run is traced into it: the hosts' threads as
   // processes "<policy>: <host>", each agent keeping an even sample of at most
   // trace_events / hosts spans (and no more than a control message holds).
@@ -43,6 +47,13 @@ struct RunOptions {
 
 // Throws std::runtime_error naming what failed.
 std::vector<RunResult> run_on_agents(const Scenario& scenario, const RunOptions& options);
+
+class AgentSession;
+// The same on agents already started and set up with `scenario` (a session
+// that goes on to other work, such as calibrate --hosts' probes): the session
+// stays open, so the results lack what only the agents' goodbyes tell (each
+// host's peak RSS and process CPU, the delays achieved).
+std::vector<RunResult> run_on_session(AgentSession& session, const Scenario& scenario, const RunOptions& options);
 
 }  // namespace exsim::transport
 

@@ -1,5 +1,6 @@
 #include "transport/calibration/benchmark_exchange.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -17,7 +18,7 @@ std::string benchmark_scenario(const BenchmarkShape& shape) {
   std::string placement;
   int hosts = shape.hosts;
   if (shape.one_pair) {
-    hosts = 2;
+    hosts = std::max(2, shape.hosts);
     placement = R"(, "skew": 30, "senders": {"hosts": ["h0"], "per_host": 1}, "receivers": {"hosts": ["h1"], "per_host": 2})";
   } else {
     std::string all;

@@ -22,10 +22,10 @@ struct BenchmarkShape {
   int receivers_per_host = 1;
   // One sender, on h0, instead of one a host.
   bool one_sender = false;
-  // Two hosts, one sender on h0 whose rows all go to one receiver instance on
-  // h1 (two instances there, so that the sender routes row by row, as hash
+  // One sender on h0 whose rows all go to one receiver instance on h1 (two
+  // instances there, so that the sender routes row by row, as hash
   // senders with more than one channel do; a Zipf skew of 30 leaves the second
-  // a share of 1e-9): the per-call benchmarks.
+  // a share of 1e-9), the other hosts idle: the per-call benchmarks.
   bool one_pair = false;
   std::uint64_t seed = 1;
 };

@@ -24,17 +24,6 @@ namespace {
 // The RTT at which the per-call latency is measured: like a cluster's shorter distances.
 constexpr double kDistantRttMs = 0.2;
 
-// What `text`'s exchange measured made as `exsim run` makes it, each host an
-// agent process: the CPU per call and side beyond deserializing its batch (on
-// one core a call switches between processes, which costs more than between
-// the threads of one process: one-row calls 7% more a call here), the
-// receiver's deserialization per call, and the median wake-up of its blocked sender.
-struct AgentCalls {
-  double call_ns = 0;
-  double caller_ns = 0;  // of the sender's side, on the sender's own thread
-  double deserialize_ns = 0;
-  double wake_us = 0;
-};
 
 // Memory taken from the kernel for the first time, per byte: an anonymous
 // mapping written a byte a page, each write a page fault in which the kernel
@@ -71,10 +60,7 @@ RunResult run_through_agents(const std::string& text, double& agents_cpu_s) {
 }
 
 AgentCalls agents_calls(const std::string& text, double& agents_cpu_s) {
-  const RunResult r = run_through_agents(text, agents_cpu_s);
-  const double calls = static_cast<double>(r.rpcs);
-  return {(r.cpu_s.rpc + r.cpu_s.call + r.cpu_s.serialize) * 1e9 / calls / 2, r.cpu_s.call * 1e9 / calls,
-          r.cpu_s.deserialize * 1e9 / calls, r.sender_wake.p50_us};
+  return calls_of(run_through_agents(text, agents_cpu_s));
 }
 
 // The RPC layer's CPU per byte on the wire, a batch in the cache and one that
@@ -130,8 +116,15 @@ namespace {
 constexpr const char* kOneRowCalls =
     R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 1, "compression": "none"})";
 
+// The same with 64 in flight on each channel: the calls share the
+// connection's system calls and wake-ups (at 1, 8 and 64 in flight a call cost
+// 81, 26 and 8 us a side on the development machine).
+constexpr const char* kSharedOneRowCalls =
+    R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 64, "compression": "none"})";
+
 BenchmarkShape one_row_calls_shape(double scale, std::uint64_t seed) {
   BenchmarkShape shape;
+  shape.hosts = 2;
   shape.rows = std::max<std::int64_t>(1000, static_cast<std::int64_t>(4000 * scale));
   shape.policy = kOneRowCalls;
   shape.one_pair = true;
@@ -140,6 +133,37 @@ BenchmarkShape one_row_calls_shape(double scale, std::uint64_t seed) {
 }
 
 }  // namespace
+
+AgentCalls calls_of(const RunResult& r) {
+  if (r.rpcs <= 0) throw std::runtime_error("calibration: an exchange through agents made no call");
+  const double calls = static_cast<double>(r.rpcs);
+  return {(r.cpu_s.rpc + r.cpu_s.call + r.cpu_s.serialize) * 1e9 / calls / 2, r.cpu_s.call * 1e9 / calls,
+          r.cpu_s.deserialize * 1e9 / calls, r.sender_wake.p50_us};
+}
+
+std::map<std::string, double> per_call_figures(const AgentCalls& alone, const AgentCalls& shared) {
+  return {{"rpc_cpu_us", alone.call_ns * 1e-3},
+          {"rpc_cpu_busy_us", std::min(shared.call_ns, alone.call_ns) * 1e-3},
+          {"rpc_caller_cpu_us", std::min(alone.caller_ns, alone.call_ns) * 1e-3},
+          // The sender, blocked on its one call in flight, runs again after each response.
+          {"sender_wake_us", alone.wake_us},
+          // The receiver's deserialization of a one-row batch: its per-batch part.
+          {"deserialize_batch_us", alone.deserialize_ns * 1e-3}};
+}
+
+std::string path_calls_scenario(int hosts, double scale, std::uint64_t seed) {
+  BenchmarkShape shape = one_row_calls_shape(scale, seed);
+  shape.hosts = hosts;
+  shape.rows = std::max<std::int64_t>(1000, static_cast<std::int64_t>(3000 * scale));
+  // benchmark_scenario's one policy "p", and the same calls 64 in flight beside it.
+  std::string text = benchmark_scenario(shape);
+  const std::string one = fmt::format(R"("policies": {{"p": {}}})", kOneRowCalls);
+  const auto at = text.find(one);
+  if (at == std::string::npos) throw std::logic_error("path_calls_scenario: the benchmark's policies moved");
+  text.replace(at, one.size(),
+               fmt::format(R"("policies": {{"alone": {}, "shared": {}}})", kOneRowCalls, kSharedOneRowCalls));
+  return text;
+}
 
 double measure_serialize_per_call_ns(double scale, std::uint64_t seed) {
   const Sample calls = run_benchmark(one_row_calls_shape(scale, seed));
@@ -171,19 +195,16 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   distant_shape.rtt_ms = kDistantRttMs;
   const std::string distant_calls = benchmark_scenario(distant_shape);
   const Sample distant = run_benchmark(distant_calls, /*measure_rtt=*/true);
-  // And with 64 in flight on each channel: the calls share the connection's
-  // system calls and wake-ups (at 1, 8 and 64 in flight a call cost 81, 26 and
-  // 8 us a side on the development machine).
+  // And with 64 in flight on each channel (kSharedOneRowCalls).
   BenchmarkShape busy_shape = distant_shape;
   busy_shape.rows = rows(8000);
-  busy_shape.policy = R"({"buffer": {"flat": "1"}, "capacity": "fixed_len", "in_flight": 64, "compression": "none"})";
+  busy_shape.policy = kSharedOneRowCalls;
   const std::string busy_calls = benchmark_scenario(busy_shape);
   // The CPU per call the model charges, from the same calls made as the real
   // runs make them: through agent processes.
   say(fmt::format("per-RPC costs through agent processes (one and 64 in flight, {} ms RTT)", kDistantRttMs));
   const AgentCalls alone = agents_calls(distant_calls, agents_cpu_s);
-  const double call_alone_ns = alone.call_ns;
-  const double call_shared_ns = agents_calls(busy_calls, agents_cpu_s).call_ns;
+  const AgentCalls shared = agents_calls(busy_calls, agents_cpu_s);
   say("deserialization (64K batches, uncompressed)");
   const Sample plain = run_benchmark(shape(1.5e6, R"({"buffer": {"flat": "64K"}, "in_flight": 2, "compression": "none"})"));
   // One sender, so that its few buffers stay in the cache (three senders'
@@ -215,14 +236,8 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   // distance, there and back (the delay line's timer lateness, the kernel's
   // loopback path), as its own timestamps measured it.
   if (distant.achieved_rtt_ms < 0) throw std::runtime_error("calibration: the per-call benchmark measured no round trip");
-  figures["rpc_cpu_us"] = call_alone_ns * 1e-3;
-  figures["rpc_cpu_busy_us"] = std::min(call_shared_ns, call_alone_ns) * 1e-3;
-  figures["rpc_caller_cpu_us"] = std::min(alone.caller_ns, call_alone_ns) * 1e-3;
+  figures = per_call_figures(alone, shared);
   figures["rpc_latency_us"] = std::max(0.0, distant.achieved_rtt_ms - kDistantRttMs) * 1e3;
-  // The sender, blocked on its one call in flight, runs again after each response.
-  figures["sender_wake_us"] = alone.wake_us;
-  // The receiver's deserialization of a one-row batch: its per-batch part.
-  figures["deserialize_batch_us"] = alone.deserialize_ns * 1e-3;
   figures["wire_overhead_bytes"] = (calls.bytes_wire - calls.bytes_uncompressed) / calls_n;
 
   // Serialization proper, row by row, from the whole-batch senders of narrow

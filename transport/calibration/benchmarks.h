@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+namespace exsim {
+struct RunResult;
+}  // namespace exsim
+
 namespace exsim::transport {
 
 struct CacheMeasure;
@@ -45,6 +49,30 @@ RowAndByteCost split_row_and_byte(const WorkSample& narrow, const WorkSample& wi
 // channel): its per-call part, which the routing and copying are measured
 // beyond. Throws std::runtime_error when the exchange fails.
 double measure_serialize_per_call_ns(double scale, std::uint64_t seed);
+
+// What one-row calls made as `exsim run` makes them, each host an agent
+// process, cost a call: the CPU per call and side beyond deserializing its
+// batch (on one core a call switches between processes, which costs more than
+// between the threads of one process: one-row calls 7% more a call here), the
+// receiver's deserialization per call, and the median wake-up of its blocked
+// sender. Throws std::runtime_error when the run made no call.
+struct AgentCalls {
+  double call_ns = 0;
+  double caller_ns = 0;  // of the sender's side, on the sender's own thread
+  double deserialize_ns = 0;
+  double wake_us = 0;
+};
+AgentCalls calls_of(const RunResult& run);
+
+// The profile's per-call figures (rpc_cpu_us, rpc_cpu_busy_us,
+// rpc_caller_cpu_us, sender_wake_us, deserialize_batch_us) from one-row calls
+// one in flight (`alone`) and 64 in flight (`shared`).
+std::map<std::string, double> per_call_figures(const AgentCalls& alone, const AgentCalls& shared);
+
+// Those calls as one scenario of `hosts` hosts (at least 2), from a sender on
+// h0 to h1, the others idle: policy "alone" one in flight, "shared" 64. For a
+// cluster's real path (calibrate --hosts), where no delay line runs.
+std::string path_calls_scenario(int hosts, double scale, std::uint64_t seed);
 
 // How each figure is measured, by profile key.
 const std::map<std::string, std::string>& figure_sources();

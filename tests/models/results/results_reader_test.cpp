@@ -28,6 +28,9 @@ TEST_CASE("a results file reads back to the same results, byte for byte when wri
   const Scenario s = load_scenario(std::string(EXSIM_SOURCE_DIR) + "/scenarios/hash.json");
   std::vector<RunResult> results;
   for (const auto& p : s.policies) results.push_back(simulate(s, p));
+  // A measured run's figures beside the simulated ones: a host's speed around its run.
+  results.front().hosts.front().speed_probe_before_us = 912.5;
+  results.front().hosts.front().speed_probe_after_us = 930.25;
   const std::string text = results_to_json(results);
   std::vector<RunResult> back;
   for (std::size_t i = 0; i < results.size(); ++i) back.push_back(read_back(text, i));
@@ -35,6 +38,8 @@ TEST_CASE("a results file reads back to the same results, byte for byte when wri
   CHECK(back.front().policy == results.front().policy);
   CHECK(back.front().config.buffer.kind == results.front().config.buffer.kind);
   CHECK(back.front().hosts.size() == results.front().hosts.size());
+  CHECK(back.front().hosts.front().speed_probe_after_us == 930.25);
+  CHECK(back.front().hosts.back().speed_probe_before_us == -1);  // not probed: not written, read as none
   CHECK(back.front().rpc_receiver.p50_us > 0);  // a call's receiver time, beside its network time
   CHECK(back.front().rpc_receiver.p50_us == results.front().rpc_receiver.p50_us);
 }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/base/error.h"
+#include "models/results/results.h"
 #include "models/rules/cache_load.h"
 #include "models/scenario/scenario_loader.h"
 #include "transport/calibration/benchmarks.h"
@@ -296,4 +297,54 @@ TEST_CASE("a thread's minor faults count each fresh page it writes, and a page w
 }
 
 }  // namespace
+}  // namespace exsim::transport
+
+namespace exsim::transport {
+
+TEST_CASE("per-call figures: a call's CPU per side, the caller's part, wake-up and deserialization, by hand") {
+  RunResult alone;
+  alone.rpcs = 1000;
+  alone.cpu_s.rpc = 0.030;        // 30 us a call, both reactors
+  alone.cpu_s.call = 0.006;       // 6 us a call, the sender thread's hand-offs
+  alone.cpu_s.serialize = 0.004;  // 4 us a call
+  alone.cpu_s.deserialize = 0.001;
+  alone.sender_wake.p50_us = 7;
+  const AgentCalls calls = calls_of(alone);
+  CHECK(calls.call_ns == doctest::Approx(20000));  // (30 + 6 + 4) / 2 sides
+  CHECK(calls.caller_ns == doctest::Approx(6000));
+  CHECK(calls.deserialize_ns == doctest::Approx(1000));
+  CHECK(calls.wake_us == 7);
+  RunResult shared = alone;
+  shared.cpu_s.rpc = 0.002;
+  const auto figures = per_call_figures(calls, calls_of(shared));
+  CHECK(figures.at("rpc_cpu_us") == doctest::Approx(20));
+  CHECK(figures.at("rpc_cpu_busy_us") == doctest::Approx(6));  // (2 + 6 + 4) / 2
+  CHECK(figures.at("rpc_caller_cpu_us") == doctest::Approx(6));
+  CHECK(figures.at("sender_wake_us") == doctest::Approx(7));
+  CHECK(figures.at("deserialize_batch_us") == doctest::Approx(1));
+  // Many calls in flight never cost a call more than one alone.
+  shared.cpu_s.rpc = 0.1;
+  CHECK(per_call_figures(calls, calls_of(shared)).at("rpc_cpu_busy_us") == doctest::Approx(20));
+  RunResult none;
+  CHECK_THROWS_WITH_AS(calls_of(none), doctest::Contains("made no call"), std::runtime_error);
+}
+
+TEST_CASE("the path's calls: one scenario of the cluster's hosts, h0 calling h1, alone and 64 in flight") {
+  const Scenario s = parse_scenario(path_calls_scenario(4, 1.0, 3), "(path calls)");
+  CHECK(s.cluster.hosts.size() == 4);
+  REQUIRE(s.policies.size() == 2);
+  CHECK(s.policies[0].name == "alone");
+  CHECK(s.policies[0].in_flight == 1);
+  CHECK(s.policies[1].name == "shared");
+  CHECK(s.policies[1].in_flight == 64);
+  REQUIRE(s.queries.size() == 1);
+  const Exchange& x = s.queries[0].exchanges.at(0);
+  CHECK(x.rows == 3000);
+  REQUIRE(x.senders.hosts.size() == 1);
+  CHECK(x.senders.hosts[0] == 0);
+  REQUIRE(x.receivers.hosts.size() == 1);
+  CHECK(x.receivers.hosts[0] == 1);
+  CHECK(parse_scenario(path_calls_scenario(2, 0.01, 3), "(path calls)").queries[0].exchanges[0].rows == 1000);
+}
+
 }  // namespace exsim::transport

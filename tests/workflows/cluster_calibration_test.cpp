@@ -1,0 +1,102 @@
+// calibrate --hosts' profile: each figure the median over the hosts, the
+// cores those of one machine or each host's own, the RPC layer's round trip
+// the hosts' pings of themselves, and the per-call figures those measured on
+// the cluster's own path, their spread kept relative to the hosts'.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "workflows/cluster_calibration.h"
+#include "workflows/suite_measurement.h"
+
+namespace exsim::workflows {
+namespace {
+
+ClusterCalibration three_hosts() {
+  ClusterCalibration c;
+  c.names = {"h0", "h1", "h2"};
+  c.addresses = {"10.0.0.1:7100", "10.0.0.2:7100", "10.0.0.3:7100"};
+  c.cores = {2, 2, 2};
+  c.machines = {"boot-a", "boot-a", "boot-a"};
+  c.rtt = LatencyMatrix(3);
+  const double own_ms[] = {0.010, 0.030, 0.014};
+  for (int h = 0; h < 3; ++h) c.rtt.set_rtt(h, h, ms_to_ns(own_ms[h]));
+  for (const double rpc : {40.0, 30.0, 34.0}) {
+    c.host_profiles.push_back({{"description", "a host"},
+                               {"rpc_cpu_us", rpc},
+                               {"serialize_row_ns", rpc / 10},
+                               {"cache_bytes", static_cast<std::int64_t>(rpc * 1000)},
+                               {"sources", {{"rpc_cpu_us", "one-row calls"}}},
+                               {"spread", {{"rpc_cpu_us", {{"median", 30.0}, {"min", 27.0}, {"max", 36.0}}}}}});
+  }
+  return c;
+}
+
+TEST_CASE("a cluster's profile: each figure the median over its hosts") {
+  const auto profile = median_profile(three_hosts());
+  CHECK(profile["serialize_row_ns"].get<double>() == doctest::Approx(3.4));
+  CHECK(profile["cache_bytes"].is_number_integer());
+  CHECK(profile["cache_bytes"].get<std::int64_t>() == 34000);
+  CHECK(profile["rpc_cpu_us"].get<double>() == doctest::Approx(34));  // no path measured: the hosts' median
+  // The RPC layer's own round trip: the median host's ping of itself.
+  CHECK(profile["rpc_latency_us"].get<double>() == doctest::Approx(14));
+  CHECK(median_profile(ClusterCalibration{}).is_null());
+}
+
+TEST_CASE("a cluster's profile: the hosts share one machine's cores only when they run on one") {
+  ClusterCalibration c = three_hosts();
+  CHECK(median_profile(c)["cores"] == 2);
+  c.machines[2] = "boot-b";
+  CHECK(median_profile(c)["cores"] == 0);
+  c.machines = {"", "", ""};  // agents that did not say
+  CHECK(median_profile(c)["cores"] == 0);
+}
+
+TEST_CASE("a cluster's profile: the per-call figures those of its own path, their spread scaled to them") {
+  ClusterCalibration c = three_hosts();
+  c.path_calls = {{"rpc_cpu_us", 12.0}, {"sender_wake_us", 9.0}};
+  const auto profile = median_profile(c);
+  CHECK(profile["rpc_cpu_us"].get<double>() == doctest::Approx(12));
+  CHECK(profile["sender_wake_us"].get<double>() == doctest::Approx(9));
+  const std::string source = profile["sources"]["rpc_cpu_us"].get<std::string>();
+  CHECK(source.find("10.0.0.1:7100 -> 10.0.0.2:7100") != std::string::npos);
+  CHECK(source.find("one-row calls") != std::string::npos);  // the hosts' description kept after it
+  // The hosts' spread was 27-36 about 30: the path's is as wide about 12.
+  CHECK(profile["spread"]["rpc_cpu_us"]["median"].get<double>() == doctest::Approx(12));
+  CHECK(profile["spread"]["rpc_cpu_us"]["min"].get<double>() == doctest::Approx(10.8));
+  CHECK(profile["spread"]["rpc_cpu_us"]["max"].get<double>() == doctest::Approx(14.4));
+}
+
+}  // namespace
+}  // namespace exsim::workflows
+
+namespace exsim::workflows {
+namespace {
+
+RunResult probed_run(double h0_before, double h0_after, double h1_before, double h1_after) {
+  RunResult run;
+  run.hosts.resize(2);
+  run.hosts[0].name = "h0";
+  run.hosts[1].name = "h1";
+  run.hosts[0].speed_probe_before_us = h0_before;
+  run.hosts[0].speed_probe_after_us = h0_after;
+  run.hosts[1].speed_probe_before_us = h1_before;
+  run.hosts[1].speed_probe_after_us = h1_after;
+  return run;
+}
+
+TEST_CASE("a cluster's run is held to each host's calibrated speed, the host that strayed named") {
+  const std::vector<double> reference{1000, 800};
+  CHECK(strayed_host(probed_run(1050, 960, 820, 790), reference).empty());  // within 12%
+  const std::string why = strayed_host(probed_run(1000, 1000, 800, 640), reference);  // h1 20% faster after
+  CHECK(why.find("host h1's speed strayed 20%") != std::string::npos);
+  CHECK(why.find("against 800") != std::string::npos);
+  CHECK_FALSE(strayed_host(probed_run(1300, 1000, 800, 800), reference).find("host h0") == std::string::npos);
+  // A host with no reference, or a run not probed, is not held.
+  CHECK(strayed_host(probed_run(1000, 1000, 800, 640), {1000, -1}).empty());
+  CHECK(strayed_host(probed_run(-1, -1, -1, -1), reference).empty());
+  CHECK(strayed_host(probed_run(1000, 1000, 800, 640), {}).empty());
+}
+
+}  // namespace
+}  // namespace exsim::workflows

@@ -19,10 +19,6 @@ namespace {
 
 double median_of(std::vector<double> values) { return spread_of(std::move(values)).median; }
 
-// The speed now: the median of three probes.
-double speed_now_us() {
-  return median_of({transport::probe_speed_us(), transport::probe_speed_us(), transport::probe_speed_us()});
-}
 
 RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, const MeasureOptions& measure) {
   transport::RunOptions options;
@@ -130,7 +126,7 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     if (round_runs.empty()) break;
     const int round = schedule.round();
     const double reference_us = options.calibrate && !before.probes_us.empty() ? median_of(before.probes_us)
-                                                                               : speed_now_us();
+                                                                               : transport::speed_now_us();
     // Runs are held to the speed and call cost the costs were calibrated at.
     const double usual_calls_us = options.calibrate && !before.call_probes_us.empty() ? median_of(before.call_probes_us)
                                                                                      : calls.usual_us();

@@ -283,7 +283,7 @@ class Agent {
   json on_calibrate_cpu(const json& request) { return calibrate_cpu_reply(request); }
   // This host's speed now (transport/testbed/speed_probe.h): after its
   // calibration, and around each run a cluster's validation holds to it.
-  json on_speed(const json& /*request*/) { return {{"op", "speed"}, {"probe_us", probe_speed_us()}}; }
+  json on_speed(const json& /*request*/) { return {{"op", "speed"}, {"probe_us", speed_now_us()}}; }
 
   // Another agent failed: stop at once.
   json on_fail(const json& request) {

@@ -59,4 +59,10 @@ double speed_deviation(double before, double after, double reference) {
   return std::max(std::abs(before / reference - 1), std::abs(after / reference - 1));
 }
 
+double speed_now_us() {
+  std::vector<double> probes{probe_speed_us(), probe_speed_us(), probe_speed_us()};
+  std::sort(probes.begin(), probes.end());
+  return probes[1];
+}
+
 }  // namespace exsim::transport

@@ -127,6 +127,12 @@ std::optional<workflows::RealCluster> real_cluster_option(const po::variables_ma
     }
     cluster.speed_probe_us = probes.get<std::vector<double>>();
   }
+  if (cluster.speed_probe_us.empty()) {
+    fmt::print(stderr,
+               "validate: note: {} holds no speed probes (calibrate --hosts writes them unless --no-cpu): runs are "
+               "not held to the speeds the hosts' costs were calibrated at\n",
+               cluster.cluster_file);
+  }
   return cluster;
 }
 

@@ -231,6 +231,20 @@ check "calibrate --hosts without a token" run 2 calibrate --hosts "$work/none" -
 check "calibrate --hosts without a token: said" has "--hosts needs --token-file" "$work/err"
 check "validate --hosts without its cluster" run 2 validate "$src/scenarios/validation" --hosts "$work/none"
 check "validate --hosts without its cluster: said" has "--hosts needs --token-file" "$work/err"
+# A cluster file without the hosts' speeds is said; one whose speeds are not numbers is refused, by its path.
+printf '127.0.0.1:1\n127.0.0.1:2\n' >"$work/refused-hosts"
+echo '{"cluster": {"hosts": [{"name": "h0", "group": "g0"}, {"name": "h1", "group": "g0"}], "cores_per_host": 2,
+  "rtt_matrix_ms": [[0, 0.1], [0.1, 0]]}}' >"$work/no-speeds.json"
+check "validate --hosts, a cluster without speed probes" run 3 validate "$src/scenarios/validation/latency.json" \
+  --hosts "$work/refused-hosts" --token-file "$work/token" --cluster "$work/no-speeds.json" \
+  --profile "$src/tests/data/validate/profile.json"
+check "validate --hosts, a cluster without speed probes: said" has "holds no speed probes" "$work/err"
+echo '{"cluster": {"hosts": 2}, "measured": {"speed_probe_us": [900, "fast"]}}' >"$work/bad-speeds.json"
+check "validate --hosts, speed probes not numbers" run 2 validate "$src/scenarios/validation/latency.json" \
+  --hosts "$work/refused-hosts" --token-file "$work/token" --cluster "$work/bad-speeds.json" \
+  --profile "$src/tests/data/validate/profile.json"
+check "validate --hosts, speed probes not numbers: the file and path" \
+  has "bad-speeds.json: /measured/speed_probe_us: expected an array of numbers" "$work/err"
 check "validate --cluster without --hosts" run 2 validate "$src/scenarios/validation" --cluster "$work/c.json"
 check "validate --cluster without --hosts: said" has "--cluster goes with --hosts" "$work/err"
 check "unknown flag" run 2 simulate "$src/scenarios/default.json" --frobnicate

@@ -196,24 +196,22 @@ nlohmann::ordered_json median_profile(const ClusterCalibration& c) {
   const bool sources = profile.contains("sources") && profile["sources"].is_object();
   if (sources) profile["sources"]["rpc_latency_us"] = "measured by calibrate --hosts: the median host's RPC round trip to itself";
   // The RPC layer's CPU and wake-ups per call as the cluster's path makes
-  // them, no delay line's timer among them.
+  // them, no delay line's timer among them. The path is measured once: each
+  // keeps the hosts' repetitions' spread relative to their median, about the
+  // path's value.
+  const bool spreads = profile.contains("spread") && profile["spread"].is_object();
   for (const auto& [key, value] : c.path_calls) {
-    profile[key] = value;
     if (sources) {
-      profile["sources"][key] = fmt::format("measured by calibrate --hosts on the path {} -> {}, one-row calls through "
-                                            "the agents, no delay lines: {}",
+      profile["sources"][key] = fmt::format("measured by calibrate --hosts over the path {} -> {} instead of through "
+                                            "delay lines (no RTT imposed); otherwise as on one machine: {}",
                                             c.addresses.at(0), c.addresses.at(1), profile["sources"].value(key, ""));
     }
-  }
-  // The path is measured once: its figures keep the hosts' repetitions'
-  // spread relative to their median, about the path's value.
-  if (profile.contains("spread") && profile["spread"].is_object()) {
-    for (const auto& [key, value] : c.path_calls) {
-      auto& spread = profile["spread"];
-      if (!spread.contains(key) || spread[key].value("median", 0.0) <= 0) continue;
-      const double scale = value / spread[key]["median"].get<double>();
-      for (const char* bound : {"median", "min", "max"}) spread[key][bound] = spread[key][bound].get<double>() * scale;
+    if (spreads && profile["spread"].contains(key) && profile["spread"][key].value("median", 0.0) > 0) {
+      auto& spread = profile["spread"][key];
+      const double scale = value / spread["median"].get<double>();
+      for (const char* bound : {"median", "min", "max"}) spread[bound] = spread[bound].get<double>() * scale;
     }
+    profile[key] = value;
   }
   profile["description"] =
       fmt::format("each figure the median of {} hosts' exsim calibrate ({}); {}", c.host_profiles.size(),

@@ -19,7 +19,6 @@ namespace {
 
 double median_of(std::vector<double> values) { return spread_of(std::move(values)).median; }
 
-
 RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, const MeasureOptions& measure) {
   transport::RunOptions options;
   options.scenario_file = loaded.file;
@@ -125,11 +124,15 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     const std::vector<validate::PolicyIndex> round_runs = schedule.next_round(std::chrono::steady_clock::now() - start);
     if (round_runs.empty()) break;
     const int round = schedule.round();
-    const double reference_us = options.calibrate && !before.probes_us.empty() ? median_of(before.probes_us)
-                                                                               : transport::speed_now_us();
-    // Runs are held to the speed and call cost the costs were calibrated at.
-    const double usual_calls_us = options.calibrate && !before.call_probes_us.empty() ? median_of(before.call_probes_us)
-                                                                                     : calls.usual_us();
+    // Runs are held to the speed and call cost the costs were calibrated at
+    // (on a cluster, to each host's own speed instead: run_steady).
+    double reference_us = 0, usual_calls_us = 0;
+    if (!options.real_cluster) {
+      reference_us = options.calibrate && !before.probes_us.empty() ? median_of(before.probes_us)
+                                                                    : transport::speed_now_us();
+      usual_calls_us = options.calibrate && !before.call_probes_us.empty() ? median_of(before.call_probes_us)
+                                                                           : calls.usual_us();
+    }
     for (const validate::PolicyIndex& index : round_runs) {
       const LoadedScenario& loaded = scenarios[index.scenario];
       const Policy& policy = loaded.scenario.policies[index.policy];

@@ -114,7 +114,7 @@ measured = json.load(open(sys.argv[2]))["measured"]
 calibrated = 3 - len(measured.get("cpu_failures", []))
 ok = p["serialize_bytes_per_s"] > 1e6 and f"median of {calibrated} hosts" in p["description"] and calibrated >= 1
 # The RPC layer's CPU a call, measured on the veth path, not through delay lines.
-ok = ok and "calibrate --hosts on the path 10.77.0.1:7100 -> 10.77.0.2:7100" in p["sources"]["rpc_cpu_us"]
+ok = ok and "calibrate --hosts over the path 10.77.0.1:7100 -> 10.77.0.2:7100" in p["sources"]["rpc_cpu_us"]
 ok = ok and 0 < p["rpc_cpu_us"] < 1000 and p["sender_wake_us"] > 0
 probes = measured["speed_probe_us"]
 ok = ok and len(probes) == 3 and sum(1 for s in probes if s > 0) == calibrated

@@ -65,6 +65,9 @@ TEST_CASE("a cluster's profile: the per-call figures those of its own path, thei
   CHECK(profile["spread"]["rpc_cpu_us"]["median"].get<double>() == doctest::Approx(12));
   CHECK(profile["spread"]["rpc_cpu_us"]["min"].get<double>() == doctest::Approx(10.8));
   CHECK(profile["spread"]["rpc_cpu_us"]["max"].get<double>() == doctest::Approx(14.4));
+  // Hosts' profiles without a spread get none.
+  for (auto& p : c.host_profiles) p.erase("spread");
+  CHECK_FALSE(median_profile(c).contains("spread"));
 }
 
 }  // namespace

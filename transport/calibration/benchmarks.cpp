@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "models/rules/cache_load.h"
 #include "models/scenario/costs.h"
@@ -23,7 +24,6 @@ namespace {
 
 // The RTT at which the per-call latency is measured: like a cluster's shorter distances.
 constexpr double kDistantRttMs = 0.2;
-
 
 // Memory taken from the kernel for the first time, per byte: an anonymous
 // mapping written a byte a page, each write a page fault in which the kernel
@@ -155,14 +155,11 @@ std::string path_calls_scenario(int hosts, double scale, std::uint64_t seed) {
   BenchmarkShape shape = one_row_calls_shape(scale, seed);
   shape.hosts = hosts;
   shape.rows = std::max<std::int64_t>(1000, static_cast<std::int64_t>(3000 * scale));
-  // benchmark_scenario's one policy "p", and the same calls 64 in flight beside it.
-  std::string text = benchmark_scenario(shape);
-  const std::string one = fmt::format(R"("policies": {{"p": {}}})", kOneRowCalls);
-  const auto at = text.find(one);
-  if (at == std::string::npos) throw std::logic_error("path_calls_scenario: the benchmark's policies moved");
-  text.replace(at, one.size(),
-               fmt::format(R"("policies": {{"alone": {}, "shared": {}}})", kOneRowCalls, kSharedOneRowCalls));
-  return text;
+  // benchmark_scenario's one policy, and the same calls 64 in flight beside it.
+  nlohmann::ordered_json scenario = nlohmann::ordered_json::parse(benchmark_scenario(shape));
+  scenario["policies"] = {{"alone", nlohmann::ordered_json::parse(kOneRowCalls)},
+                          {"shared", nlohmann::ordered_json::parse(kSharedOneRowCalls)}};
+  return scenario.dump();
 }
 
 double measure_serialize_per_call_ns(double scale, std::uint64_t seed) {

@@ -90,6 +90,26 @@ std::string bounds(const Comparison& c) {
   return fmt::format("{} / {}", in_words(p.largest()), in_words(m.largest()));
 }
 
+// How far the costs were moved to the machine's speed around each run: the
+// range of each factor over the rows, "" when none was moved.
+std::string machine_slowdowns(const std::vector<Comparison>& comparisons) {
+  double least_compute = 1, most_compute = 1, least_calls = 1, most_calls = 1;
+  std::size_t moved = 0;
+  for (const auto& c : comparisons) {
+    if (c.slowdown.none()) continue;
+    ++moved;
+    least_compute = std::min(least_compute, c.slowdown.compute);
+    most_compute = std::max(most_compute, c.slowdown.compute);
+    least_calls = std::min(least_calls, c.slowdown.calls);
+    most_calls = std::max(most_calls, c.slowdown.calls);
+  }
+  if (moved == 0) return "";
+  return fmt::format("\nthe machine's speed around each run, against its costs' calibration: compute x{:.2f}-{:.2f}, "
+                     "calls between processes x{:.2f}-{:.2f}; each run's costs moved by its own (the rows' "
+                     "\"machine_slowdown\")\n",
+                     least_compute, most_compute, least_calls, most_calls);
+}
+
 }  // namespace
 
 std::string render_validation(const std::vector<Comparison>& comparisons, const validate::Suite& suite,
@@ -142,6 +162,7 @@ std::string render_validation(const std::vector<Comparison>& comparisons, const 
                        compared);
     for (const auto& d : differ) out += fmt::format("{}{}\n", format == ReportFormat::kMarkdown ? "- " : "  ", d);
   }
+  out += machine_slowdowns(comparisons);
   const char* item = format == ReportFormat::kMarkdown ? "- " : "  ";
   if (!verdict.judged()) {
     out += "\nNO VERDICT: the machine was too busy or too noisy while the real exchange ran, so these errors say "

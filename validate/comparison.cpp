@@ -97,6 +97,9 @@ std::string comparisons_to_json(const std::vector<Comparison>& comparisons, cons
                     {"predicted", pair[0]},
                     {"measured", pair[1]}});
     if (!c.cluster.empty()) rows.back()["cluster"] = ordered::parse(c.cluster);
+    if (!c.slowdown.none()) {
+      rows.back()["machine_slowdown"] = {{"compute", c.slowdown.compute}, {"calls", c.slowdown.calls}};
+    }
   }
   ordered out = {{"thresholds", {{"wall_median_error", t.wall_median_error},
                                  {"wall_max_error", t.wall_max_error},

@@ -32,6 +32,9 @@ struct Comparison {
   // cluster's, validate --hosts; cut to the scenario's hosts when simulated):
   // "" for the scenario's own.
   std::string cluster;
+  // How much slower the machine ran around the measurement than when `costs`
+  // were measured: they are already moved by it (at_slowdown); said, not applied again.
+  MachineSlowdown slowdown;
 };
 
 Comparison compare(std::string scenario_file, RunResult predicted, RunResult measured, CostProfile costs = {});

@@ -33,6 +33,10 @@ Measurements load_measurements(const std::string& path) {
         if (const JsonNode cluster = row.member("cluster"); cluster.present() && cluster.expect_object()) {
           m.cluster = cluster.json().dump();
         }
+        if (const JsonNode slowdown = row.member("machine_slowdown"); slowdown.present() && slowdown.expect_object()) {
+          m.slowdown.compute = slowdown.required("compute").number(1, 0, true);
+          m.slowdown.calls = slowdown.required("calls").number(1, 0, true);
+        }
         const JsonNode measured = row.required("measured");
         if (!measured.present()) continue;
         m.measured = read_run_result(measured);

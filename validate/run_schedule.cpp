@@ -38,9 +38,14 @@ std::vector<PolicyIndex> RunSchedule::next_round(Duration elapsed) {
   return wanted;
 }
 
-void RunSchedule::record(PolicyIndex index, RunResult result, bool steady) {
+MachineSlowdown slowdown_of(const MachineProbes& run, const MachineProbes& costs) {
+  const auto ratio = [](double at_run, double at_costs) { return at_run > 0 && at_costs > 0 ? at_run / at_costs : 1.0; };
+  return {ratio(run.speed_us, costs.speed_us), ratio(run.calls_us, costs.calls_us)};
+}
+
+void RunSchedule::record(PolicyIndex index, RunResult result, bool steady, MachineProbes probes) {
   PolicyRuns& r = runs(index);
-  (steady ? r.steady : r.set_aside).push_back({round_, std::move(result)});
+  (steady ? r.steady : r.set_aside).push_back({round_, std::move(result), probes});
 }
 
 int RunSchedule::set_aside_round(int round) {

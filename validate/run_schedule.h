@@ -15,16 +15,30 @@
 #include <vector>
 
 #include "models/results/results.h"
+#include "models/scenario/costs.h"
 
 namespace exsim::validate {
 
 // How many tries a policy gets per steady run wanted.
 inline constexpr int kTriesPerRun = 4;
 
+// The machine's speed and the cost of a call between processes, by probes
+// (transport/testbed/speed_probe.h, call_probe.h; larger is slower): around a
+// run, the mean of those before and after it; for a round's costs, the median
+// of those around their calibration. 0: not probed.
+struct MachineProbes {
+  double speed_us = 0, calls_us = 0;
+};
+
+// How much slower a run's machine was than its costs' (1 for a figure either
+// of them lacks).
+MachineSlowdown slowdown_of(const MachineProbes& run, const MachineProbes& costs);
+
 // A run, and the round it ran in (whose calibrations give its costs).
 struct RoundRun {
   int round = 0;
   RunResult result;
+  MachineProbes probes;
 };
 
 // A policy's runs so far.
@@ -54,7 +68,7 @@ class RunSchedule {
   bool stopped_by_time_limit() const { return stopped_by_time_limit_; }
 
   // A run of the current round.
-  void record(PolicyIndex index, RunResult result, bool steady);
+  void record(PolicyIndex index, RunResult result, bool steady, MachineProbes probes = {});
   // The costs did not hold over `round`: its steady runs are set aside, to be
   // made again. Returns how many.
   int set_aside_round(int round);

@@ -17,7 +17,12 @@
 namespace exsim::workflows {
 namespace {
 
-double median_of(std::vector<double> values) { return spread_of(std::move(values)).median; }
+double median_of(std::vector<double> values) { return values.empty() ? 0 : spread_of(std::move(values)).median; }
+
+// The speed and call cost a calibration's costs were measured at.
+validate::MachineProbes probes_of(const transport::CalibrationSamples& samples) {
+  return {median_of(samples.probes_us), median_of(samples.call_probes_us)};
+}
 
 RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, const MeasureOptions& measure) {
   transport::RunOptions options;
@@ -38,11 +43,12 @@ RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, const M
 }
 
 // One run of a policy, between two speed probes and two call probes, into
-// `result`: true when the machine held its speed against `reference_us`, its
-// calls between processes their usual cost, and the CPU was ours; else said on
-// stderr, and false.
+// `result` and `probes`: true when the probes can say how fast the machine
+// ran against `costs`' (unscalable) and the CPU was ours; else said on stderr,
+// and false.
 bool run_steady(const LoadedScenario& loaded, const Policy& policy, const MeasureOptions& options,
-                double reference_us, transport::CallProbe& calls, double usual_calls_us, RunResult& result) {
+                const validate::MachineProbes& costs, transport::CallProbe& calls, RunResult& result,
+                validate::MachineProbes& probes) {
   if (options.real_cluster) {
     result = run_policy(loaded, policy, options);
     std::string why = strayed_host(result, options.real_cluster->speed_probe_us);
@@ -59,21 +65,19 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
   RunResult run = run_policy(loaded, policy, options);
   const double calls_after = calls.probe_us();
   const double after = transport::probe_speed_us();
-  const double deviation = transport::speed_deviation(before, after, reference_us);
-  const double slower_calls = transport::call_slowdown(calls_before, calls_after, usual_calls_us);
+  probes = {(before + after) / 2, (calls_before + calls_after) / 2};
   const double others = share.others_share(run.agents_process_cpu_s());
-  std::string why;
-  if (deviation > transport::kSteadySpeed) {
-    why = fmt::format("the machine's speed strayed {:.0f}% from the calibration's during the run "
-                      "(probes {:.0f} and {:.0f} us against {:.0f})",
-                      100 * deviation, before, after, reference_us);
-  } else if (slower_calls > transport::kSteadyCalls) {
-    why = fmt::format("calls between processes ran {:.0f}% dearer around the run than their usual {:.1f} us "
-                      "(probes {:.1f} and {:.1f} us)",
-                      100 * slower_calls, usual_calls_us, calls_before, calls_after);
-  } else if (others > transport::kOthersShare) {
+  std::string why = unscalable(before, after, costs.speed_us, transport::speed_deviation(before, after, costs.speed_us),
+                               transport::kSteadySpeed, "the machine's speed");
+  if (why.empty()) {
+    // Only dearer calls stray: a cheap probe is one the scheduler did not delay.
+    why = unscalable(calls_before, calls_after, costs.calls_us,
+                     transport::call_slowdown(calls_before, calls_after, costs.calls_us), transport::kSteadyCalls,
+                     "calls between processes");
+  }
+  if (why.empty() && others > transport::kOthersShare) {
     why = fmt::format("other processes took {:.0f}% of the CPU it ran on", 100 * others);
-  } else if (run.unsteady()) {
+  } else if (why.empty() && run.unsteady()) {
     why = fmt::format("a stall of {:.1f} s in {} (transport/net/stall_watch.h)", run.longest_stall.seconds,
                       run.longest_stall.where);
   }
@@ -84,6 +88,24 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
 }
 
 }  // namespace
+
+std::string unscalable(double before, double after, double costs, double deviation, double steady,
+                       const char* what) {
+  if (deviation <= steady) return "";
+  const double changed = std::max(before, after) / std::min(before, after) - 1;
+  if (changed > steady) {
+    return fmt::format("{} changed by {:.0f}% over the run (probes {:.1f} and {:.1f} us against {:.1f})", what,
+                       100 * changed, before, after, costs);
+  }
+  const double slowdown = (before + after) / 2 / costs;
+  if (std::abs(slowdown - 1) > kScalableSlowdown) {
+    return fmt::format("{} ran {:.0f}% {} than when its costs were measured (probes {:.1f} and {:.1f} us against "
+                       "{:.1f}), more than the {:.0f}% they are moved by",
+                       what, 100 * std::abs(slowdown - 1), slowdown > 1 ? "slower" : "faster", before, after, costs,
+                       100 * kScalableSlowdown);
+  }
+  return "";
+}
 
 std::string strayed_host(const RunResult& run, const std::vector<double>& reference_us) {
   for (std::size_t h = 0; h < run.hosts.size() && h < reference_us.size(); ++h) {
@@ -124,14 +146,14 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     const std::vector<validate::PolicyIndex> round_runs = schedule.next_round(std::chrono::steady_clock::now() - start);
     if (round_runs.empty()) break;
     const int round = schedule.round();
-    // Runs are held to the speed and call cost the costs were calibrated at
-    // (on a cluster, to each host's own speed instead: run_steady).
-    double reference_us = 0, usual_calls_us = 0;
+    // Runs are held to the speed and call cost of the calibration before the
+    // round, or of the round's start with a fixed profile (on a cluster, to
+    // each host's own speed instead: run_steady).
+    validate::MachineProbes at_start;
     if (!options.real_cluster) {
-      reference_us = options.calibrate && !before.probes_us.empty() ? median_of(before.probes_us)
-                                                                    : transport::speed_now_us();
-      usual_calls_us = options.calibrate && !before.call_probes_us.empty() ? median_of(before.call_probes_us)
-                                                                           : calls.usual_us();
+      at_start = options.calibrate ? probes_of(before) : validate::MachineProbes{};
+      if (at_start.speed_us <= 0) at_start.speed_us = transport::speed_now_us();
+      if (at_start.calls_us <= 0) at_start.calls_us = calls.usual_us();
     }
     for (const validate::PolicyIndex& index : round_runs) {
       const LoadedScenario& loaded = scenarios[index.scenario];
@@ -139,10 +161,14 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
       fmt::print(stderr, "validate: {}: {} on the real exchange (round {}, {} of {})\n", loaded.file, policy.name,
                  round + 1, schedule.runs(index).steady.size() + 1, options.repeat);
       RunResult run;
-      const bool steady = run_steady(loaded, policy, options, reference_us, calls, usual_calls_us, run);
-      schedule.record(index, std::move(run), steady);
+      validate::MachineProbes probes;
+      const bool steady = run_steady(loaded, policy, options, at_start, calls, run, probes);
+      schedule.record(index, std::move(run), steady, probes);
     }
-    if (!options.calibrate) continue;
+    if (!options.calibrate) {
+      suite.round_probes.push_back(at_start);
+      continue;
+    }
     const transport::CalibrationSamples after = measure_with_progress(options.repetitions, 1.0);
     suite.calibration.append(after);
     transport::CalibrationSamples around = before;
@@ -150,10 +176,11 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     const transport::Calibration costs = transport::summarize_costs(around);
     // The costs hold for the round's runs only if the machine kept its speed
     // from the calibration before the round to the one after it.
-    const double drift = after.probes_us.empty() ? 0 : std::abs(median_of(after.probes_us) / reference_us - 1);
+    const double drift = after.probes_us.empty() ? 0 : std::abs(median_of(after.probes_us) / at_start.speed_us - 1);
     const transport::CalibrationSamples held_to = std::exchange(before, after);
     if (!costs.too_noisy && drift <= transport::kSteadySpeed) {
       suite.round_costs.push_back(costs.profile);
+      suite.round_probes.push_back(probes_of(around));
       continue;
     }
     // Every steady run was held, by its own probes, to the speed and call cost
@@ -162,6 +189,7 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     // row lost 11 and 9 steady runs to the calibration after them).
     if (const transport::Calibration costs_before = transport::summarize_costs(held_to); !costs_before.too_noisy) {
       suite.round_costs.push_back(costs_before.profile);
+      suite.round_probes.push_back(at_start);
       fmt::print(stderr, "validate: round {}: {}: its runs take the costs of the calibration before it alone\n",
                  round + 1,
                  costs.too_noisy ? std::string("the calibration after it was too noisy")
@@ -169,6 +197,7 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
       continue;
     }
     suite.round_costs.push_back(costs.profile);
+    suite.round_probes.push_back(probes_of(around));
     const int moved = schedule.set_aside_round(round);
     fmt::print(stderr, "validate: round {}: the calibration before it was too noisy: its {} steady run(s) are set aside\n",
                round + 1, moved);

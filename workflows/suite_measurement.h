@@ -1,17 +1,17 @@
 // The real half of `exsim validate` on one machine: the suite's policies run on the real exchange
 // in rounds (each runs once every policy still short of steady runs: validate/run_schedule.h), with
-// this machine's costs calibrated before the first round and after each, and a speed probe before
-// and after every run. Each run is simulated with the costs around its own round, and per policy
-// the round of median error counts: a slowdown of the machine that lasts tens of seconds touches
-// one round of a policy, not all of them. A run during which the machine's speed strayed from the
-// speed of the calibration before its round, calls between processes cost more than at that
-// calibration (transport/testbed/call_probe.h), or other processes took its CPU
-// (transport/testbed/cpu_set.h: CoreShare), is set aside and made again in a later round. A round
-// whose calibration after it was unsteady or found the speed changed takes the costs of the one
-// before it alone (each run was held to those), and its runs are set aside only when that one was
-// unsteady too. A scenario left without enough steady runs when its tries or the time limit run out
-// gets no verdict: the machine was too busy or too noisy, which is said, never reported as a model
-// error.
+// this machine's costs calibrated before the first round and after each, and a speed probe and a
+// call probe (transport/testbed/call_probe.h) before and after every run. Each run is simulated with
+// the costs around its own round, moved to the machine's speed and call cost around the run
+// (at_slowdown), and per policy the round of median error counts: a slowdown of the machine that
+// lasts tens of seconds touches one round of a policy, not all of them. A run is set aside and made
+// again in a later round when its probes strayed from the calibration's and disagree with each other
+// (the machine changed during it), agree on a machine more than kScalableSlowdown away, or other
+// processes took its CPU (transport/testbed/cpu_set.h: CoreShare). A round whose calibration after
+// it was unsteady or found the speed changed takes the costs of the one before it alone (each run
+// was held to those), and its runs are set aside only when that one was unsteady too. A scenario
+// left without enough steady runs when its tries or the time limit run out gets no verdict: the
+// machine was too busy or too noisy, which is said, never reported as a model error.
 #ifndef EXSIM_WORKFLOWS_SUITE_MEASUREMENT_H_
 #define EXSIM_WORKFLOWS_SUITE_MEASUREMENT_H_
 
@@ -78,7 +78,28 @@ struct MeasuredSuite {
   // the brackets before and after it (their medians).
   transport::CalibrationSamples calibration;
   std::vector<CostProfile> round_costs;
+  // Per round: the speed and call cost its costs (or, with a fixed profile,
+  // the round's start) were probed at; each run's costs are moved to its own
+  // (models/scenario/costs.h: at_slowdown).
+  std::vector<validate::MachineProbes> round_probes;
 };
+
+// How far from its costs' speed, either way, a run's machine may have run for
+// them to be moved to it (at_slowdown); further, the run is set aside. Within
+// it, a slower machine slowed the real exchange in proportion (on a cluster
+// whose hosts all ran 15-25% faster than at their calibration, the model's
+// wall-clock errors were 19.6% median); a core shared with another process,
+// 50-120% slower, slows different work unevenly.
+inline constexpr double kScalableSlowdown = 0.35;
+
+// Why a run's probes (before and after it, of speed or calls) cannot say how
+// fast its machine ran against its costs' probes (`costs`), in words naming
+// `what`; "" when they can: they strayed beyond the costs' quiet variation
+// (`deviation`, transport::speed_deviation or call_slowdown, > `steady`) and
+// disagree with each other by more than `steady` (the machine changed during
+// the run), or agree on a machine more than kScalableSlowdown away.
+std::string unscalable(double before, double after, double costs, double deviation, double steady,
+                       const char* what);
 
 // Why a cluster's run did not hold to the speeds its hosts' costs were
 // calibrated at (`reference_us`, by agent; -1: none): the first host whose

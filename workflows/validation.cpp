@@ -62,11 +62,16 @@ Judged compare_measured(std::vector<LoadedScenario> scenarios, MeasuredSuite mea
       const bool steady = !m.runs.at(i).empty();
       std::vector<validate::Comparison> rounds;
       for (validate::RoundRun& run : steady ? m.runs.at(i) : m.set_aside.at(i)) {
-        scenario.costs =
-            measured.round_costs.empty() ? fixed : measured.round_costs.at(static_cast<std::size_t>(run.round));
+        const auto round = static_cast<std::size_t>(run.round);
+        // The round's costs, moved to the machine's speed around this run.
+        const MachineSlowdown slowdown =
+            round < measured.round_probes.size() ? validate::slowdown_of(run.probes, measured.round_probes[round])
+                                                 : MachineSlowdown{};
+        scenario.costs = at_slowdown(measured.round_costs.empty() ? fixed : measured.round_costs.at(round), slowdown);
         rounds.push_back(validate::compare(scenarios[s].file, predict(scenario, i, error), std::move(run.result),
                                            scenario.costs));
         rounds.back().steady = steady;
+        rounds.back().slowdown = slowdown;
       }
       if (rounds.empty()) continue;  // never run: every try failed
       std::sort(rounds.begin(), rounds.end(), [](const auto& a, const auto& b) { return a.wall_error < b.wall_error; });
@@ -109,6 +114,7 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
     comparisons.push_back(validate::compare(row.scenario_file, std::move(predicted), row.measured, row.costs));
     comparisons.back().steady = row.steady;
     comparisons.back().cluster = row.cluster;
+    comparisons.back().slowdown = row.slowdown;
   }
   return comparisons;
 }

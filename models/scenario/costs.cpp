@@ -194,6 +194,31 @@ CostProfile cost_corner(const CostProfile& costs, CostCorner corner, double rela
   return out;
 }
 
+CostProfile at_slowdown(const CostProfile& costs, const MachineSlowdown& slowdown) {
+  using Reading = CostFigure::Reading;
+  CostProfile out = costs;
+  for (const CostFigure& figure : cost_figures()) {
+    const bool per_call = figure.key.starts_with("rpc_") || figure.key == "sender_wake_us";
+    const double factor = per_call ? slowdown.calls : slowdown.compute;
+    const double value = figure.get(costs);
+    if (value <= 0) continue;  // free, or none (rpc_cpu_busy_us < 0)
+    switch (figure.reading) {
+      case Reading::kRate:
+      case Reading::kOptionalRate:
+        figure.set(out, std::max(1.0, value / factor));
+        break;
+      case Reading::kMicros:
+      case Reading::kNanos:
+      case Reading::kBusyMicros:
+        figure.set(out, value * factor);
+        break;
+      default:
+        break;  // not work: a size, a count, the machine, a share
+    }
+  }
+  return out;
+}
+
 bool has_cost_uncertainty(const CostProfile& costs, double relative) {
   for (const CostFigure& figure : cost_figures()) {
     if (figure_ends(costs, figure, relative)) return true;

@@ -129,6 +129,21 @@ CostProfile cost_corner(const CostProfile& costs, CostCorner corner, double rela
 // Whether cost_corner can move anything: a spread, or `relative` > 0.
 bool has_cost_uncertainty(const CostProfile& costs, double relative = 0);
 
+// How much slower the machine ran during a measurement than when its costs
+// were calibrated, by probes taken around both (1: as fast; below 1: faster):
+// `compute` from fixed arithmetic and LZ4, `calls` from round trips between
+// two processes on one core (transport/testbed/speed_probe.h, call_probe.h).
+struct MachineSlowdown {
+  double compute = 1, calls = 1;
+  bool none() const { return compute == 1 && calls == 1; }
+};
+// `costs` on a machine slowed down so: every CPU figure moves by its factor
+// (times multiplied, rates divided); the per-call ones (the rpc_ figures and
+// sender_wake_us: system calls, wake-ups and switches between processes) by
+// `calls`, the rest by `compute`. Sizes, counts, cores and shares stay; so
+// does the spread, which figure_ends reads relative to the figure.
+CostProfile at_slowdown(const CostProfile& costs, const MachineSlowdown& slowdown);
+
 // The median (of the middle two for an even count), least and largest of
 // `values`. REQUIRES: values not empty.
 FigureSpread spread_of(std::vector<double> values);

@@ -20,6 +20,8 @@
 #include "models/base/error.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/simulate.h"
+#include "transport/testbed/call_probe.h"
+#include "transport/testbed/speed_probe.h"
 
 namespace exsim {
 namespace {
@@ -66,12 +68,12 @@ TEST_CASE("a policy's run of median wall-clock error counts; without a steady ru
   workflows::MeasuredSuite measured;
   workflows::MeasuredScenario m;
   // 16K: three steady runs, 20% slow, 2% slow and 30% fast: the 2% one counts.
-  m.runs.push_back({{0, measured_at(scenario, 0, 1.2)}, {1, measured_at(scenario, 0, 1.02)},
-                    {2, measured_at(scenario, 0, 0.7)}});
+  m.runs.push_back({{0, measured_at(scenario, 0, 1.2), {}}, {1, measured_at(scenario, 0, 1.02), {}},
+                    {2, measured_at(scenario, 0, 0.7), {}}});
   m.set_aside.push_back({});
   // 64K: no steady run, one set aside.
   m.runs.push_back({});
-  m.set_aside.push_back({{0, measured_at(scenario, 1, 1.5)}});
+  m.set_aside.push_back({{0, measured_at(scenario, 1, 1.5), {}}});
   m.unsteady = "the machine was busy";
   measured.scenarios.push_back(m);
   const workflows::Judged judged =
@@ -84,6 +86,63 @@ TEST_CASE("a policy's run of median wall-clock error counts; without a steady ru
   REQUIRE(judged.no_verdict.size() == 1);
   CHECK(judged.no_verdict[0].find("the machine was busy") != std::string::npos);
   std::filesystem::remove(file);
+}
+
+TEST_CASE("a run on a machine slower than at its calibration is judged with the costs moved to its speed") {
+  const std::string file = temp_file("exsim_workflows_slow.json", kScenario);
+  const Scenario scenario = parse_scenario(kScenario, file);
+  // The real exchange on a machine 20% slower in compute, calls 30% dearer:
+  // the model's own run with its costs moved so.
+  const MachineSlowdown slowdown{1.2, 1.3};
+  Scenario slow = scenario;
+  slow.costs = at_slowdown(scenario.costs, slowdown);
+  RunResult run = simulate(slow, slow.policies.at(0));
+  run.source = "measured";
+  workflows::MeasuredSuite measured;
+  measured.round_costs = {scenario.costs};
+  measured.round_probes = {{1000, 10}};  // the calibration's probes
+  workflows::MeasuredScenario m;
+  m.runs.push_back({{0, run, {1200, 13}}});  // the run's: 1.2 and 1.3 times theirs
+  m.set_aside.push_back({});
+  m.runs.push_back({});
+  m.set_aside.push_back({});
+  measured.scenarios.push_back(m);
+  const workflows::Judged judged =
+      workflows::compare_measured({{file, kScenario, scenario}}, measured, scenario.costs, std::nullopt);
+  REQUIRE(judged.comparisons.size() == 1);
+  const validate::Comparison& c = judged.comparisons[0];
+  CHECK(c.slowdown.compute == doctest::Approx(1.2));
+  CHECK(c.slowdown.calls == doctest::Approx(1.3));
+  CHECK(c.costs.rpc_cpu_us == doctest::Approx(1.3 * scenario.costs.rpc_cpu_us));
+  CHECK(c.wall_error == doctest::Approx(0).epsilon(1e-9));
+  // Held to the calibration's speed instead, the same run reads as a model error.
+  measured.round_probes = {{1200, 13}};
+  const double unmoved =
+      workflows::compare_measured({{file, kScenario, scenario}}, measured, scenario.costs, std::nullopt)
+          .comparisons.at(0)
+          .wall_error;
+  CHECK(unmoved < -0.05);
+  std::filesystem::remove(file);
+}
+
+TEST_CASE("a run's probes say its machine's speed unless it changed during the run or strayed too far") {
+  const auto why = [](double before, double after) {
+    return workflows::unscalable(before, after, 1000, transport::speed_deviation(before, after, 1000),
+                                 transport::kSteadySpeed, "the machine's speed");
+  };
+  CHECK(why(1000, 1050).empty());  // within the calibration's own variation
+  CHECK(why(1200, 1230).empty());  // 21% slower throughout: its costs are moved so
+  CHECK(why(700, 690).empty());    // 30% faster throughout
+  CHECK(why(1000, 1300).find("changed by 30% over the run") != std::string::npos);
+  CHECK(why(1500, 1520).find("ran 51% slower than when its costs were measured") != std::string::npos);
+  CHECK(why(600, 610).find("40% faster") != std::string::npos);
+  // Calls count only when dearer: a cheap probe is one the scheduler did not delay.
+  CHECK(workflows::unscalable(4.4, 6.0, 5.5, transport::call_slowdown(4.4, 6.0, 5.5), transport::kSteadyCalls,
+                              "calls")
+            .empty());
+  CHECK_FALSE(workflows::unscalable(4.4, 7.0, 5.5, transport::call_slowdown(4.4, 7.0, 5.5),
+                                    transport::kSteadyCalls, "calls")
+                  .empty());
 }
 
 TEST_CASE("the recorded suite judged again passes with the model, and fails with a deliberate error in it") {

@@ -315,6 +315,28 @@ TEST_CASE("a profile's spread: read with it, checked, and its corners move each 
   CHECK(bad.find("/costs/spread/rpc_cpu_us: expected min <= median <= max") != std::string::npos);
 }
 
+TEST_CASE("costs moved to a slower machine: per-call figures by the calls' slowdown, other work by compute's") {
+  const Scenario s = test::scenario_from(test::with_value(kGood, "/costs", R"({"serialize_bytes_per_s": 1e9,
+      "rpc_cpu_us": 10, "sender_wake_us": 4, "deserialize_batch_us": 2,
+      "cache_miss_byte_ns": 0.5, "transfer_bytes_per_s": 0, "cores": 1, "core_cache_bytes": 2097152})"));
+  const CostProfile slow = at_slowdown(s.costs, {1.25, 1.5});
+  CHECK(slow.serialize_bytes_per_s == doctest::Approx(0.8e9));  // a rate divided
+  CHECK(slow.deserialize_batch_us == doctest::Approx(2.5));     // a time multiplied
+  CHECK(slow.cache_miss_byte_ns == doctest::Approx(0.625));
+  CHECK(slow.rpc_cpu_us == doctest::Approx(15));  // a call's, by the calls' slowdown
+  CHECK(slow.sender_wake_us == doctest::Approx(6));
+  CostProfile unshared = s.costs;
+  unshared.rpc_cpu_busy_us = -1;
+  CHECK(at_slowdown(unshared, {1.25, 1.5}).rpc_cpu_busy_us == -1);  // none stays none
+  CHECK(slow.transfer_bytes_per_s == 0);       // free stays free
+  CHECK(slow.cores == 1);                      // the machine is not work
+  CHECK(slow.core_cache_bytes == 2097152);
+  CHECK(slow.wire_overhead_bytes == s.costs.wire_overhead_bytes);
+  // A faster machine the other way; no slowdown, no change.
+  CHECK(at_slowdown(s.costs, {0.8, 1}).serialize_bytes_per_s == doctest::Approx(1.25e9));
+  CHECK(at_slowdown(s.costs, {}).rpc_cpu_us == s.costs.rpc_cpu_us);
+}
+
 TEST_CASE("a costs profile means the same inline and as a file: keys it leaves out take the reference's") {
   const std::string profile = R"({"serialize_bytes_per_s": 2.0e9, "deserialize_bytes_per_s": 4.0e9,
     "lz4_compress_bytes_per_s": 5.0e8, "lz4_decompress_bytes_per_s": 2.5e9, "rpc_cpu_us": 8.0})";

@@ -51,7 +51,10 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
                 validate::MachineProbes& probes) {
   if (options.real_cluster) {
     result = run_policy(loaded, policy, options);
-    std::string why = strayed_host(result, options.real_cluster->speed_probe_us);
+    const ClusterSpeed speed = cluster_speed(result, options.real_cluster->speed_probe_us);
+    // The hosts together, as one machine's probe: the costs are one profile for them all.
+    probes.speed_us = speed.slowdown * costs.speed_us;
+    std::string why = speed.unscalable;
     if (result.unsteady()) {
       why = fmt::format("a stall of {:.1f} s in {}", result.longest_stall.seconds, result.longest_stall.where);
     }
@@ -107,20 +110,21 @@ std::string unscalable(double before, double after, double costs, double deviati
   return "";
 }
 
-std::string strayed_host(const RunResult& run, const std::vector<double>& reference_us) {
+ClusterSpeed cluster_speed(const RunResult& run, const std::vector<double>& reference_us) {
+  ClusterSpeed out;
+  double probed = 0, calibrated = 0;
   for (std::size_t h = 0; h < run.hosts.size() && h < reference_us.size(); ++h) {
     const HostResult& host = run.hosts[h];
-    if (reference_us[h] <= 0 || host.speed_probe_before_us < 0 || host.speed_probe_after_us < 0) continue;
-    const double deviation =
-        transport::speed_deviation(host.speed_probe_before_us, host.speed_probe_after_us, reference_us[h]);
-    if (deviation > transport::kSteadySpeed) {
-      return fmt::format("host {}'s speed strayed {:.0f}% from its calibration's around the run (probes {:.0f} and "
-                         "{:.0f} us against {:.0f})",
-                         host.name, 100 * deviation, host.speed_probe_before_us, host.speed_probe_after_us,
-                         reference_us[h]);
-    }
+    const double before = host.speed_probe_before_us, after = host.speed_probe_after_us, reference = reference_us[h];
+    if (reference <= 0 || before < 0 || after < 0) continue;
+    const std::string why = unscalable(before, after, reference, transport::speed_deviation(before, after, reference),
+                                       transport::kSteadySpeed, ("host " + host.name + "'s speed").c_str());
+    if (!why.empty() && out.unscalable.empty()) out.unscalable = why;
+    probed += (before + after) / 2;
+    calibrated += reference;
   }
-  return "";
+  if (calibrated > 0) out.slowdown = probed / calibrated;
+  return out;
 }
 
 MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options) {
@@ -150,7 +154,11 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     // round, or of the round's start with a fixed profile (on a cluster, to
     // each host's own speed instead: run_steady).
     validate::MachineProbes at_start;
-    if (!options.real_cluster) {
+    if (options.real_cluster) {
+      // Its hosts' speeds at their calibration, summed: a run's own sum over
+      // them moves the costs (cluster_speed); no call probes there.
+      for (double reference : options.real_cluster->speed_probe_us) at_start.speed_us += std::max(0.0, reference);
+    } else {
       at_start = options.calibrate ? probes_of(before) : validate::MachineProbes{};
       if (at_start.speed_us <= 0) at_start.speed_us = transport::speed_now_us();
       if (at_start.calls_us <= 0) at_start.calls_us = calls.usual_us();

@@ -43,8 +43,9 @@ struct RealCluster {
   std::string cluster_file;
   std::string cluster_text;  // the "cluster" object's JSON
   // Each agent's speed probe when its costs were calibrated (calibrate
-  // --hosts, "measured"."speed_probe_us"; -1 for none): a run during which a
-  // host's speed strayed from it is set aside. Empty: runs are not held to it.
+  // --hosts, "measured"."speed_probe_us"; -1 for none): a run's costs are
+  // moved to its hosts' speeds around it (cluster_speed). Empty: runs are not
+  // held to it.
   std::vector<double> speed_probe_us;
 };
 
@@ -59,7 +60,7 @@ struct MeasureOptions {
   // On a real cluster rather than this machine's loopback. The probes of this
   // machine's speed and calls, and its CPU's share, say nothing of the
   // cluster's hosts: a run there is set aside for a stall, or for a host whose
-  // own speed probes around it strayed from its calibration's.
+  // own speed probes around it cannot say its speed (unscalable).
   std::optional<RealCluster> real_cluster;
 };
 
@@ -101,11 +102,18 @@ inline constexpr double kScalableSlowdown = 0.35;
 std::string unscalable(double before, double after, double costs, double deviation, double steady,
                        const char* what);
 
-// Why a cluster's run did not hold to the speeds its hosts' costs were
-// calibrated at (`reference_us`, by agent; -1: none): the first host whose
-// probes around the run strayed more than transport::kSteadySpeed, named; ""
-// when none did, or the run was not probed.
-std::string strayed_host(const RunResult& run, const std::vector<double>& reference_us);
+// A cluster's run against the speeds its hosts' costs were calibrated at
+// (`reference_us`, by agent; -1: none): why its probes cannot say how fast
+// the hosts ran (unscalable, the first such host named; "" when they can, or
+// the run was not probed), and how much slower they ran together than at
+// their calibrations (the sum of their probes' means over the sum of those
+// speeds, the hosts probed; 1 when none was), which moves the one profile
+// they share.
+struct ClusterSpeed {
+  std::string unscalable;
+  double slowdown = 1;
+};
+ClusterSpeed cluster_speed(const RunResult& run, const std::vector<double>& reference_us);
 
 // Measures the suite in rounds; progress on stderr.
 MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options);

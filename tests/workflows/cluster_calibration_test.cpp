@@ -88,17 +88,27 @@ RunResult probed_run(double h0_before, double h0_after, double h1_before, double
   return run;
 }
 
-TEST_CASE("a cluster's run is held to each host's calibrated speed, the host that strayed named") {
+TEST_CASE("a cluster's run moves its costs to its hosts' speeds, unless a host changed during it (named)") {
   const std::vector<double> reference{1000, 800};
-  CHECK(strayed_host(probed_run(1050, 960, 820, 790), reference).empty());  // within 12%
-  const std::string why = strayed_host(probed_run(1000, 1000, 800, 640), reference);  // h1 20% faster after
-  CHECK(why.find("host h1's speed strayed 20%") != std::string::npos);
+  const ClusterSpeed steady = cluster_speed(probed_run(1050, 960, 820, 790), reference);  // within 12%
+  CHECK(steady.unscalable.empty());
+  CHECK(steady.slowdown == doctest::Approx((1005.0 + 805.0) / 1800.0));
+  // Both hosts 20% slower throughout: their costs moved so, not set aside.
+  const ClusterSpeed slow = cluster_speed(probed_run(1200, 1200, 960, 960), reference);
+  CHECK(slow.unscalable.empty());
+  CHECK(slow.slowdown == doctest::Approx(1.2));
+  // h1 25% faster after than before: what it ran at is unknown.
+  const std::string why = cluster_speed(probed_run(1000, 1000, 800, 640), reference).unscalable;
+  CHECK(why.find("host h1's speed changed by 25% over the run") != std::string::npos);
   CHECK(why.find("against 800") != std::string::npos);
-  CHECK_FALSE(strayed_host(probed_run(1300, 1000, 800, 800), reference).find("host h0") == std::string::npos);
-  // A host with no reference, or a run not probed, is not held.
-  CHECK(strayed_host(probed_run(1000, 1000, 800, 640), {1000, -1}).empty());
-  CHECK(strayed_host(probed_run(-1, -1, -1, -1), reference).empty());
-  CHECK(strayed_host(probed_run(1000, 1000, 800, 640), {}).empty());
+  CHECK(cluster_speed(probed_run(1500, 1500, 800, 800), reference).unscalable.find("host h0's speed ran 50% slower") !=
+        std::string::npos);
+  // A host with no reference, or a run not probed, is not held, and moves nothing.
+  const ClusterSpeed one = cluster_speed(probed_run(1000, 1000, 800, 640), {1000, -1});
+  CHECK(one.unscalable.empty());
+  CHECK(one.slowdown == doctest::Approx(1));
+  CHECK(cluster_speed(probed_run(-1, -1, -1, -1), reference).slowdown == 1);
+  CHECK(cluster_speed(probed_run(1000, 1000, 800, 640), {}).unscalable.empty());
 }
 
 }  // namespace

@@ -91,23 +91,24 @@ std::string bounds(const Comparison& c) {
 }
 
 // How far the costs were moved to the machine's speed around each run: the
-// range of each factor over the rows, "" when none was moved.
+// range of each factor over the rows moved (a cluster has no call probes:
+// its calls' factor, always 1, is left out), "" when none was.
 std::string machine_slowdowns(const std::vector<Comparison>& comparisons) {
-  double least_compute = 1, most_compute = 1, least_calls = 1, most_calls = 1;
-  std::size_t moved = 0;
+  std::vector<double> compute, calls;
   for (const auto& c : comparisons) {
     if (c.slowdown.none()) continue;
-    ++moved;
-    least_compute = std::min(least_compute, c.slowdown.compute);
-    most_compute = std::max(most_compute, c.slowdown.compute);
-    least_calls = std::min(least_calls, c.slowdown.calls);
-    most_calls = std::max(most_calls, c.slowdown.calls);
+    compute.push_back(c.slowdown.compute);
+    calls.push_back(c.slowdown.calls);
   }
-  if (moved == 0) return "";
-  return fmt::format("\nthe machine's speed around each run, against its costs' calibration: compute x{:.2f}-{:.2f}, "
-                     "calls between processes x{:.2f}-{:.2f}; each run's costs moved by its own (the rows' "
-                     "\"machine_slowdown\")\n",
-                     least_compute, most_compute, least_calls, most_calls);
+  if (compute.empty()) return "";
+  const FigureSpread by_compute = spread_of(compute), by_calls = spread_of(calls);
+  std::string factors = fmt::format("compute x{:.2f}-{:.2f}", by_compute.min, by_compute.max);
+  if (by_calls.min != 1 || by_calls.max != 1) {
+    factors += fmt::format(", calls between processes x{:.2f}-{:.2f}", by_calls.min, by_calls.max);
+  }
+  return fmt::format("\nthe machine's speed around {} of {} runs, against its costs' calibration: {}; each run's "
+                     "costs moved by its own (the rows' \"machine_slowdown\")\n",
+                     compute.size(), comparisons.size(), factors);
 }
 
 }  // namespace

@@ -72,6 +72,23 @@ else
   check "runs set aside are flagged in the table" has "(unsteady)" "$work/again-val.out"
 fi
 check "nothing ran again" hasnt "on the real exchange (round" "$work/again-val.out"
+# A row's costs moved to its machine's speed say so, read back; a factor that is not above 0 is refused by its path.
+python3 - "$src/tests/data/validate/suite-measured.json" "$work/moved.json" "$work/bad-moved.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["comparisons"][0]["machine_slowdown"] = {"compute": 1.2, "calls": 1}
+json.dump(d, open(sys.argv[2], "w"))
+d["comparisons"][0]["machine_slowdown"]["compute"] = -1
+json.dump(d, open(sys.argv[3], "w"))
+PY
+"$exsim" validate --measured "$work/moved.json" "$src/scenarios/validation" >"$work/moved.out" 2>&1
+check "costs moved to a row's machine: said, with the factor read back" \
+  has "the machine's speed around 1 of $(json_get "$work/moved.json" "len(d['comparisons'])") runs, against its costs' calibration: compute x1.20-1.20;" "$work/moved.out"
+check "costs moved: a calls' factor of 1 is left out" hasnt "calls between processes x" "$work/moved.out"
+"$exsim" validate --measured "$work/bad-moved.json" >/dev/null 2>"$work/bad-moved.err"
+check "a machine_slowdown factor not above 0: exit 2" test $? -eq 2
+check "a machine_slowdown factor not above 0: its file and path" \
+  has "bad-moved.json:/comparisons/0/machine_slowdown/compute: expected a number > 0" "$work/bad-moved.err"
 mkdir -p "$work/strict" && cp "$src"/scenarios/validation/*.json "$work/strict/"
 cp "$src/tests/data/validate/strict/suite.json" "$work/strict/"
 "$exsim" validate --measured "$src/tests/data/validate/suite-measured.json" "$work/strict" >"$work/strict.out" 2>&1

@@ -4,6 +4,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/cpu_options.h"
 #include "cli/output_files.h"
 #include "models/base/error.h"
 #include "transport/agent/token_file.h"
@@ -22,6 +23,7 @@ void add_cluster_options(po::options_description& options) {
       ("round-trips", po::value<int>()->default_value(200), "with --hosts: RPC round trips per host pair")
       ("bulk-mib", po::value<int>()->default_value(64), "with --hosts: MiB sent per host pair for its bandwidth")
       ("no-cpu", "with --hosts: measure the paths only, not each host's CPU costs");
+  add_let_cores_sleep_option(options);
 }
 
 int calibrate_cluster(const po::variables_map& vm, int repetitions, double scale) {
@@ -33,6 +35,7 @@ int calibrate_cluster(const po::variables_map& vm, int repetitions, double scale
   options.round_trips = bounded_int(vm, "round-trips", 10, 100000);
   options.bulk_bytes = static_cast<std::size_t>(bounded_int(vm, "bulk-mib", 1, 4096)) << 20;
   options.cpu = !vm.count("no-cpu");
+  options.hold_cores_awake = hold_cores_awake(vm);
   options.cpu_repetitions = repetitions;
   options.cpu_scale = scale;
   options.progress = [](const std::string& line) { fmt::print(stderr, "calibrate --hosts: {}\n", line); };
@@ -54,6 +57,13 @@ int calibrate_cluster(const po::variables_map& vm, int repetitions, double scale
     for (int b = 0; b < c.rtt.hosts(); ++b) row += fmt::format(" {:7.3f}", c.rtt.rtt_ms(a, b));
     fmt::print("{}\n", row);
   }
+  for (std::size_t h = 0; h < c.cores_awake.size(); ++h) {
+    if (c.cores_awake[h].rfind("not held", 0) == 0) {
+      fmt::print(stderr, "calibrate --hosts: {}'s cores {}: what it measured includes their wake-ups\n", c.names[h],
+                 c.cores_awake[h]);
+    }
+  }
+  if (const std::string sleep = workflows::sleep_cost(c); !sleep.empty()) fmt::print("{}\n", sleep);
   for (const auto& failure : c.cpu_failures) fmt::print(stderr, "calibrate --hosts: no CPU costs from {}\n", failure);
   const auto profile = workflows::median_profile(c);
   if (profile_file && profile.is_null()) {

@@ -45,7 +45,9 @@ int calibrate_command(const std::vector<std::string>& args) {
       "With --hosts it measures a real cluster through agents on its hosts: each ordered\n"
       "host pair's RPC round trip (median and spread) and bandwidth through the exchange's\n"
       "own connections, one pair at a time; placement groups found from the RTTs; and each\n"
-      "host's CPU costs by `exsim calibrate` run on it. --cluster gets the cluster as a\n"
+      "host's CPU costs by `exsim calibrate` run on it. All with the agents' cores held\n"
+      "awake, as the model has them (unless --let-cores-sleep); then the pings again with\n"
+      "the cores free to sleep, to say what sleep adds. --cluster gets the cluster as a\n"
       "scenario's \"cluster\" object, -o the profile of each figure's median over the hosts.\n\n"
       "examples:\n  exsim calibrate -o build/profile.json\n"
       "  exsim simulate scenarios/default.json --set costs=build/profile.json\n"
@@ -72,7 +74,7 @@ int calibrate_command(const std::vector<std::string>& args) {
   const double scale = vm["scale"].as<double>();
   if (!(scale > 0 && scale <= 100)) throw UsageError(fmt::format("--scale {}: expected more than 0, at most 100", scale));
   if (vm.count("hosts")) return calibrate_cluster(vm, repetitions, scale);
-  for (const char* flag : {"token-file", "cluster", "no-cpu"}) {
+  for (const char* flag : {"token-file", "cluster", "no-cpu", "let-cores-sleep"}) {
     if (vm.count(flag)) throw UsageError(fmt::format("--{} goes with --hosts", flag));
   }
   OutputFiles outputs;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/base/error.h"
 #include "transport/testbed/cpu_set.h"
 
 namespace exsim::cli {
@@ -24,6 +25,20 @@ void pin_to(const std::vector<int>& cpus, const char* command) {
   transport::pin_process(cpus);
   fmt::print(stderr, "{}: the real exchange runs on CPU {} (of {}), which the model gives every emulated host\n",
              command, transport::cpu_list_text(cpus), transport::cpu_list_text(allowed));
+}
+
+void add_let_cores_sleep_option(po::options_description& options) {
+  options.add_options()("let-cores-sleep",
+                        "with --hosts: leave the agents' cores free to enter deep idle states (by default each agent "
+                        "holds its machine's cores awake while it serves, as the model has them: a call or ping that "
+                        "finds a core asleep waits for it to wake)");
+}
+
+bool hold_cores_awake(const po::variables_map& vm) {
+  if (vm.count("let-cores-sleep") && !vm.count("hosts")) {
+    throw UsageError("--let-cores-sleep applies only with --hosts FILE (this machine's agents are not asked to hold its cores)");
+  }
+  return vm.count("hosts") && !vm.count("let-cores-sleep");
 }
 
 }  // namespace exsim::cli

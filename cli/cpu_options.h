@@ -19,6 +19,14 @@ std::vector<int> chosen_cpus(const boost::program_options::variables_map& vm);
 // stderr as `command`. Call it before any thread starts.
 void pin_to(const std::vector<int>& cpus, const char* command);
 
+// --let-cores-sleep, for work on agents a hosts file lists (run, calibrate and
+// validate --hosts): by default the agents hold their machines' cores out of
+// deep idle states (transport/testbed/awake_cores.h), as the model has them.
+void add_let_cores_sleep_option(boost::program_options::options_description& options);
+// Whether the agents are to hold their cores awake; throws UsageError for
+// --let-cores-sleep without --hosts.
+bool hold_cores_awake(const boost::program_options::variables_map& vm);
+
 }  // namespace exsim::cli
 
 #endif  // EXSIM_CLI_CPU_OPTIONS_H_

@@ -6,6 +6,7 @@
 #include "cli/command_line.h"
 #include "transport/agent/token_file.h"
 #include "cli/commands.h"
+#include "cli/cpu_options.h"
 #include "cli/output_files.h"
 #include "cli/results_table.h"
 #include "cli/trace_options.h"
@@ -58,6 +59,7 @@ int run_command(const std::vector<std::string>& args) {
       ("nic-cap", "cap each host's bandwidth at the scenario's nic_gbps, each way (token buckets)")
       ("pin-hosts", "run each local agent on CPUs of its own, as separate machines' cores: this process's CPUs split evenly among the hosts (at least one each)")
       ("timeout", po::value<int>()->value_name("SECONDS")->default_value(600), "seconds each exchange may take before the run fails");
+  add_let_cores_sleep_option(visible);
   add_results_option(visible, "the results (source \"measured\")");
   add_trace_options(visible);
   const auto parsed = parse_command_line(args, visible, "scenario");
@@ -88,6 +90,7 @@ int run_command(const std::vector<std::string>& args) {
   options.nic_cap = vm.count("nic-cap") > 0;
   options.timeout = std::chrono::seconds(bounded_int(vm, "timeout", 1, 86400));
   options.exsim_binary = "/proc/self/exe";
+  options.hold_cores_awake = hold_cores_awake(vm);
   if (vm.count("hosts")) {
     options.hosts_file = vm["hosts"].as<std::string>();
     if (!vm.count("token-file")) throw UsageError("--hosts needs --token-file (the agents' token)");

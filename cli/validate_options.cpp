@@ -87,6 +87,7 @@ po::options_description validate_options() {
        "with --hosts: the cluster calibrate --hosts measured, which replaces each scenario's (its first hosts); "
        "each run is held to the speed each host had when calibrated (its speed_probe_us), and set aside if a host "
        "strayed");
+  add_let_cores_sleep_option(visible);
   add_results_option(visible, "every comparison, the thresholds and the verdict");
   add_cpus_option(visible);
   return visible;
@@ -94,7 +95,7 @@ po::options_description validate_options() {
 
 std::optional<workflows::RealCluster> real_cluster_option(const po::variables_map& vm) {
   if (!vm.count("hosts")) {
-    for (const char* flag : {"token-file", "cluster"}) {
+    for (const char* flag : {"token-file", "cluster", "let-cores-sleep"}) {
       if (vm.count(flag)) throw UsageError(fmt::format("--{} goes with --hosts", flag));
     }
     return std::nullopt;
@@ -109,6 +110,7 @@ std::optional<workflows::RealCluster> real_cluster_option(const po::variables_ma
   if (vm.count("measured") || vm.count("cpus")) throw UsageError("--hosts runs the suite on the cluster: not with --measured or --cpus");
   workflows::RealCluster cluster;
   cluster.hosts_file = vm["hosts"].as<std::string>();
+  cluster.hold_cores_awake = hold_cores_awake(vm);
   cluster.token = transport::read_token_file(vm["token-file"].as<std::string>());
   cluster.cluster_file = vm["cluster"].as<std::string>();
   const auto document = nlohmann::ordered_json::parse(read_text_file(cluster.cluster_file, "the cluster file"),

@@ -45,6 +45,13 @@ std::string session_scenario(std::size_t hosts, double scale) {
 constexpr std::chrono::seconds kProbeReply{60};
 constexpr std::chrono::hours kCpuReply{1};
 
+// Pair from's round trips (ms) to `to` and, with bulk_bytes, its bandwidth (bytes/s).
+json probe_path(transport::AgentSession& session, std::size_t from, std::size_t to, int round_trips,
+                std::size_t bulk_bytes) {
+  session.send(from, {{"op", "probe"}, {"to", to}, {"round_trips", round_trips}, {"bulk_bytes", bulk_bytes}});
+  return session.expect(from, "probed", Clock::now() + kProbeReply);
+}
+
 }  // namespace
 
 ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options) {
@@ -61,6 +68,7 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options) {
   run.token = options.token;
   run.delay_line = false;
   run.timeout = std::chrono::seconds(120);
+  run.hold_cores_awake = options.hold_cores_awake;
   const Scenario scenario = parse_scenario(run.scenario_text, run.scenario_file);
   transport::AgentSession session(scenario, run);
   session.start();
@@ -76,16 +84,14 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options) {
     c.cores.push_back(ready.value("cores", 0));
     c.machines.push_back(ready.value("boot_id", ""));
     c.names.push_back(fmt::format("h{}", h));
+    c.cores_awake.push_back(session.cores_awake(h));
   }
   // One pair at a time, each direction: no two probes share a link or a host's CPU.
   for (std::size_t from = 0; from < n; ++from) {
     for (std::size_t to = 0; to < n; ++to) {
       say(fmt::format("path {} -> {}", c.addresses[from], c.addresses[to]));
-      session.send(from, {{"op", "probe"},
-                          {"to", to},
-                          {"round_trips", options.round_trips},
-                          {"bulk_bytes", from == to ? std::size_t{0} : options.bulk_bytes}});
-      const json reply = session.expect(from, "probed", Clock::now() + kProbeReply);
+      const json reply =
+          probe_path(session, from, to, options.round_trips, from == to ? std::size_t{0} : options.bulk_bytes);
       const auto times = reply.at("round_trip_ms").get<std::vector<double>>();
       c.rtt.set_rtt(static_cast<int>(from), static_cast<int>(to), ms_to_ns(spread_of(times).median));
       c.rtt_p10_ms[from][to] = percentile(times, 0.1);
@@ -94,6 +100,20 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options) {
     }
   }
   c.groups = find_placement_groups(c.rtt);
+  // What sleep costs a ping: the same pings with the cores free to sleep
+  // (the RTTs and groups stay those of cores held awake, as the model has them).
+  if (options.hold_cores_awake && std::find(c.cores_awake.begin(), c.cores_awake.end(), "held") != c.cores_awake.end()) {
+    say("pings again with the cores free to sleep");
+    session.hold_cores_awake(false);
+    c.ping_cores_free_ms.assign(n, std::vector<double>(n, -1));
+    for (std::size_t from = 0; from < n; ++from) {
+      for (std::size_t to = 0; to < n; ++to) {
+        const auto times = probe_path(session, from, to, options.round_trips, 0).at("round_trip_ms").get<std::vector<double>>();
+        c.ping_cores_free_ms[from][to] = spread_of(times).median;
+      }
+    }
+    session.hold_cores_awake(true);
+  }
   if (options.cpu && n >= 2) {
     say(fmt::format("per-call costs on the path {} -> {} (one-row calls, one and 64 in flight)", c.addresses[0],
                     c.addresses[1]));
@@ -156,6 +176,8 @@ nlohmann::ordered_json cluster_json(const ClusterCalibration& c) {
                    {"rtt_p90_ms", c.rtt_p90_ms},
                    {"bandwidth_gbps", c.bandwidth_gbps},
                    {"groups", c.groups.why}};
+  measured["cores_awake"] = c.cores_awake;
+  if (!c.ping_cores_free_ms.empty()) measured["ping_cores_free_ms"] = c.ping_cores_free_ms;
   if (!c.cpu_failures.empty()) measured["cpu_failures"] = c.cpu_failures;
   if (!c.speed_probe_us.empty()) measured["speed_probe_us"] = c.speed_probe_us;
   return {{"description", fmt::format("{} hosts measured by exsim calibrate --hosts: ping_ms is the median of each "
@@ -163,10 +185,38 @@ nlohmann::ordered_json cluster_json(const ClusterCalibration& c) {
                                       "ping of itself the RPC layer alone; the RTT of a pair is its pings less "
                                       "its hosts' own, both ways averaged; nic_gbps the median pair's bandwidth; "
                                       "groups found from the pings; speed_probe_us each host's speed probe after "
-                                      "its CPU calibration (-1: none), which validate --hosts holds runs to",
+                                      "its CPU calibration (-1: none), which validate --hosts holds runs to; "
+                                      "cores_awake how each host's cores were while all this was measured (held out "
+                                      "of deep idle states unless --let-cores-sleep), ping_cores_free_ms the same "
+                                      "pings with them free to sleep",
                                       n)},
           {"cluster", cluster},
           {"measured", measured}};
+}
+
+std::string sleep_cost(const ClusterCalibration& c) {
+  if (c.ping_cores_free_ms.empty()) return "";
+  std::vector<double> extra_us;
+  for (int a = 0; a < c.rtt.hosts(); ++a) {
+    for (int b = 0; b < c.rtt.hosts(); ++b) {
+      const double free = c.ping_cores_free_ms[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)];
+      if (a != b && free >= 0) extra_us.push_back((free - c.rtt.rtt_ms(a, b)) * 1e3);
+    }
+  }
+  if (extra_us.empty()) return "";
+  const FigureSpread extra = spread_of(extra_us);
+  // Whole microseconds, a value that rounds to none as +0 (not -0).
+  const auto whole = [](double us) { return std::round(us) == 0 ? 0.0 : std::round(us); };
+  std::string line = fmt::format("with the cores free to sleep, pings between hosts took {:+.0f} us (median pair; "
+                                 "{:+.0f} to {:+.0f} us) against the cores held awake",
+                                 whole(extra.median), whole(extra.min), whole(extra.max));
+  if (extra.max > kDearSleepUs) {
+    line += fmt::format(": these hosts' cores are slow to wake. The model has them awake, as run and validate "
+                        "--hosts hold them; an exchange on these hosts as they are waits up to {:.0f} us more on "
+                        "each call that finds a core asleep",
+                        extra.max);
+  }
+  return line;
 }
 
 nlohmann::ordered_json median_profile(const ClusterCalibration& c) {

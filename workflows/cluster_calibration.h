@@ -31,6 +31,9 @@ struct ClusterCalibrationOptions {
   int round_trips = 200;            // per ordered pair
   std::size_t bulk_bytes = 64u << 20;  // per ordered pair of two hosts
   bool cpu = true;                  // also each host's CPU costs
+  // Everything measured with the agents' cores held awake (transport/testbed/
+  // awake_cores.h), and the pings measured again with them free to sleep.
+  bool hold_cores_awake = true;
   int cpu_repetitions = 5;
   double cpu_scale = 1.0;
   std::function<void(const std::string&)> progress;
@@ -43,6 +46,13 @@ struct ClusterCalibration {
   LatencyMatrix rtt;                                  // medians, ns
   std::vector<std::vector<double>> rtt_p10_ms, rtt_p90_ms;
   std::vector<std::vector<double>> bandwidth_gbps;    // -1 on the diagonal
+  // Per host: "held", "free to sleep" or why they could not be held, as the
+  // measurements above were made (AgentSession::cores_awake).
+  std::vector<std::string> cores_awake;
+  // With the cores held: each ordered pair's median ping (ms) again with
+  // them free to sleep, what a call that finds its thread's core asleep pays;
+  // empty when not measured.
+  std::vector<std::vector<double>> ping_cores_free_ms;
   PlacementGroups groups;
   std::vector<nlohmann::ordered_json> host_profiles;  // each host's `calibrate` profile; empty without cpu
   // The per-call figures (transport/calibration/benchmarks.h per_call_figures)
@@ -62,6 +72,14 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options);
 // The cluster as a scenario's "cluster" object, with what was measured beside it:
 // {"cluster": {...}, "measured": {...}}.
 nlohmann::ordered_json cluster_json(const ClusterCalibration& calibration);
+
+// Past this many microseconds added to a ping by letting the cores sleep,
+// sleep_cost warns: the same hosts' pings vary by a few us from run to run.
+constexpr double kDearSleepUs = 20;
+
+// What letting the cores sleep added to the pings between hosts, said in a
+// line (a warning past kDearSleepUs); "" when not measured.
+std::string sleep_cost(const ClusterCalibration& calibration);
 
 // A profile of each numeric figure's median over the hosts' profiles (the
 // rest from the first), the per-call figures those of the cluster's path

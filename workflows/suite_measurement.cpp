@@ -37,6 +37,7 @@ RunResult run_policy(const LoadedScenario& loaded, const Policy& policy, const M
     options.hosts_file = measure.real_cluster->hosts_file;
     options.token = measure.real_cluster->token;
     options.spare_agents_ok = true;
+    options.hold_cores_awake = measure.real_cluster->hold_cores_awake;
     options.probe_speed = !measure.real_cluster->speed_probe_us.empty();
   }
   return std::move(transport::run_on_agents(loaded.scenario, options).at(0));

@@ -47,6 +47,7 @@ struct RealCluster {
   // moved to its hosts' speeds around it (cluster_speed). Empty: runs are not
   // held to it.
   std::vector<double> speed_probe_us;
+  bool hold_cores_awake = true;  // the agents hold their cores awake (transport/testbed/awake_cores.h)
 };
 
 struct MeasureOptions {

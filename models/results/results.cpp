@@ -134,6 +134,7 @@ ordered run_json(const RunResult& r) {
     if (h.speed_probe_before_us >= 0) hosts.back()["speed_probe_before_us"] = h.speed_probe_before_us;
     if (h.speed_probe_after_us >= 0) hosts.back()["speed_probe_after_us"] = h.speed_probe_after_us;
     if (h.sender_peak_sum_bytes >= 0) hosts.back()["sender_peak_sum_bytes"] = h.sender_peak_sum_bytes;
+    if (!h.cores_awake.empty()) hosts.back()["cores_awake"] = h.cores_awake;
   }
   out["hosts"] = std::move(hosts);
   auto tally = [](const PlannerTally& t) {

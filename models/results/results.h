@@ -97,6 +97,9 @@ struct HostResult {
   // and just after it; -1: not probed.
   double speed_probe_before_us = -1;
   double speed_probe_after_us = -1;
+  // Measured runs: whether the host's cores were held out of deep idle states
+  // ("held", "free to sleep", "not held: why"); "" when not asked.
+  std::string cores_awake = {};
 };
 
 // Sender instances against the planner's estimate (docs/impala.md §6.1).

@@ -84,6 +84,7 @@ HostResult read_host(const JsonNode& node) {
   if (node.member("sender_peak_sum_bytes").present()) {
     h.sender_peak_sum_bytes = node.member("sender_peak_sum_bytes").integer(-1, 0, kMaxCount);
   }
+  if (node.member("cores_awake").present()) h.cores_awake = node.member("cores_awake").string();
   return h;
 }
 

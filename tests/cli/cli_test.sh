@@ -222,6 +222,12 @@ check "--trace-events without --trace" run 2 simulate "$src/scenarios/default.js
 check "--trace-events without --trace named" has "--trace-events applies only with --trace" "$work/err"
 check "--token-file without --hosts" run 2 run "$src/scenarios/default.json" --token-file "$work/none"
 check "--token-file without --hosts named" has "--token-file applies only with --hosts" "$work/err"
+check "--let-cores-sleep without --hosts" run 2 run "$src/scenarios/default.json" --let-cores-sleep
+check "--let-cores-sleep without --hosts named" has "--let-cores-sleep applies only with --hosts" "$work/err"
+check "validate --let-cores-sleep without --hosts" run 2 validate "$src/scenarios/validation/latency.json" --let-cores-sleep
+check "validate --let-cores-sleep without --hosts named" has "--let-cores-sleep goes with --hosts" "$work/err"
+check "calibrate --let-cores-sleep without --hosts" run 2 calibrate --let-cores-sleep
+check "calibrate --let-cores-sleep without --hosts named" has "--let-cores-sleep goes with --hosts" "$work/err"
 "$exsim" agent --new-token-file "$work/token" >/dev/null
 check "agent --keep-serving on any port" run 2 agent --token-file "$work/token" --keep-serving
 check "agent --keep-serving on any port: said" has "--keep-serving needs a fixed port" "$work/err"

@@ -84,6 +84,17 @@ ok = ok and all(rtt[a][a] == 0 for a in range(3))
 ok = ok and c["cluster"]["nic_gbps"] > 0.1 and c["cluster"]["cores_per_host"] >= 1 and c["measured"]["groups"]
 sys.exit(0 if ok else 1)
 PY
+# As root (the namespaces need it) the agents hold their cores awake, and the
+# pings are taken again with the cores free to sleep.
+check "calibrate --hosts: measured with the cores held awake, then the pings with them free to sleep" \
+  python3 - "$work/cluster.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["measured"]
+free = m["ping_cores_free_ms"]
+ok = m["cores_awake"] == ["held"] * 3 and all(0 < free[a][b] < 10 for a in range(3) for b in range(3))
+sys.exit(0 if ok else 1)
+PY
+check "calibrate --hosts: says what sleep adds to the pings" grep -q "with the cores free to sleep, pings between hosts took" "$work/out1"
 # The cluster loads as a scenario's.
 python3 - "$work/cluster.json" "$src/tests/data/run/three-hosts.json" "$work/measured.json" <<'PY'
 import json, sys
@@ -129,6 +140,11 @@ timeout 120 ip netns exec "${tag}hc" "$exsim" run "$src/tests/data/run/three-hos
   --hosts "$work/hosts2" --token-file "$work/token" --json "$work/run.json" >/dev/null 2>"$work/err2"
 check "run across namespaces: exit 0" test $? -eq 0
 check "run across namespaces: every hash row" has '"rows": 120000' "$work/run.json"
+check "run across namespaces: each host's cores held awake, said" python3 -c '
+import json, sys
+runs = json.load(open(sys.argv[1]))
+runs = runs.get("runs", runs) if isinstance(runs, dict) else runs
+sys.exit(0 if all(h.get("cores_awake") == "held" for r in runs for h in r["hosts"]) and runs else 1)' "$work/run.json"
 
 # 3. A host cut off mid-run: the run fails within seconds, naming it; the cut-off agent exits by itself.
 slow="workload.queries.0.exchanges.0.consume_rows_per_s=20000"
@@ -197,13 +213,13 @@ check "validate --hosts: a verdict, or none for hosts that strayed (exit 0, 1 or
   test "$code" -le 1 -o "$code" -eq 4
 [ "$code" -gt 1 ] && sed 's/^/  stderr: /' "$work/err5" | grep -v "on the real exchange" | tail -5
 sed 's/^/  | /' "$work/out5" | head -40
-check "validate --hosts: every policy measured on the cluster, each run between its hosts' speed probes" \
+check "validate --hosts: every policy measured on the cluster, each run between its hosts' speed probes, cores held" \
   python3 - "$work/validation.json" <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))
 rows = v["comparisons"]
 probed = all(h.get("speed_probe_before_us", 0) > 0 and h.get("speed_probe_after_us", 0) > 0
-             for r in rows for h in r["measured"]["hosts"])
+             and h.get("cores_awake") == "held" for r in rows for h in r["measured"]["hosts"])
 sys.exit(0 if len(rows) == 4 and probed else 1)
 PY
 

@@ -113,3 +113,61 @@ TEST_CASE("a cluster's run moves its costs to its hosts' speeds, unless a host c
 
 }  // namespace
 }  // namespace exsim::workflows
+
+namespace exsim::workflows {
+namespace {
+
+// three_hosts with its pairs measured: pings of 40 us with the cores held awake,
+// and each ordered pair's extra with them free to sleep (us) as given.
+ClusterCalibration three_hosts_pinged(const double (&free_extra_us)[3][3]) {
+  ClusterCalibration c = three_hosts();
+  c.bandwidth_gbps.assign(3, std::vector<double>(3, -1));
+  c.rtt_p10_ms = c.rtt_p90_ms = c.bandwidth_gbps;
+  c.ping_cores_free_ms = c.bandwidth_gbps;
+  for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < 3; ++b) {
+      if (a != b) c.rtt.set_rtt(a, b, ms_to_ns(0.040));
+      const auto i = static_cast<std::size_t>(a), j = static_cast<std::size_t>(b);
+      if (a != b) c.bandwidth_gbps[i][j] = 20;
+      c.ping_cores_free_ms[i][j] = c.rtt.rtt_ms(a, b) + free_extra_us[a][b] * 1e-3;
+    }
+  }
+  c.groups.group_of = {0, 0, 0};
+  c.groups.why = "one group";
+  c.cores_awake = {"held", "held", "not held: /dev/cpu_dma_latency: Permission denied (needs root)"};
+  return c;
+}
+
+TEST_CASE("a cluster's calibration says what letting its cores sleep adds to the pings, and warns when it is dear") {
+  // Three pairs whose threads meet on a halted core, three that do not.
+  const double sleepy[3][3] = {{50, 70, 1}, {72, 50, 2}, {4, 74, 50}};
+  const std::string line = sleep_cost(three_hosts_pinged(sleepy));
+  // Pairs only (a host's ping of itself is the RPC layer): +1 +2 +4 +70 +72 +74, median 37.
+  CHECK(line.find("+37 us (median pair; +1 to +74 us)") != std::string::npos);
+  CHECK(line.find("slow to wake") != std::string::npos);
+  CHECK(line.find("up to 74 us more") != std::string::npos);
+
+  // A pair a little faster asleep (noise) reads +0, not -0.
+  const double awake[3][3] = {{0, 3, -0.3}, {2, 0, 2}, {1, 3, 0}};
+  const std::string quiet = sleep_cost(three_hosts_pinged(awake));
+  CHECK(quiet.find("+2 us (median pair; +0 to +3 us)") != std::string::npos);
+  CHECK(quiet.find("slow to wake") == std::string::npos);
+
+  ClusterCalibration unmeasured = three_hosts_pinged(awake);
+  unmeasured.ping_cores_free_ms.clear();
+  CHECK(sleep_cost(unmeasured).empty());
+}
+
+TEST_CASE("a cluster's file keeps how its hosts' cores were, and the pings with them free to sleep") {
+  const double sleepy[3][3] = {{50, 70, 1}, {72, 50, 2}, {4, 74, 50}};
+  const auto file = cluster_json(three_hosts_pinged(sleepy));
+  const auto& measured = file["measured"];
+  CHECK(measured["cores_awake"][0] == "held");
+  CHECK(measured["cores_awake"][2].get<std::string>().rfind("not held: /dev/cpu_dma_latency", 0) == 0);
+  CHECK(measured["ping_cores_free_ms"][1][0].get<double>() == doctest::Approx(0.112));
+  // The RTTs the model gets are those with the cores held: the pings less the hosts' own.
+  CHECK(file["cluster"]["rtt_matrix_ms"][0][1].get<double>() == doctest::Approx(0.040 - (0.010 + 0.030) / 2));
+}
+
+}  // namespace
+}  // namespace exsim::workflows

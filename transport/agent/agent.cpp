@@ -30,6 +30,7 @@
 #include "transport/exchange/exchange_part.h"
 #include "transport/net/steady_clock.h"
 #include "transport/rpc/host.h"
+#include "transport/testbed/awake_cores.h"
 #include "transport/testbed/speed_probe.h"
 
 namespace exsim::transport {
@@ -130,6 +131,7 @@ class Agent {
     }
     if (host_) host_->stop();
     runs.clear();
+    awake_.reset();  // the cores may sleep again: this coordinator is done
     // The last reply ("bye") leaves before the connection closes.
     channel_->drain(std::chrono::steady_clock::now() + deadlines::kLastReplyLeaves);
     channel_->close();
@@ -141,7 +143,7 @@ class Agent {
   // returns the reply, or null when there is none now.
   json handle(const std::string& op, const json& request) {
     using Handler = json (Agent::*)(const json&);
-    static constexpr std::array<std::pair<std::string_view, Handler>, 11> kHandlers{{
+    static constexpr std::array<std::pair<std::string_view, Handler>, 12> kHandlers{{
         {"setup", &Agent::on_setup},
         {"connect", &Agent::on_connect},
         {"prepare", &Agent::on_prepare},
@@ -153,6 +155,7 @@ class Agent {
         {"probe", &Agent::on_probe},
         {"calibrate_cpu", &Agent::on_calibrate_cpu},
         {"speed", &Agent::on_speed},
+        {"cores_awake", &Agent::on_cores_awake},
     }};
     for (const auto& [name, handler] : kHandlers) {
       if (name == op) return (this->*handler)(request);
@@ -284,6 +287,16 @@ class Agent {
   // This host's speed now (transport/testbed/speed_probe.h): after its
   // calibration, and around each run a cluster's validation holds to it.
   json on_speed(const json& /*request*/) { return {{"op", "speed"}, {"probe_us", speed_now_us()}}; }
+  // {"op": "cores_awake", "hold": bool}: this machine's cores held out of deep
+  // idle states (testbed/awake_cores.h) until told otherwise or the agent
+  // ends; the reply says whether they are, and if not asked for held, why not.
+  json on_cores_awake(const json& request) {
+    awake_.reset();
+    if (request.at("hold").get<bool>()) awake_ = std::make_unique<AwakeCores>();
+    json reply{{"op", "cores_awake"}, {"held", awake_ && awake_->held()}};
+    if (awake_ && !awake_->held()) reply["why_not"] = awake_->why_not();
+    return reply;
+  }
 
   // Another agent failed: stop at once.
   json on_fail(const json& request) {
@@ -322,6 +335,7 @@ class Agent {
   std::unique_ptr<Scenario> scenario_;
   std::unique_ptr<Host> host_;
   std::unique_ptr<TraceRecorder> trace_;  // this policy's spans, when the coordinator asked for them
+  std::unique_ptr<AwakeCores> awake_;     // while the coordinator has the cores held awake
   std::mutex runs_mutex_;
   std::map<std::uint32_t, ActiveRun> runs_;
   RunStats::HostLedger ledger_;

@@ -146,6 +146,18 @@ void AgentSession::start() {
   remove_token_file();
   for (auto& c : channels_) c->send(json{{"op", "connect"}, {"peers", peers}}.dump());
   for (std::size_t h = 0; h < hosts; ++h) expect(h, "connected", Clock::now() + deadlines::kConnected);
+  cores_awake_.assign(hosts, "");
+  if (options_.hold_cores_awake) hold_cores_awake(true);
+}
+
+void AgentSession::hold_cores_awake(bool hold) {
+  broadcast(json{{"op", "cores_awake"}, {"hold", hold}});
+  for (std::size_t h = 0; h < channels_.size(); ++h) {
+    const json reply = expect(h, "cores_awake", Clock::now() + deadlines::kBetweenRuns);
+    cores_awake_.at(h) = !hold                         ? "free to sleep"
+                         : reply.at("held").get<bool>() ? "held"
+                                                        : "not held: " + reply.value("why_not", std::string("?"));
+  }
 }
 
 void AgentSession::remove_token_file() {

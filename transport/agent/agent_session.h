@@ -68,6 +68,12 @@ class AgentSession {
   // running stretches the wall-clock it measures); nullopt when none.
   std::optional<StallWatch::Stall> longest_stall(Clock::time_point from, Clock::time_point to) const;
 
+  // Asks every agent to hold its machine's cores awake (testbed/awake_cores.h)
+  // or to let them sleep; then, for each host, "held", "free to sleep" or why
+  // they could not be held ("not held: /dev/cpu_dma_latency: ...").
+  void hold_cores_awake(bool hold);
+  const std::string& cores_awake(std::size_t h) const { return cores_awake_.at(h); }
+
   // Tells every agent to shut down; their "bye" messages, in host order.
   std::vector<json> shut_down();
 
@@ -84,6 +90,7 @@ class AgentSession {
   std::vector<std::unique_ptr<ControlChannel>> channels_;
   std::vector<std::deque<json>> inbox_;
   std::vector<json> ready_;
+  std::vector<std::string> cores_awake_;  // per host: hold_cores_awake's answer ("" before it)
   std::shared_ptr<Doorbell> doorbell_ = std::make_shared<Doorbell>();
   std::string token_file_;
   bool said_bye_ = false;  // every agent answered "shutdown"

@@ -92,6 +92,9 @@ class Coordinator {
     result.rpc_receiver = call_times_of(calls.receiver_ns);
     result.sender_wake = call_times_of(calls.wake_ns);
     describe_hosts(result, scenario_, policy, sender_peak, receiver_peak);
+    for (std::size_t h = 0; h < session_.size() && h < result.hosts.size(); ++h) {
+      result.hosts[h].cores_awake = session_.cores_awake(h);
+    }
     for (std::size_t h = 0; h < speed_before.size() && h < result.hosts.size(); ++h) {
       result.hosts[h].speed_probe_before_us = speed_before[h];
       result.hosts[h].speed_probe_after_us = speed_after.at(h);

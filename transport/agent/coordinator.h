@@ -29,6 +29,9 @@ struct RunOptions {
   std::string hosts_file;             // agents already running: one ADDRESS:PORT per scenario host
   std::string token;                  // with hosts_file: the agents' token
   bool spare_agents_ok = false;       // with hosts_file: more agents than hosts, the first ones used
+  // The agents hold their machines' cores awake for the session
+  // (testbed/awake_cores.h), each host's result saying whether they could.
+  bool hold_cores_awake = false;
   std::string exsim_binary;           // to start local agents
   // Local agents only: host h's agent runs on host_cpus[h] (empty: every
   // agent wherever the kernel puts it).

@@ -64,6 +64,11 @@ int calibrate_cluster(const po::variables_map& vm, int repetitions, double scale
     }
   }
   if (const std::string sleep = workflows::sleep_cost(c); !sleep.empty()) fmt::print("{}\n", sleep);
+  if (!c.path_transfer_failure.empty()) {
+    fmt::print(stderr, "calibrate --hosts: the RPC layer's bytes not measured over the cluster's paths ({}): the "
+                       "profile keeps the hosts' own calibrations' figure, measured through delay lines\n",
+               c.path_transfer_failure);
+  }
   for (const auto& failure : c.cpu_failures) fmt::print(stderr, "calibrate --hosts: no CPU costs from {}\n", failure);
   const auto profile = workflows::median_profile(c);
   if (profile_file && profile.is_null()) {

@@ -12,6 +12,7 @@
 #include "transport/agent/agent_session.h"
 #include "transport/agent/coordinator.h"
 #include "transport/calibration/benchmarks.h"
+#include "transport/calibration/cache_fit.h"
 #include "transport/net/endpoint_text.h"
 
 namespace exsim::workflows {
@@ -50,6 +51,46 @@ json probe_path(transport::AgentSession& session, std::size_t from, std::size_t 
                 std::size_t bulk_bytes) {
   session.send(from, {{"op", "probe"}, {"to", to}, {"round_trips", round_trips}, {"bulk_bytes", bulk_bytes}});
   return session.expect(from, "probed", Clock::now() + kProbeReply);
+}
+
+// The RPC layer's bytes over the cluster's own paths: calibrate's transfer
+// exchanges (benchmarks.h measure_transfer), one sender on h0 to h0-h2, each
+// a session of its own on the agents (which serve one coordinator after
+// another), the figures the median of the repetitions. On one machine they
+// run through delay lines and NIC pacing, whose buffers add to a byte's cost:
+// 0.24 ns a byte and side there, 0.11 over three network namespaces' veth
+// path on the same machine (docs/validation.md, "On a real cluster").
+void measure_path_transfer(const ClusterCalibrationOptions& options, ClusterCalibration& c,
+                           const std::function<void(const std::string&)>& say) {
+  say(fmt::format("the RPC layer's bytes on the paths from {} (hash exchanges, 16K to 512K batches)", c.addresses[0]));
+  double cache_bytes = 0;
+  for (const auto& p : c.host_profiles) cache_bytes += p.value("cache_bytes", 0.0) / static_cast<double>(c.host_profiles.size());
+  const auto run_exchange = [&](const std::string& text) {
+    transport::RunOptions run;
+    run.scenario_text = text;
+    run.scenario_file = "(cluster calibration: transfer)";
+    run.hosts_file = options.hosts_file;
+    run.token = options.token;
+    run.spare_agents_ok = true;
+    run.delay_line = false;
+    run.hold_cores_awake = options.hold_cores_awake;
+    run.timeout = std::chrono::seconds(120);
+    return std::move(transport::run_on_agents(parse_scenario(text, run.scenario_file), run).at(0));
+  };
+  std::vector<double> ns_per_byte, miss_ns_per_byte;
+  try {
+    for (int rep = 0; rep < std::max(1, options.cpu_repetitions); ++rep) {
+      const transport::TransferFigures f = transport::measure_transfer(options.cpu_scale, kPathCallsSeed + 1 + rep,
+                                                                       cache_bytes, run_exchange);
+      ns_per_byte.push_back(f.ns_per_byte);
+      miss_ns_per_byte.push_back(f.miss_ns_per_byte);
+    }
+  } catch (const std::exception& e) {
+    c.path_transfer_failure = e.what();
+    return;
+  }
+  c.path_calls["transfer_bytes_per_s"] = 1e9 / std::max(1e-6, spread_of(ns_per_byte).median);
+  c.path_calls["transfer_miss_byte_ns"] = spread_of(miss_ns_per_byte).median;
 }
 
 }  // namespace
@@ -139,6 +180,7 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options) {
     }
   }
   session.shut_down();
+  if (options.cpu && n >= 3 && !c.host_profiles.empty()) measure_path_transfer(options, c, say);
   return c;
 }
 
@@ -252,9 +294,12 @@ nlohmann::ordered_json median_profile(const ClusterCalibration& c) {
   const bool spreads = profile.contains("spread") && profile["spread"].is_object();
   for (const auto& [key, value] : c.path_calls) {
     if (sources) {
-      profile["sources"][key] = fmt::format("measured by calibrate --hosts over the path {} -> {} instead of through "
-                                            "delay lines (no RTT imposed); otherwise as on one machine: {}",
-                                            c.addresses.at(0), c.addresses.at(1), profile["sources"].value(key, ""));
+      const std::string path = key.rfind("transfer_", 0) == 0
+                                   ? fmt::format("the paths from {} to the first three hosts", c.addresses.at(0))
+                                   : fmt::format("the path {} -> {}", c.addresses.at(0), c.addresses.at(1));
+      profile["sources"][key] = fmt::format("measured by calibrate --hosts over {} instead of through delay lines "
+                                            "and NIC pacing (no RTT imposed); otherwise as on one machine: {}",
+                                            path, profile["sources"].value(key, ""));
     }
     if (spreads && profile["spread"].contains(key) && profile["spread"][key].value("median", 0.0) > 0) {
       auto& spread = profile["spread"][key];

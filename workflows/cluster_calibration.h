@@ -59,6 +59,11 @@ struct ClusterCalibration {
   // of one-row calls from h0 to h1 over the cluster's own path; empty without
   // cpu or with one host.
   std::map<std::string, double> path_calls;
+  // With three hosts or more, the RPC layer's bytes too (transfer_bytes_per_s,
+  // transfer_miss_byte_ns) among them, measured over the paths from h0 in
+  // sessions of their own; why not, when that failed (agents that do not
+  // serve another coordinator, say).
+  std::string path_transfer_failure;
   std::vector<std::string> cpu_failures;              // a host whose calibration wrote nothing, and why
   // Each host's speed probe (transport/testbed/speed_probe.h) just after its
   // CPU calibration, -1 where it failed; empty without cpu. validate --hosts

@@ -41,21 +41,24 @@ join() {
 for n in "${hosts[@]}"; do join "$n" "10.77.0.$((n + 1))"; done
 join c 10.77.0.100
 "$exsim" agent --new-token-file "$work/token" >/dev/null
-# Starts an agent in each host's namespace, on a fixed port, and lists them in $1.
+# Starts an agent in each host's namespace, on a fixed port, and lists them in
+# $1; the other arguments go to each agent (--keep-serving).
 start_agents() {
+  local list=$1
+  shift
   # Those of a step before, if still there, hold the port.
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
   wait 2>/dev/null
-  : >"$1"
+  : >"$list"
   for n in "${hosts[@]}"; do
     # `ip netns exec` runs the agent in its own process: $! is the agent.
     ip netns exec "${tag}h$n" "$exsim" agent --listen "10.77.0.$((n + 1)):7100" --token-file "$work/token" \
-      --idle-timeout 120 >"$1.$n" 2>&1 &
+      --idle-timeout 120 "$@" >"$list.$n" 2>&1 &
     pids+=($!)
   done
   for n in "${hosts[@]}"; do
-    for _ in $(seq 100); do grep -q listening "$1.$n" && break; sleep 0.05; done
-    sed -n 's/^listening //p' "$1.$n" >>"$1"
+    for _ in $(seq 100); do grep -q listening "$list.$n" && break; sleep 0.05; done
+    sed -n 's/^listening //p' "$list.$n" >>"$list"
   done
 }
 
@@ -105,8 +108,9 @@ PY
 check "the measured cluster simulates as a scenario's" test $? -eq 0
 
 # 1b. Each host's CPU costs, by `exsim calibrate` run on it through its agent
-# (one repetition, small: the run's machinery, not its figures, is tested here).
-start_agents "$work/hosts1b"
+# (one repetition, small: the run's machinery, not its figures, is tested here),
+# and the RPC layer's bytes over the paths, in sessions of their own.
+start_agents "$work/hosts1b" --keep-serving
 timeout 180 ip netns exec "${tag}hc" "$exsim" calibrate --hosts "$work/hosts1b" --token-file "$work/token" \
   --round-trips 20 --bulk-mib 2 ${NETNS_CPU_CALIBRATION:---repetitions 1 --scale 0.05} -o "$work/profile.json" \
   --cluster "$work/cluster1b.json" \
@@ -127,6 +131,8 @@ ok = p["serialize_bytes_per_s"] > 1e6 and f"median of {calibrated} hosts" in p["
 # The RPC layer's CPU a call, measured on the veth path, not through delay lines.
 ok = ok and "calibrate --hosts over the path 10.77.0.1:7100 -> 10.77.0.2:7100" in p["sources"]["rpc_cpu_us"]
 ok = ok and 0 < p["rpc_cpu_us"] < 1000 and p["sender_wake_us"] > 0
+ok = ok and "calibrate --hosts over the paths from 10.77.0.1:7100" in p["sources"]["transfer_bytes_per_s"]
+ok = ok and p["transfer_bytes_per_s"] > 1e8
 probes = measured["speed_probe_us"]
 ok = ok and len(probes) == 3 and sum(1 for s in probes if s > 0) == calibrated
 sys.exit(0 if ok else 1)

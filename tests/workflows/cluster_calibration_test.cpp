@@ -70,6 +70,17 @@ TEST_CASE("a cluster's profile: the per-call figures those of its own path, thei
   CHECK_FALSE(median_profile(c).contains("spread"));
 }
 
+TEST_CASE("a cluster's profile: the RPC layer's bytes those of its paths from h0, said so") {
+  ClusterCalibration c = three_hosts();
+  c.path_calls = {{"rpc_cpu_us", 12.0}, {"transfer_bytes_per_s", 9.0e9}, {"transfer_miss_byte_ns", 0.09}};
+  const auto profile = median_profile(c);
+  CHECK(profile["transfer_bytes_per_s"].get<double>() == doctest::Approx(9.0e9));
+  CHECK(profile["transfer_miss_byte_ns"].get<double>() == doctest::Approx(0.09));
+  const std::string source = profile["sources"]["transfer_bytes_per_s"].get<std::string>();
+  CHECK(source.find("over the paths from 10.0.0.1:7100 to the first three hosts") != std::string::npos);
+  CHECK(source.find("10.0.0.1:7100 -> 10.0.0.2:7100") == std::string::npos);
+}
+
 }  // namespace
 }  // namespace exsim::workflows
 

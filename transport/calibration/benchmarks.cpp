@@ -63,19 +63,14 @@ AgentCalls agents_calls(const std::string& text, double& agents_cpu_s) {
   return calls_of(run_through_agents(text, agents_cpu_s));
 }
 
-// The RPC layer's CPU per byte on the wire, a batch in the cache and one that
-// left it: two pairs of calibrate's cache exchanges at one fan-out, smaller
-// and larger batches (3 channels, 16K and 256K; 48 channels, 16K and 512K),
-// made through agent processes as the suite's runs are. Between processes a
-// byte costs more than between the threads of one (here 0.29-0.32 ns a side
-// against 0.24): the suite's MT_DOP 4 and 8 rows, whose calls carry 64K to
-// 512K batches, spent that much more on their calls than the in-process
-// figure gave.
-TransferFigures measure_transfer_through_agents(double scale, std::uint64_t seed, double cache_bytes,
-                                                double& agents_cpu_s) {
+}  // namespace
+
+TransferFigures measure_transfer(double scale, std::uint64_t seed, double cache_bytes,
+                                 const std::function<RunResult(const std::string&)>& run_exchange) {
   const auto call = [&](std::size_t index, double& ns, double& bytes, double& evicted) {
     const CachePointRun run = prepare_cache_point(calibration_cache_points()[index], scale, seed);
-    const RunResult r = run_through_agents(run.scenario, agents_cpu_s);
+    const RunResult r = run_exchange(run.scenario);
+    if (r.rpcs <= 0) throw std::runtime_error("calibration: a transfer exchange made no call");
     const double calls = static_cast<double>(r.rpcs);
     ns = (r.cpu_s.rpc + r.cpu_s.call) * 1e9 / calls;
     bytes = r.bytes_wire / calls;
@@ -89,8 +84,6 @@ TransferFigures measure_transfer_through_agents(double scale, std::uint64_t seed
   };
   return fit_transfer({pair(0, 1), pair(6, 2)});
 }
-
-}  // namespace
 
 RowAndByteCost split_row_and_byte(const WorkSample& narrow, const WorkSample& wide) {
   // ns = rows * row_ns + bytes * byte_ns for both: two equations, two unknowns.
@@ -254,7 +247,13 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
     figures[key] = value;
   }
   say("the RPC layer's bytes, in the cache and beyond it, through agent processes");
-  const TransferFigures transfer = measure_transfer_through_agents(scale, seed, figures["cache_bytes"], agents_cpu_s);
+  // Through agent processes as the suite's runs are: between processes a byte
+  // costs more than between the threads of one (here 0.29-0.32 ns a side
+  // against 0.24), and the suite's MT_DOP 4 and 8 rows, whose calls carry 64K
+  // to 512K batches, spent that much more on their calls than the in-process
+  // figure gave.
+  const TransferFigures transfer = measure_transfer(
+      scale, seed, figures["cache_bytes"], [&](const std::string& text) { return run_through_agents(text, agents_cpu_s); });
   figures["transfer_bytes_per_s"] = 1e9 / std::max(1e-6, transfer.ns_per_byte);
   figures["transfer_miss_byte_ns"] = transfer.miss_ns_per_byte;
   // Deserialization, per row and per byte: of narrow rows from both 64K

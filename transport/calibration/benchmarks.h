@@ -74,6 +74,17 @@ std::map<std::string, double> per_call_figures(const AgentCalls& alone, const Ag
 // cluster's real path (calibrate --hosts), where no delay line runs.
 std::string path_calls_scenario(int hosts, double scale, std::uint64_t seed);
 
+// The RPC layer's CPU per byte on the wire and side, a batch in the cache and
+// one that left it (cache_fit.h fit_transfer): two pairs of calibrate's cache
+// exchanges at one fan-out, smaller and larger batches (3 channels, 16K and
+// 256K; 48 channels, 16K and 512K), one sender on h0 of three hosts, each
+// made by `run_exchange` (its scenario's text -> its result): through agent
+// processes on this machine, or on a cluster's agents over its own paths.
+// Throws std::runtime_error when an exchange fails or makes no call.
+struct TransferFigures;
+TransferFigures measure_transfer(double scale, std::uint64_t seed, double cache_bytes,
+                                 const std::function<RunResult(const std::string&)>& run_exchange);
+
 // How each figure is measured, by profile key.
 const std::map<std::string, std::string>& figure_sources();
 

@@ -113,6 +113,12 @@ int run_command(const std::vector<std::string>& args) {
                               scenario.mt_dop, options.delay_line ? ", RTTs imposed by delay lines" : "",
                               options.host_cpus.empty() ? "" : ", each host on CPUs of its own"),
                   scenario, policies, results, trace_events, trace, "measured: " + scenario.name);
+  if (const std::string sleepy = results.empty() ? "" : cores_not_held(results.front()); !sleepy.empty()) {
+    fmt::print(stderr,
+               "warning: {}: a call or ping that found a core asleep waited for it to wake, which the model does not "
+               "have (run the agents as root, or see docs/validation.md, \"Sleeping cores, held awake\")\n",
+               sleepy);
+  }
   for (const RunResult& r : results) {
     if (!r.unsteady()) continue;
     fmt::print(stderr,

@@ -52,6 +52,11 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
                 validate::MachineProbes& probes) {
   if (options.real_cluster) {
     result = run_policy(loaded, policy, options);
+    // Judged, but said: the model has the cores awake.
+    if (const std::string sleepy = cores_not_held(result); !sleepy.empty()) {
+      fmt::print(stderr, "validate: {}: {}: {}: its calls paid the cores' wake-ups, which the model does not have\n",
+                 loaded.file, policy.name, sleepy);
+    }
     const ClusterSpeed speed = cluster_speed(result, options.real_cluster->speed_probe_us);
     // The hosts together, as one machine's probe: the costs are one profile for them all.
     probes.speed_us = speed.slowdown * costs.speed_us;

@@ -210,6 +210,16 @@ void describe_hosts(RunResult& result, const Scenario& scenario, const Policy& p
   }
 }
 
+std::string cores_not_held(const RunResult& result) {
+  std::string said;
+  for (const HostResult& h : result.hosts) {
+    if (h.cores_awake.rfind("not held", 0) != 0) continue;
+    said += fmt::format("{}{}'s cores not held awake ({})", said.empty() ? "" : ", ", h.name,
+                        h.cores_awake.substr(h.cores_awake.find(':') + 2));
+  }
+  return said;
+}
+
 std::string results_to_json(const std::vector<RunResult>& results) {
   ordered array = ordered::array();
   for (const auto& r : results) array.push_back(run_json(r));

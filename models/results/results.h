@@ -223,6 +223,10 @@ CpuByStage& operator+=(CpuByStage& a, const CpuByStage& b);
 // the same results give byte-identical text.
 std::string results_to_json(const std::vector<RunResult>& results);
 
+// A measured run's hosts whose cores were asked to be held awake and were not,
+// said in a sentence ("h1's cores not held awake (why), h2's ..."); "" when none.
+std::string cores_not_held(const RunResult& result);
+
 // One result as a single line of JSON (JSON Lines), led by a "sweep" object:
 // {"sweep": {"point": I, "points": N, "set": {KEY: VALUE...}, "vary": {KEY: [V...]...}},
 // "scenario": ...}; "vary" (every variation's values) tells one sweep's lines

@@ -31,6 +31,7 @@ TEST_CASE("a results file reads back to the same results, byte for byte when wri
   // A measured run's figures beside the simulated ones: a host's speed around its run.
   results.front().hosts.front().speed_probe_before_us = 912.5;
   results.front().hosts.front().speed_probe_after_us = 930.25;
+  results.front().hosts.front().cores_awake = "held";
   const std::string text = results_to_json(results);
   std::vector<RunResult> back;
   for (std::size_t i = 0; i < results.size(); ++i) back.push_back(read_back(text, i));
@@ -40,8 +41,24 @@ TEST_CASE("a results file reads back to the same results, byte for byte when wri
   CHECK(back.front().hosts.size() == results.front().hosts.size());
   CHECK(back.front().hosts.front().speed_probe_after_us == 930.25);
   CHECK(back.front().hosts.back().speed_probe_before_us == -1);  // not probed: not written, read as none
+  CHECK(back.front().hosts.front().cores_awake == "held");
+  CHECK(back.front().hosts.back().cores_awake.empty());  // not asked: not written
   CHECK(back.front().rpc_receiver.p50_us > 0);  // a call's receiver time, beside its network time
   CHECK(back.front().rpc_receiver.p50_us == results.front().rpc_receiver.p50_us);
+}
+
+TEST_CASE("a measured run names the hosts whose cores could not be held awake, and why") {
+  RunResult run;
+  run.hosts.resize(3);
+  run.hosts[0].name = "h0";
+  run.hosts[0].cores_awake = "held";
+  run.hosts[1].name = "h1";
+  run.hosts[1].cores_awake = "not held: /dev/cpu_dma_latency: Permission denied (needs root)";
+  run.hosts[2].name = "h2";
+  run.hosts[2].cores_awake = "free to sleep";  // asked to sleep: nothing to say
+  CHECK(cores_not_held(run) == "h1's cores not held awake (/dev/cpu_dma_latency: Permission denied (needs root))");
+  run.hosts[1].cores_awake = "held";
+  CHECK(cores_not_held(run).empty());
 }
 
 TEST_CASE("a broken result names the file, the pointer and what was expected") {

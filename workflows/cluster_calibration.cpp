@@ -162,6 +162,11 @@ ClusterCalibration calibrate_cluster(const ClusterCalibrationOptions& options) {
     c.path_calls = transport::per_call_figures(transport::calls_of(calls.at(0)), transport::calls_of(calls.at(1)));
   }
   if (options.cpu) {
+    // Each host's own calibration as on a machine of its own, the cores free
+    // to sleep: compute costs need no core awake, and held awake (polling) the
+    // speed probes wandered more on a virtual machine, 6 of 10 small
+    // calibrations setting a host aside against 3 of 10.
+    if (options.hold_cores_awake) session.hold_cores_awake(false);
     for (std::size_t h = 0; h < n; ++h) {
       say(fmt::format("CPU costs of {} (exsim calibrate on it)", c.addresses[h]));
       session.send(h, {{"op", "calibrate_cpu"}, {"repetitions", options.cpu_repetitions}, {"scale", options.cpu_scale}});
@@ -228,9 +233,10 @@ nlohmann::ordered_json cluster_json(const ClusterCalibration& c) {
                                       "its hosts' own, both ways averaged; nic_gbps the median pair's bandwidth; "
                                       "groups found from the pings; speed_probe_us each host's speed probe after "
                                       "its CPU calibration (-1: none), which validate --hosts holds runs to; "
-                                      "cores_awake how each host's cores were while all this was measured (held out "
-                                      "of deep idle states unless --let-cores-sleep), ping_cores_free_ms the same "
-                                      "pings with them free to sleep",
+                                      "cores_awake how each host's cores were while the paths and calls were measured "
+                                      "(held out of deep idle states unless --let-cores-sleep; each host's CPU costs "
+                                      "with them free to sleep), ping_cores_free_ms the same pings with them free "
+                                      "to sleep",
                                       n)},
           {"cluster", cluster},
           {"measured", measured}};

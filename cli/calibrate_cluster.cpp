@@ -7,6 +7,7 @@
 #include "cli/cpu_options.h"
 #include "cli/output_files.h"
 #include "models/base/error.h"
+#include "models/results/results.h"
 #include "transport/agent/token_file.h"
 #include "workflows/cluster_calibration.h"
 
@@ -58,9 +59,9 @@ int calibrate_cluster(const po::variables_map& vm, int repetitions, double scale
     fmt::print("{}\n", row);
   }
   for (std::size_t h = 0; h < c.cores_awake.size(); ++h) {
-    if (c.cores_awake[h].rfind("not held", 0) == 0) {
-      fmt::print(stderr, "calibrate --hosts: {}'s cores {}: what it measured includes their wake-ups\n", c.names[h],
-                 c.cores_awake[h]);
+    if (cores_refused(c.cores_awake[h])) {
+      fmt::print(stderr, "calibrate --hosts: {}'s cores not held awake ({}): its paths and calls include their "
+                 "wake-ups\n", c.names[h], cores_refused_why(c.cores_awake[h]));
     }
   }
   if (const std::string sleep = workflows::sleep_cost(c); !sleep.empty()) fmt::print("{}\n", sleep);

@@ -63,8 +63,10 @@ json probe_path(transport::AgentSession& session, std::size_t from, std::size_t 
 void measure_path_transfer(const ClusterCalibrationOptions& options, ClusterCalibration& c,
                            const std::function<void(const std::string&)>& say) {
   say(fmt::format("the RPC layer's bytes on the paths from {} (hash exchanges, 16K to 512K batches)", c.addresses[0]));
-  double cache_bytes = 0;
-  for (const auto& p : c.host_profiles) cache_bytes += p.value("cache_bytes", 0.0) / static_cast<double>(c.host_profiles.size());
+  // The hosts' cache, as median_profile gives it.
+  std::vector<double> caches;
+  for (const auto& p : c.host_profiles) caches.push_back(p.value("cache_bytes", 0.0));
+  const double cache_bytes = spread_of(caches).median;
   const auto run_exchange = [&](const std::string& text) {
     transport::RunOptions run;
     run.scenario_text = text;

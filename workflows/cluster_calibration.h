@@ -31,8 +31,9 @@ struct ClusterCalibrationOptions {
   int round_trips = 200;            // per ordered pair
   std::size_t bulk_bytes = 64u << 20;  // per ordered pair of two hosts
   bool cpu = true;                  // also each host's CPU costs
-  // Everything measured with the agents' cores held awake (transport/testbed/
-  // awake_cores.h), and the pings measured again with them free to sleep.
+  // The paths and calls measured with the agents' cores held awake
+  // (transport/testbed/awake_cores.h), and the pings again with them free to
+  // sleep; each host's own CPU calibration always with them free.
   bool hold_cores_awake = true;
   int cpu_repetitions = 5;
   double cpu_scale = 1.0;

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -210,12 +211,27 @@ void describe_hosts(RunResult& result, const Scenario& scenario, const Policy& p
   }
 }
 
+namespace {
+constexpr std::string_view kNotHeld = "not held";  // as in "not held: why"
+}  // namespace
+
+std::string cores_refused_state(const std::string& why) { return std::string(kNotHeld) + ": " + why; }
+
+bool cores_refused(const std::string& cores_awake) { return cores_awake.starts_with(kNotHeld); }
+
+std::string cores_refused_why(const std::string& cores_awake) {
+  if (!cores_refused(cores_awake)) return "";
+  std::string why = cores_awake.substr(kNotHeld.size());
+  why.erase(0, why.find_first_not_of(": "));
+  return why.empty() ? "no reason given" : why;
+}
+
 std::string cores_not_held(const RunResult& result) {
   std::string said;
   for (const HostResult& h : result.hosts) {
-    if (h.cores_awake.rfind("not held", 0) != 0) continue;
+    if (!cores_refused(h.cores_awake)) continue;
     said += fmt::format("{}{}'s cores not held awake ({})", said.empty() ? "" : ", ", h.name,
-                        h.cores_awake.substr(h.cores_awake.find(':') + 2));
+                        cores_refused_why(h.cores_awake));
   }
   return said;
 }

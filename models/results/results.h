@@ -223,6 +223,12 @@ CpuByStage& operator+=(CpuByStage& a, const CpuByStage& b);
 // the same results give byte-identical text.
 std::string results_to_json(const std::vector<RunResult>& results);
 
+// Whether a host's cores_awake says they were asked to be held awake and were
+// not ("not held: why"), and why ("" when it does not).
+bool cores_refused(const std::string& cores_awake);
+std::string cores_refused_why(const std::string& cores_awake);
+// The cores_awake of a host that was asked and refused, for `why`.
+std::string cores_refused_state(const std::string& why);
 // A measured run's hosts whose cores were asked to be held awake and were not,
 // said in a sentence ("h1's cores not held awake (why), h2's ..."); "" when none.
 std::string cores_not_held(const RunResult& result);

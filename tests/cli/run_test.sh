@@ -462,4 +462,36 @@ ratio=$(python3 -c "print(round(($t3 - $t2) / ($t1 - $t0), 2))")
 echo "  measured: a run beside 4000 idle connections: $ratio x the same run without ($(python3 -c "print(round($t1 - $t0, 2))") s)"
 check "4000 idle connections: within 2x the run without ($ratio x)" python3 -c "import sys; sys.exit(0 if $ratio < 2 else 1)"
 
+# 16. Agents that may not hold their cores awake (not root): the run goes on,
+# and says which hosts' cores were not held and why, in its results too.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  unprivileged=$(mktemp -d)  # $work is root's alone: the agents' token goes where they can read it
+  chmod 755 "$unprivileged"
+  cp "$work/token" "$unprivileged/token"
+  chown 65534 "$unprivileged/token"
+  : >"$work/nobody-hosts"
+  for h in 0 1 2; do
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$exsim" agent --listen 127.0.0.1:0 \
+      --token-file "$unprivileged/token" --idle-timeout 60 >"$work/nobody.$h" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 50); do grep -q listening "$work/nobody.$h" && break; sleep 0.1; done
+    sed -n 's/^listening //p' "$work/nobody.$h" >>"$work/nobody-hosts"
+  done
+  timeout 60 "$exsim" run "$scenario" --policy 16K --hosts "$work/nobody-hosts" --token-file "$work/token" \
+    --json "$work/nobody.json" >/dev/null 2>"$work/err25"
+  check "agents not root: the run succeeds" test $? -eq 0
+  check "agents not root: the cores not held, said with why" \
+    grep -q "h0's cores not held awake (/dev/cpu_dma_latency: Permission denied (needs root))" "$work/err25"
+  check "agents not root: each host's result says so" python3 -c '
+import json, sys
+runs = json.load(open(sys.argv[1]))
+sys.exit(0 if all(h["cores_awake"].startswith("not held: /dev/cpu_dma_latency") for r in runs for h in r["hosts"]) else 1)' \
+    "$work/nobody.json"
+  rm -rf "$unprivileged"
+else
+  echo "SKIP: agents not root: needs root and setpriv to run agents as another user"
+fi
+
 summary

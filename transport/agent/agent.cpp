@@ -289,7 +289,7 @@ class Agent {
   json on_speed(const json& /*request*/) { return {{"op", "speed"}, {"probe_us", speed_now_us()}}; }
   // {"op": "cores_awake", "hold": bool}: this machine's cores held out of deep
   // idle states (testbed/awake_cores.h) until told otherwise or the agent
-  // ends; the reply says whether they are, and if not asked for held, why not.
+  // ends; the reply says whether they are and, when asked and refused, why.
   json on_cores_awake(const json& request) {
     awake_.reset();
     if (request.at("hold").get<bool>()) awake_ = std::make_unique<AwakeCores>();

@@ -156,7 +156,7 @@ void AgentSession::hold_cores_awake(bool hold) {
     const json reply = expect(h, "cores_awake", Clock::now() + deadlines::kBetweenRuns);
     cores_awake_.at(h) = !hold                         ? "free to sleep"
                          : reply.at("held").get<bool>() ? "held"
-                                                        : "not held: " + reply.value("why_not", std::string("?"));
+                                                        : cores_refused_state(reply.value("why_not", std::string("?")));
   }
 }
 

@@ -59,6 +59,12 @@ TEST_CASE("a measured run names the hosts whose cores could not be held awake, a
   CHECK(cores_not_held(run) == "h1's cores not held awake (/dev/cpu_dma_latency: Permission denied (needs root))");
   run.hosts[1].cores_awake = "held";
   CHECK(cores_not_held(run).empty());
+  // As the coordinator writes a refusal, and one read back without a reason.
+  CHECK(cores_refused(cores_refused_state("why")));
+  CHECK(cores_refused_why(cores_refused_state("why")) == "why");
+  CHECK(cores_refused_why("not held") == "no reason given");
+  CHECK_FALSE(cores_refused("held"));
+  CHECK(cores_refused_why("held").empty());
 }
 
 TEST_CASE("a broken result names the file, the pointer and what was expected") {

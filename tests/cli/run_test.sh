@@ -108,6 +108,8 @@ check "after refusing a wrong token, agents serve the right one" test $? -eq 0
 
 # 3. An agent killed mid-run: the run fails, naming it, long before its deadline.
 slow_set="workload.queries.0.exchanges.0.consume_rows_per_s=20000"
+# Runs of about a second (the consumers paced), where start-up noise must not decide.
+paced="workload.queries.0.exchanges.0.consume_rows_per_s=60000"
 start=$(date +%s)
 "$exsim" run "$scenario" --policy 16K --set "$slow_set" --timeout 30 >/dev/null 2>"$work/err4" &
 run_pid=$!
@@ -271,14 +273,17 @@ check "idle connections to an agent: without waiting them out" test "$elapsed" -
 # 9. Two coordinators started together on the same agents, one listing them in
 # reverse: one run gets every agent and succeeds, the other is refused, naming why.
 # (Each taking the first agent of its own list would leave both holding some, and
-# both failing.)
+# both failing.) Runs of about a second: with one core kept busy, a coordinator
+# started beside a run of a fraction of one once reached the agents only after
+# they had served the other and exited ("cannot connect"), refused for no
+# coordinator of theirs.
 start_agents "$work/shared-hosts" 60
 tac "$work/shared-hosts" >"$work/shared-hosts-reversed"
-timeout 120 "$exsim" run "$scenario" --policy 16K --hosts "$work/shared-hosts" --token-file "$work/token" \
+timeout 120 "$exsim" run "$scenario" --policy 16K --set "$paced" --hosts "$work/shared-hosts" --token-file "$work/token" \
   >/dev/null 2>"$work/err13a" &
 first=$!
-timeout 120 "$exsim" run "$scenario" --policy 16K --hosts "$work/shared-hosts-reversed" --token-file "$work/token" \
-  >/dev/null 2>"$work/err13b" &
+timeout 120 "$exsim" run "$scenario" --policy 16K --set "$paced" --hosts "$work/shared-hosts-reversed" \
+  --token-file "$work/token" >/dev/null 2>"$work/err13b" &
 second=$!
 wait "$first"; code_a=$?
 wait "$second"; code_b=$?
@@ -426,7 +431,6 @@ check "60 x 16 MiB hellos: the agent then serves its coordinator" test $? -eq 0
 # 15. 4000 idle connections to every agent's control port: a run within twice
 # the time of the same run without them, measured here side by side (a run of
 # about a second, so that start-up noise does not decide the ratio).
-paced="workload.queries.0.exchanges.0.consume_rows_per_s=60000"
 start_agents "$work/quiet-hosts" 60
 t0=$(date +%s.%N)
 timeout 60 "$exsim" run "$scenario" --policy 16K --set "$paced" --hosts "$work/quiet-hosts" --token-file "$work/token" \

@@ -28,7 +28,7 @@ using workflows::SearchOutcome;
 int advise_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim advise SCENARIO --memory-budget SIZE [--memory worst|expected] [--mt-dop N]\n"
-      "                    [--base NAME] [--set KEY=VALUE]... [--margin PERCENT] [--jobs N] [-o FILE]\n\n"
+      "                    [--base NAME] [--set KEY=VALUE]... [--margin PERCENT] [--jobs N] [--exact] [-o FILE]\n\n"
       "Searches the sizing policies (flat buffers from 16K to 8M and the size just under each\n"
       "doubling, per-sender budgets from 256K to 1G clamped to 16K-256K a channel, 1, 2 or 4 RPCs\n"
       "in flight; the rest as the base policy)\n"
@@ -57,6 +57,7 @@ int advise_command(const std::vector<std::string>& args) {
        "(default: the larger of 2% and the model's median error over its validation suite)")
       ("jobs,j", po::value<int>(), "simulations at once (default: the CPUs this process may use)")
       ("grid", "simulate every policy that fits instead of searching (to check the search against)")
+      ("exact", "simulate every exchange to its last row (as simulate --exact)")
       ("no-sensitivity", "do not judge the pick over each cost's range (each cost alone at both ends, then all at\n"
        "once, for the pick and the next fastest that fit)")
       ("cost-spread", po::value<double>()->value_name("PERCENT"), "judge the pick over every cost PERCENT either way "
@@ -103,11 +104,14 @@ int advise_command(const std::vector<std::string>& args) {
   advice_options.search = options;
   advice_options.sensitivity = !vm.count("no-sensitivity");
   advice_options.cost_spread = vm.count("cost-spread") ? vm["cost-spread"].as<double>() / 100 : 0;
+  advice_options.exact = vm.count("exact") > 0;
+  SimulateOptions simulate_options;
+  simulate_options.exact = advice_options.exact;
   // A line per simulation on standard error: how many the search is taking.
   std::mutex printing;
   int simulated = 0;
   const workflows::Advice advice = workflows::advise(scenario, base, advice_options, [&](const Policy& policy) {
-    RunResult result = simulate(scenario, policy);
+    RunResult result = simulate(scenario, policy, simulate_options);
     std::lock_guard lock(printing);
     fmt::print(stderr, "advise: simulation {}: {}: {:.3f} s\n", ++simulated, policy.name, result.wall_s);
     return result;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "models/base/error.h"
 #include "models/base/json_reader.h"
@@ -127,6 +128,17 @@ std::vector<std::string> results_notes(const Scenario& scenario, const std::vect
     }
   }
   for (const auto& [warning, names] : outside) notes.push_back(fmt::format("{}: {}", names, warning));
+  for (const RunResult& r : results) {
+    const FastForwardNote& fast = r.fast_forward;
+    if (fast.applied()) {
+      notes.push_back(fmt::format("{}: fast-forwarded: {} simulated at {:.3g}% and {:.3g}% of the rows, times extrapolated "
+                                  "and calls and bytes counted in full (docs/simulator.md, Fast-forward; --exact to "
+                                  "simulate whole)",
+                                  r.policy, fmt::join(fast.shortened, ", "), 100 * fast.fraction, 200 * fast.fraction));
+    } else if (!fast.declined.empty()) {
+      notes.push_back(fmt::format("{}: simulated whole, not fast-forwarded: {}", r.policy, fast.declined));
+    }
+  }
   for (std::size_t i = 0; i < results.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       const RunResult &a = results[j], &b = results[i];

@@ -26,7 +26,7 @@ namespace po = boost::program_options;
 int simulate_command(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: exsim simulate SCENARIO [--policy NAME]... [-o RESULTS.json] [--set KEY=VALUE]... [--jobs N]\n"
-      "                      [--scheduler NAME] [--trace FILE [--trace-events N]]\n\n"
+      "                      [--exact] [--scheduler NAME] [--trace FILE [--trace-events N]]\n\n"
       "Simulates every policy of SCENARIO (or those named) and prints one row per policy:\n"
       "wall-clock, TransmitData RPCs, bytes on the wire, mean uncompressed batch, and the\n"
       "largest per-host sender memory (observed peak, static expected and worst case),\n"
@@ -55,6 +55,9 @@ int simulate_command(const std::vector<std::string>& args) {
        "a cost at 0 over its profile's range)")
       ("validation", po::value<std::string>()->value_name("FILE"), "widen the range by the model's median wall-clock "
        "error in this validation\n(exsim validate -o FILE), and say when the fastest leads by less")
+      ("exact", "simulate every exchange to its last row; by default an exchange of many calls a channel\n"
+       "is simulated shortened twice and its times extrapolated where that is exact, its calls and\n"
+       "bytes counted in full (docs/simulator.md, Fast-forward)")
       ("scheduler", po::value<std::string>()->value_name("NAME")->default_value("calendar"),
        fmt::format("event queue: {}", sim::kSchedulerNames).c_str());
   add_results_option(visible, "the results (spec results format, an array)");
@@ -111,6 +114,7 @@ int simulate_command(const std::vector<std::string>& args) {
 
   workflows::PolicySimulations request;
   request.scheduler = vm["scheduler"].as<std::string>();
+  request.exact = vm.count("exact") > 0;
   if (!sim::make_scheduler(request.scheduler)) {
     throw UsageError(fmt::format("--scheduler {}: expected {}", request.scheduler, sim::kSchedulerNames));
   }

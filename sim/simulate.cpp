@@ -7,9 +7,11 @@
 
 #include "models/rules/partitioning.h"
 #include "models/rules/sender_memory.h"
+#include "sim/event_run.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/rpc_transport.h"
 #include "sim/exchange/sender.h"
+#include "sim/fast_forward.h"
 
 namespace exsim {
 namespace {
@@ -22,7 +24,8 @@ using sim::SimTime;
 // exchanges start together unless `after` orders them.
 class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler {
  public:
-  QueryDriver(ModelContext& context, RunResult& result) : context_(context), result_(result) {}
+  QueryDriver(ModelContext& context, RunResult& result, std::vector<sim::EventRun::Track>& tracks)
+      : context_(context), result_(result), tracks_(tracks) {}
 
   void start() { start_query(); }
 
@@ -117,6 +120,12 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
         x.impala_tracked_peak_bytes = std::max(x.impala_tracked_peak_bytes, sender->tracked_peak_bytes());
       }
       result_.add_exchange(std::move(x));
+      sim::EventRun::Track track{run->started_at(), run->finished_at(), 0, 0, s.middle};
+      for (const auto& sender : run->senders()) {
+        track.rooms += sender->buffer_rooms();
+        track.outbound += sender->outbound_buffers();
+      }
+      tracks_.push_back(track);
       const Bytes estimate = planner_sender_estimate(run->exchange());
       for (const auto& sender : run->senders()) {
         sums[static_cast<std::size_t>(sender->host())] += sender->peak_bytes();
@@ -130,6 +139,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
 
   ModelContext& context_;
   RunResult& result_;
+  std::vector<sim::EventRun::Track>& tracks_;
   std::size_t query_index_ = 0;
   int repetition_ = 0;
   SimTime query_started_ = 0;
@@ -142,9 +152,11 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
 
 }  // namespace
 
-RunResult simulate(const Scenario& scenario, const Policy& policy, const SimulateOptions& options,
-                   SimulationCounters* counters) {
-  RunResult result;
+namespace sim {
+
+EventRun simulate_events(const Scenario& scenario, const Policy& policy, const SimulateOptions& options) {
+  EventRun run;
+  RunResult& result = run.result;
   describe_run(result, scenario, policy, "simulated");
   auto scheduler = sim::make_scheduler(options.scheduler);
   if (!scheduler) throw std::invalid_argument("unknown scheduler '" + options.scheduler + "'");
@@ -152,7 +164,7 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   context.trace = options.trace;
   context.trace_pid_base = options.trace_pid_base;
   context.trace_prefix = policy.name + ": ";
-  QueryDriver driver(context, result);
+  QueryDriver driver(context, result, run.tracks);
   driver.start();
   if (options.progress) {
     double rows = 0;  // every input row of the workload, each query as often as it repeats
@@ -185,12 +197,23 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   describe_hosts(result, scenario, policy, sender_peak, receiver_peak);
   // As Impala's profiles add them up (simulated only).
   for (std::size_t h = 0; h < result.hosts.size(); ++h) result.hosts[h].sender_peak_sum_bytes = driver.sender_peak_sums().at(h);
-  if (counters) {
-    counters->events = context.simulator.events_processed();
-    counters->rpc_records = context.transport->rpcs_allocated();
-    counters->max_pending = context.simulator.max_pending();
+  run.counters.events = context.simulator.events_processed();
+  run.counters.rpc_records = context.transport->rpcs_allocated();
+  run.counters.max_pending = context.simulator.max_pending();
+  return run;
+}
+
+}  // namespace sim
+
+RunResult simulate(const Scenario& scenario, const Policy& policy, const SimulateOptions& options,
+                   SimulationCounters* counters) {
+  // A trace shows every span as it happened: its runs are simulated whole.
+  if (!options.exact && !options.trace) {
+    if (auto fast = sim::fast_forward(scenario, policy, options, counters)) return std::move(*fast);
   }
-  return result;
+  sim::EventRun run = sim::simulate_events(scenario, policy, options);
+  if (counters) *counters = run.counters;
+  return std::move(run.result);
 }
 
 }  // namespace exsim

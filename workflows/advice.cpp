@@ -42,6 +42,7 @@ Advice advise(const Scenario& scenario, const Policy& base, const AdviceOptions&
     CostRangeOptions ranges;
     ranges.jobs = options.search.jobs;
     ranges.relative = options.cost_spread;
+    ranges.exact = options.exact;
     if (has_cost_uncertainty(scenario.costs, ranges.relative)) {
       advice.verdict = contenders_verdict(scenario, policies, results, ranges, pick.name,
                                           std::max(options.search.margin, kTieMargin));

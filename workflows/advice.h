@@ -20,6 +20,7 @@ struct AdviceOptions {
   SearchOptions search;
   bool sensitivity = true;  // judge the pick over each cost's range
   double cost_spread = 0;   // > 0: every cost this fraction either way instead of the profile's ranges
+  bool exact = false;       // every exchange simulated whole (SimulateOptions::exact)
 };
 
 struct Advice {

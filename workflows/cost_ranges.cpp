@@ -38,6 +38,7 @@ void simulate_cost_corners(const Scenario& scenario, const std::vector<Policy>& 
   dear.costs = cost_corner(scenario.costs, CostCorner::kDear, options.relative);
   SimulateOptions plain;
   plain.scheduler = options.scheduler;
+  plain.exact = options.exact;
   for (auto& r : results) r.wall_range = {r.wall_s, r.wall_s, "", 0};
   run_all(2 * policies.size(), options, [&](std::size_t k) {
     const std::size_t i = k / 2;
@@ -65,6 +66,7 @@ void simulate_cost_sensitivity(const Scenario& scenario, const std::vector<Polic
   }
   SimulateOptions plain;
   plain.scheduler = options.scheduler;
+  plain.exact = options.exact;
   // k: policy, figure, end.
   run_all(2 * policies.size() * figures.size(), options, [&](std::size_t k) {
     const std::size_t end = k % 2, f = (k / 2) % figures.size(), i = k / (2 * figures.size());

@@ -19,6 +19,7 @@ struct CostRangeOptions {
   double relative = 0;   // > 0: every cost this share either way instead of its range
   int jobs = 1;          // simulations at once
   std::string scheduler = "calendar";
+  bool exact = false;    // every exchange simulated whole (SimulateOptions::exact)
   std::function<void()> simulated;  // called after each simulation (progress)
 };
 

@@ -18,6 +18,7 @@ std::vector<RunResult> simulate_policies(const Scenario& scenario, const std::ve
                                          const PolicySimulations& request) {
   SimulateOptions options;
   options.scheduler = request.scheduler;
+  options.exact = request.exact;
   const int jobs = std::min(request.jobs, static_cast<int>(policies.size()));
   // A bar on a terminal; elsewhere a line per policy once the run has taken a
   // second (a quick run prints nothing).
@@ -61,6 +62,7 @@ std::vector<RunResult> simulate_policies(const Scenario& scenario, const std::ve
     ranges.relative = request.cost_spread;
     ranges.jobs = request.jobs;
     ranges.scheduler = request.scheduler;
+    ranges.exact = request.exact;
     const std::size_t count =
         2 * policies.size() +
         (request.sensitivity ? sensitivity_simulations(scenario, policies.size(), request.cost_spread) : 0);

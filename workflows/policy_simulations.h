@@ -18,6 +18,7 @@ namespace exsim::workflows {
 
 struct PolicySimulations {
   std::string scheduler = "calendar";
+  bool exact = false;       // every exchange simulated whole (SimulateOptions::exact)
   int jobs = 1;             // simulations at once
   Trace* trace = nullptr;   // when set: one policy at a time, each its hosts' processes in the trace
   bool ranges = false;      // every cost at the cheap and at the dear end (--range)

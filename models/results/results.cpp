@@ -148,6 +148,12 @@ ordered run_json(const RunResult& r) {
   if (!r.rtt_achieved_ms.empty()) {
     out["rtt_ms"]["achieved"] = r.rtt_achieved_ms;
   }
+  if (r.fast_forward.applied()) {
+    out["fast_forward"] = ordered{{"shortened", r.fast_forward.shortened},
+                                  {"rows_simulated", {r.fast_forward.fraction, 2 * r.fast_forward.fraction}}};
+  } else if (!r.fast_forward.declined.empty()) {
+    out["fast_forward"] = ordered{{"declined", r.fast_forward.declined}};
+  }
   if (r.longest_stall.seconds > 0) {
     out["longest_stall"] = ordered{{"s", r.longest_stall.seconds}, {"where", r.longest_stall.where},
                                    {"unsteady", r.unsteady()}};

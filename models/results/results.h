@@ -160,6 +160,15 @@ struct StallNote {
 };
 inline constexpr double kUnsteadyStallS = 1.0;
 
+// How a simulated run's figures were obtained when not every exchange was
+// simulated to its last row (sim/fast_forward.h, docs/simulator.md).
+struct FastForwardNote {
+  std::vector<std::string> shortened;  // "query/exchange": simulated shortened, times extrapolated
+  double fraction = 0;                 // of their rows in the first shortened run; twice it in the second
+  std::string declined;                // tried and simulated whole instead: why
+  bool applied() const { return !shortened.empty(); }
+};
+
 struct RunResult {
   std::string scenario;
   std::string policy;
@@ -194,6 +203,7 @@ struct RunResult {
   std::vector<std::vector<double>> rtt_nominal_ms, rtt_achieved_ms;
   std::vector<std::string> host_groups;  // each host's placement group, in the matrices' order
   StallNote longest_stall;               // measured runs
+  FastForwardNote fast_forward;          // simulated runs
   bool unsteady() const { return longest_stall.seconds > kUnsteadyStallS; }
 
   // Measured runs: the agent processes' CPU over their lives, start-up

@@ -193,6 +193,14 @@ RunResult read_run_result(const JsonNode& node) {
       for (std::size_t i = 0; i < groups.size(); ++i) r.host_groups.push_back(groups.element(i).string());
     }
   }
+  if (const JsonNode fast = node.member("fast_forward"); fast.present() && fast.expect_object()) {
+    if (const JsonNode shortened = fast.member("shortened"); shortened.present() && shortened.expect_array()) {
+      for (std::size_t i = 0; i < shortened.size(); ++i) r.fast_forward.shortened.push_back(shortened.element(i).string());
+      const JsonNode rows = fast.required("rows_simulated");
+      if (rows.expect_array() && rows.size() > 0) r.fast_forward.fraction = rows.element(0).number(0, 0, true, 1);
+    }
+    if (fast.member("declined").present()) r.fast_forward.declined = fast.member("declined").string();
+  }
   if (const JsonNode stall = node.member("longest_stall"); stall.present() && stall.expect_object()) {
     r.longest_stall.seconds = stall.required("s").number(0, 0);
     r.longest_stall.where = stall.required("where").string();

@@ -14,6 +14,7 @@
 #include "models/scenario/scenario.h"
 #include "sim/exchange/model_context.h"
 #include "sim/exchange/row_router.h"
+#include "sim/exchange/sender_window.h"
 
 namespace exsim::sim {
 
@@ -34,6 +35,7 @@ struct ExchangeStats {
   SimTime receiver_ns = 0;
   std::array<SimTime, kBounds> sender_time_ns{};  // sender threads' time by what bounded it
   SimTime last_sender_done = 0;
+  SenderWindow middle;
 };
 
 class ExchangeRun {

@@ -20,6 +20,7 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
       index_(index),
       host_(host),
       rows_left_(rows),
+      rows_(rows),
       random_(seed),
       window_(run.channels(), run.context().policy.in_flight) {
   const Exchange& x = run.exchange();
@@ -300,7 +301,7 @@ void SenderInstance::issue_batch(int channel, BatchSize batch, int together) {
   Channel& ch = channels_[channel];
   const Exchange& x = run_.exchange();
   const bool compressed = ch.compress && x.lz4_ratio < 1.0;
-  Rpc* rpc = new_call(channel, context_.rates.wire_bytes(payload_bytes(ch, batch.tuple_bytes), batch.rows));
+  Rpc* rpc = new_call(channel, count_batch(run_.stats(), ch, batch));
   rpc->rows = batch.rows;
   rpc->tuple_bytes = batch.tuple_bytes;
   rpc->compressed = compressed;
@@ -316,12 +317,18 @@ void SenderInstance::issue_batch(int channel, BatchSize batch, int together) {
     note_batch(ch, batch);
   }
   note_tracked(channel, batch);
-  ExchangeStats& stats = run_.stats();
-  ++stats.rpcs;
-  stats.bytes_wire += static_cast<double>(rpc->wire_bytes);
-  stats.bytes_uncompressed += static_cast<double>(batch.tuple_bytes + 4 * batch.rows);
   context_.transport->issue(rpc);
 }
+
+Bytes SenderInstance::count_batch(ExchangeStats& stats, const Channel& channel, BatchSize batch) const {
+  const Bytes wire = context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows);
+  ++stats.rpcs;
+  stats.bytes_wire += static_cast<double>(wire);
+  stats.bytes_uncompressed += static_cast<double>(batch.tuple_bytes + 4 * batch.rows);
+  return wire;
+}
+
+Bytes SenderInstance::eos_wire_bytes() const { return context_.rates.wire_bytes(0, 0); }
 
 Rpc* SenderInstance::new_call(int channel, Bytes wire_bytes) {
   Channel& ch = channels_[channel];
@@ -341,7 +348,7 @@ Rpc* SenderInstance::new_call(int channel, Bytes wire_bytes) {
 
 void SenderInstance::issue_eos_all() {
   for (int c = 0; c < static_cast<int>(channels_.size()); ++c) {
-    Rpc* rpc = new_call(c, context_.rates.wire_bytes(0, 0));
+    Rpc* rpc = new_call(c, eos_wire_bytes());
     rpc->eos = true;
     rpc->together = channels_to_host_[static_cast<std::size_t>(channels_[c].host)];  // all at once (plan_final)
     ++run_.stats().eos_rpcs;
@@ -354,6 +361,11 @@ void SenderInstance::finish() {
   add_footprint(-footprint_);
   ExchangeStats& stats = run_.stats();
   stats.blocked_ns += blocked_ns_;
+  if (middle_end_.rows > middle_start_.rows) {
+    stats.middle.rows += middle_end_.rows - middle_start_.rows;
+    stats.middle.blocked_ns += middle_end_.blocked_ns - middle_start_.blocked_ns;
+    for (std::size_t b = 0; b < kBounds; ++b) stats.middle.time_ns[b] += middle_end_.time_ns[b] - middle_start_.time_ns[b];
+  }
   for (std::size_t b = 0; b < kBounds; ++b) stats.sender_time_ns[b] += time_by_bound_[b];
   stats.last_sender_done = context_.simulator.now();
   run_.sender_finished(*this);

@@ -25,10 +25,12 @@
 #include "models/rules/in_flight_window.h"
 #include "sim/exchange/rpc.h"
 #include "sim/exchange/scan_feed.h"
+#include "sim/exchange/sender_window.h"
 
 namespace exsim::sim {
 
 class ExchangeRun;
+struct ExchangeStats;
 struct ModelContext;
 
 class SenderInstance final : public EventHandler {
@@ -37,6 +39,12 @@ class SenderInstance final : public EventHandler {
   SenderInstance(ExchangeRun& run, int index, int host, std::int64_t rows, std::uint64_t seed);
 
   void start();
+  // Everything this sender will send, counted into `counts` with no time
+  // simulated: its input batches planned one after another to the end of its
+  // stream. Its routing draws come from its own random stream and no plan
+  // depends on when a batch goes, so the calls, their rows and bytes are those
+  // of the simulation (sim/fast_forward.h). Instead of start(), once.
+  void count_sends(ExchangeStats& counts);
   // The receiver has answered one of this sender's calls: the response reaches
   // the sender at `back`. Responses are not events: the sender counts those
   // due by the time it next looks at a channel, and only when it waits for one
@@ -59,6 +67,10 @@ class SenderInstance final : public EventHandler {
   // alone, models/rules/tracked_strings.h); -1 where the policy's sender layout
   // is not HEAD's, whose strings the rule follows.
   Bytes tracked_peak_bytes() const { return tracked_ ? tracked_->peak() : -1; }
+  // The room its buffers have grown to, and the outbound buffers it has
+  // allocated: each only grows, so while both stay the same its footprint does.
+  Bytes buffer_rooms() const;
+  int outbound_buffers() const;
 
  private:
   // A call whose response time is known.
@@ -109,6 +121,8 @@ class SenderInstance final : public EventHandler {
   };
 
   void plan_next();
+  // Notes the thread's times at the middle's ends (SenderWindow).
+  void mark_middle();
   void plan_hash(std::int64_t rows, Bytes tuple_bytes);
   void order_fills();
   void plan_broadcast(std::int64_t rows, Bytes tuple_bytes);
@@ -154,6 +168,9 @@ class SenderInstance final : public EventHandler {
   // A call on `channel`, counted in flight; its payload is the caller's to fill in.
   Rpc* new_call(int channel, Bytes wire_bytes);
   void issue_batch(int channel, BatchSize batch, int together);
+  // A call carrying `batch` to `channel` counted in `stats`; its bytes on the wire.
+  Bytes count_batch(ExchangeStats& stats, const Channel& channel, BatchSize batch) const;
+  Bytes eos_wire_bytes() const;
   void issue_eos_all();
   void note_batch(Channel& channel, BatchSize batch);
   void note_shared(BatchSize batch, bool serialized, bool compressed);
@@ -170,6 +187,8 @@ class SenderInstance final : public EventHandler {
   const int index_;
   const int host_;
   std::int64_t rows_left_;
+  const std::int64_t rows_;
+  SenderWindow middle_start_{-1}, middle_end_{-1};  // rows: -1 until marked
   std::unique_ptr<ScanFeed> scan_;  // its scanner threads, when they scan apart (mt_dop 0)
   SimTime scan_wait_since_ = 0;     // when the thread began waiting for its scanner threads
   std::int64_t rows_per_step_ = 0;  // rows planned at a time: an input batch, or a group of them (hash)

@@ -103,4 +103,16 @@ int SenderInstance::channel_track(int channel) {
   return tid;
 }
 
+Bytes SenderInstance::buffer_rooms() const {
+  Bytes rooms = serialization_room_.data + serialization_room_.rows + serialization_room_.tuple + scratch_bytes_;
+  for (const Channel& ch : channels_) rooms += ch.room.data + ch.room.rows + ch.room.tuple;
+  return rooms;
+}
+
+int SenderInstance::outbound_buffers() const {
+  int buffers = 0;
+  for (const Channel& ch : channels_) buffers += ch.outbound_used;
+  return buffers;
+}
+
 }  // namespace exsim::sim

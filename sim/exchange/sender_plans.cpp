@@ -17,6 +17,7 @@ namespace exsim::sim {
 void SenderInstance::plan_next() {
   steps_.clear();
   step_ = 0;
+  mark_middle();
   if (rows_left_ == 0) {
     plan_final();
     return;
@@ -44,6 +45,13 @@ void SenderInstance::plan_next() {
   }
   pay_fresh_memory();
   steps_.push_back(Step::of(Step::Kind::kNextBatch));
+}
+
+void SenderInstance::mark_middle() {
+  const std::int64_t produced = rows_ - rows_left_;
+  const auto mark = [&](SenderWindow& at) { at = {produced, blocked_ns_, time_by_bound_}; };
+  if (middle_start_.rows < 0 && 2 * produced >= rows_) mark(middle_start_);
+  if (middle_end_.rows < 0 && rows_left_ == 0) mark(middle_end_);
 }
 
 // The batches this plan grew wrote pages the process had never held: their
@@ -266,6 +274,29 @@ void SenderInstance::plan_final() {
   steps_.push_back(Step::of(Step::Kind::kEos));
   steps_.push_back(Step::of(Step::Kind::kWaitAll));
   steps_.push_back(Step::of(Step::Kind::kDone));
+}
+
+void SenderInstance::count_sends(ExchangeStats& counts) {
+  scan_.reset();  // the scanner threads only decide when a batch can be planned
+  while (true) {
+    plan_next();
+    for (const Step& step : steps_) {
+      switch (step.kind) {
+        case Step::Kind::kSend:
+          count_batch(counts, channels_[static_cast<std::size_t>(step.channel)], step.batch);
+          counts.rows_delivered += step.batch.rows;
+          break;
+        case Step::Kind::kEos:
+          counts.eos_rpcs += static_cast<std::int64_t>(channels_.size());
+          counts.bytes_wire += static_cast<double>(eos_wire_bytes()) * static_cast<double>(channels_.size());
+          break;
+        case Step::Kind::kDone:
+          return;
+        default:
+          break;
+      }
+    }
+  }
 }
 
 }  // namespace exsim::sim

@@ -38,7 +38,7 @@ check "markdown: what bounded each result" grep -qE '^\| #1 \| [0-9]* \| [^|]*16
 # Results of one scenario at two MT_DOPs, simulated apart (not a sweep): each its own point,
 # labelled by its MT_DOP, compared with its own baseline, recommended apart; with the costs' range.
 "$exsim" simulate "$src/scenarios/default.json" --set mt_dop=4 --cost-spread 20 -o "$work/mt4.json" >/dev/null 2>&1
-"$exsim" report "$work/sim.json" "$work/mt4.json" --memory-budget 64M --markdown "$work/mt.md" >/dev/null 2>&1
+"$exsim" report "$work/sim.json" "$work/mt4.json" --memory-budget 64M --markdown "$work/mt.md" -o "$work/mt.html" >/dev/null 2>&1
 check "two MT_DOPs: labelled" has "| #5 | 4 | 16K |" "$work/mt.md"
 check "two MT_DOPs: each against its own baseline" grep -qE '^\| #5 \| 4 \| 16K \| [0-9.]+ ms \([0-9. ms-]+\) \| \+0\.0% \|' "$work/mt.md"
 check "two MT_DOPs: recommended apart, a line each" test "$(grep -cE '^- \*\*MT\\_DOP [04]: ' "$work/mt.md")" -eq 2

@@ -1,0 +1,173 @@
+// Fast-forwarding (sim/fast_forward.h) against the whole simulation: every
+// shipped scenario, and long variants of them that it shortens, agree within
+// the stated bounds; what it declines is the whole simulation's result.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "models/results/results.h"
+#include "models/scenario/scenario_loader.h"
+#include "sim/fast_forward.h"
+#include "sim/simulate.h"
+
+namespace exsim {
+namespace {
+
+const std::string kSource = EXSIM_SOURCE_DIR;
+
+RunResult simulate_exact(const Scenario& scenario, const Policy& policy) {
+  SimulateOptions exact;
+  exact.exact = true;
+  return simulate(scenario, policy, exact);
+}
+
+double relative(double x, double whole) { return whole == 0 ? std::abs(x) : std::abs(x - whole) / std::abs(whole); }
+
+// The bounds: times within 0.5%, calls and bytes exact, sender peaks
+// within 1%, the same bound.
+void check_agrees(const RunResult& fast, const RunResult& whole, const std::string& what) {
+  INFO(what);
+  CHECK(relative(fast.wall_s, whole.wall_s) <= 0.005);
+  REQUIRE(fast.exchanges.size() == whole.exchanges.size());
+  for (std::size_t i = 0; i < whole.exchanges.size(); ++i) {
+    const ExchangeResult& f = fast.exchanges[i];
+    const ExchangeResult& w = whole.exchanges[i];
+    INFO(w.query << "/" << w.id);
+    CHECK(relative(f.wall_s, w.wall_s) <= 0.005);
+    CHECK(f.rpcs == w.rpcs);
+    CHECK(f.eos_rpcs == w.eos_rpcs);
+    CHECK(f.rows == w.rows);
+    CHECK(f.bytes_wire == w.bytes_wire);
+    CHECK(f.bytes_uncompressed == w.bytes_uncompressed);
+    CHECK(f.sender_time.largest() == w.sender_time.largest());
+    CHECK(relative(static_cast<double>(f.sender_instance_peak_bytes), static_cast<double>(w.sender_instance_peak_bytes)) <= 0.01);
+  }
+  CHECK(fast.rpcs == whole.rpcs);
+  CHECK(fast.bytes_wire == whole.bytes_wire);
+  for (std::size_t h = 0; h < whole.hosts.size(); ++h) {
+    CHECK(relative(static_cast<double>(fast.hosts[h].sender_peak_bytes), static_cast<double>(whole.hosts[h].sender_peak_bytes)) <=
+          0.01);
+  }
+  CHECK(relative(fast.cpu_s.serialize, whole.cpu_s.serialize) <= 0.005);
+  CHECK(relative(fast.cpu_s.rpc, whole.cpu_s.rpc) <= 0.005);
+}
+
+// Simulates every policy both ways; returns how many were fast-forwarded. A
+// run simulated whole by either path is the same run: compared only when the
+// fast path declined after trying.
+int compare_policies(const Scenario& scenario, const std::string& name) {
+  int applied = 0;
+  for (const Policy& policy : scenario.policies) {
+    const RunResult fast = simulate(scenario, policy);
+    if (fast.fast_forward.applied()) {
+      ++applied;
+      check_agrees(fast, simulate_exact(scenario, policy), name + " / " + policy.name);
+    } else if (!fast.fast_forward.declined.empty()) {
+      const RunResult whole = simulate_exact(scenario, policy);
+      INFO(name << " / " << policy.name << ": " << fast.fast_forward.declined);
+      CHECK(results_to_json({fast}) != results_to_json({whole}));  // it says it declined...
+      CHECK(fast.wall_s == whole.wall_s);                          // ...and is the whole run
+      CHECK(fast.rpcs == whole.rpcs);
+    } else {
+      CHECK_FALSE(sim::plan_shortening(scenario, policy).any());
+    }
+  }
+  return applied;
+}
+
+}  // namespace
+
+TEST_CASE("fast-forward: every shipped scenario agrees with the whole simulation") {
+  std::vector<std::string> files;
+  for (const std::string dir : {"/scenarios", "/scenarios/seeds", "/scenarios/validation"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(kSource + dir)) {
+      const std::string path = entry.path().string();
+      if (entry.path().extension() != ".json") continue;
+      const std::string stem = entry.path().stem().string();
+      // Not scenarios: the suite's list, its region, the fits and the published figures.
+      if (stem == "suite" || stem == "region" || stem == "published" || stem == "tpcds-plans" ||
+          stem.rfind("fitted-", 0) == 0) {
+        continue;
+      }
+      files.push_back(path);
+    }
+  }
+  CHECK(files.size() >= 20);
+  int applied = 0;
+  for (const std::string& path : files) applied += compare_policies(load_scenario(path), path);
+  CHECK(applied >= 1);  // the production scenario's 16K
+}
+
+TEST_CASE("fast-forward: long variants of each partitioning kind agree with the whole simulation") {
+  struct Variant {
+    std::string file;
+    std::vector<std::string> overrides;
+    int at_least;  // policies fast-forwarded
+  };
+  const std::vector<Variant> variants = {
+      {"/scenarios/default.json", {"workload.queries.0.exchanges.1.rows=800000000"}, 1},  // a hash join's probe
+      {"/scenarios/random.json", {"workload.queries.0.exchanges.0.rows=1600000000"}, 2},
+      {"/scenarios/merge.json", {"workload.queries.0.exchanges.0.rows=2000000000"}, 3},
+      {"/scenarios/broadcast.json", {"workload.queries.0.exchanges.0.rows=400000000"}, 2},
+      // Nine channels in all: the rate over a few thousand calls wanders (kShortRunCalls).
+      {"/scenarios/validation/mt-dop-1.json", {"workload.queries.0.exchanges.0.rows=800000000"}, 1},
+  };
+  for (const Variant& v : variants) {
+    const Scenario scenario = load_scenario(kSource + v.file, v.overrides);
+    CHECK(compare_policies(scenario, v.file) >= v.at_least);
+  }
+}
+
+TEST_CASE("fast-forward: which exchanges are shortened, and to what") {
+  const Scenario production = load_scenario(kSource + "/scenarios/production-20-hosts.json");
+  const Policy& p16k = production.policies.front();
+  REQUIRE(p16k.name == "16K");
+  const sim::Shortening plan = sim::plan_shortening(production, p16k);
+  REQUIRE(plan.any());
+  CHECK_FALSE(plan.shortened[0][0]);  // the broadcast: 62 calls a channel
+  CHECK(plan.shortened[0][1]);        // the fact shuffle: about 2000
+  const Exchange& fact = production.queries[0].exchanges[1];
+  const double per_channel = sim::calls_per_channel(p16k, fact);
+  const double calls = per_channel * fact.senders.instances() * fact.receivers.instances();
+  CHECK(plan.fraction == doctest::Approx(std::max(sim::kShortCalls / per_channel, sim::kShortRunCalls / calls)));
+  CHECK(plan.fraction <= sim::kLargestFraction);
+  // Shortened twice: the fraction, then twice it, of the fact rows; the broadcast whole.
+  const Scenario longer = sim::shortened_scenario(production, plan, 2 * plan.fraction);
+  CHECK(longer.queries[0].exchanges[0].rows == production.queries[0].exchanges[0].rows);
+  CHECK(longer.queries[0].exchanges[1].rows == 2 * std::llround(static_cast<double>(fact.rows) * plan.fraction));
+
+  // Many exchanges none of which dominates (IMPALA-15512): the shortened runs
+  // would simulate the rest twice, and are not worth it.
+  const Scenario seeds = load_scenario(kSource + "/scenarios/seeds/impala-15512.json");
+  for (const Policy& policy : seeds.policies) CHECK_FALSE(sim::plan_shortening(seeds, policy).any());
+  // Short exchanges are simulated whole.
+  const Scenario small = load_scenario(kSource + "/scenarios/default.json");
+  for (const Policy& policy : small.policies) CHECK_FALSE(sim::plan_shortening(small, policy).any());
+}
+
+TEST_CASE("fast-forward: the counts planned without time are the simulation's, and deterministic") {
+  const Scenario scenario = load_scenario(kSource + "/scenarios/hash.json");
+  for (const Policy& policy : scenario.policies) {
+    const RunResult whole = simulate_exact(scenario, policy);
+    const std::vector<sim::CountedRun> counted = sim::count_exchange_runs(scenario, policy);
+    REQUIRE(counted.size() == whole.exchanges.size());
+    for (std::size_t i = 0; i < counted.size(); ++i) {
+      INFO(policy.name << " " << whole.exchanges[i].id);
+      CHECK(counted[i].counts.rpcs == whole.exchanges[i].rpcs);
+      CHECK(counted[i].counts.eos_rpcs == whole.exchanges[i].eos_rpcs);
+      CHECK(counted[i].counts.rows_delivered == whole.exchanges[i].rows);
+      CHECK(counted[i].counts.bytes_wire == whole.exchanges[i].bytes_wire);
+      CHECK(counted[i].counts.bytes_uncompressed == whole.exchanges[i].bytes_uncompressed);
+      CHECK(counted[i].rooms > 0);
+    }
+  }
+  const Scenario merge = load_scenario(kSource + "/scenarios/merge.json", {"workload.queries.0.exchanges.0.rows=2000000000"});
+  const RunResult once = simulate(merge, merge.policies.front());
+  REQUIRE(once.fast_forward.applied());
+  CHECK(results_to_json({once}) == results_to_json({simulate(merge, merge.policies.front())}));
+}
+
+}  // namespace exsim

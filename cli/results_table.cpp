@@ -131,10 +131,12 @@ std::vector<std::string> results_notes(const Scenario& scenario, const std::vect
   for (const RunResult& r : results) {
     const FastForwardNote& fast = r.fast_forward;
     if (fast.applied()) {
-      notes.push_back(fmt::format("{}: fast-forwarded: {} simulated at {:.3g}% and {:.3g}% of the rows, times extrapolated "
+      std::vector<std::string> shares;
+      for (double share : fast.rows_simulated) shares.push_back(fmt::format("{:.3g}%", 100 * share));
+      notes.push_back(fmt::format("{}: fast-forwarded: {} simulated at {} of the rows, times extended to the whole rows "
                                   "and calls and bytes counted in full (docs/simulator.md, Fast-forward; --exact to "
                                   "simulate whole)",
-                                  r.policy, fmt::join(fast.shortened, ", "), 100 * fast.fraction, 200 * fast.fraction));
+                                  r.policy, fmt::join(fast.shortened, ", "), fmt::join(shares, " and ")));
     } else if (!fast.declined.empty()) {
       notes.push_back(fmt::format("{}: simulated whole, not fast-forwarded: {}", r.policy, fast.declined));
     }

@@ -15,12 +15,14 @@ struct EventRun {
   RunResult result;
   // Of each exchange run, in the order of result.exchanges: when it started
   // and ended; its senders' buffer rooms and outbound buffers at the end
-  // (SenderInstance::buffer_rooms); their times over their steady middle.
+  // (SenderInstance::buffer_rooms); their times over their steady middle; the
+  // run at the middle's ends.
   struct Track {
     SimTime start, end;
     Bytes rooms;
     int outbound;
     SenderWindow middle;
+    std::array<ProgressMark, 2> marks;
   };
   std::vector<Track> tracks;
   SimulationCounters counters;

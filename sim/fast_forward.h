@@ -1,25 +1,25 @@
-// Long exchanges simulated shortened and extrapolated (docs/simulator.md,
-// "Fast-forward").
+// Long exchanges simulated shortened and extended to their whole rows
+// (docs/simulator.md, "Fast-forward").
 //
 // Over most of a long exchange each channel repeats one cycle: produce, route,
 // serialize, compress, send, wait. Its start (buffers growing, windows and
 // queues filling) and its end (the last partial batches, end of stream, the
-// receivers draining) do not depend on how long it runs. So every time the
-// simulation predicts, the wall-clock, each exchange's and each stage's, is
-// affine in the long exchanges' rows once they run long enough for the cycle
-// to settle. The scenario is simulated twice with those exchanges cut to a
-// fraction f and 2f of their rows, and each time is extrapolated along the line
-// through the two. What does not depend on time is not extrapolated: a
-// sender's routing draws come from its own random stream, so its calls, rows
-// and bytes are counted exactly by planning every batch without simulating
-// time (SenderInstance::count_sends).
+// receivers draining) do not depend on how long it runs. So the scenario is
+// simulated with its long exchanges cut to a fraction of their rows, and the
+// steady stretch is lengthened to the whole rows:
 //
-// It is exact when the cycle has settled in the shorter run, which it is given
-// kShortCalls calls on each channel, and when nothing but the rows differs
-// between the runs: the exchanges start and end in the same order in both runs
-// and in the extrapolation, and the senders' and receivers' memory peaks are
-// the same in both. Otherwise the scenario is simulated whole, and the result
-// says why ("fast_forward": {"declined": ...}).
+// - Stretched: when an exchange's middle (from a quarter to three quarters of
+//   its rows) runs alone, every time the run accumulated over the middle is
+//   added again in proportion to the rows left out.
+// - Along a line: otherwise (exchanges side by side), a second run of half the
+//   rows is simulated, and each time is read off the line through the two runs
+//   at the whole rows, the run's shape being the same in both.
+//
+// What does not depend on time is not extended: a sender's routing draws come
+// from its own random stream, so its calls, rows and bytes are counted exactly
+// by planning every batch without simulating time (SenderInstance::count_sends).
+// A run whose shape or buffers change with its length is simulated whole, and
+// the result says why ("fast_forward": {"declined": ...}).
 #ifndef EXSIM_SIM_FAST_FORWARD_H_
 #define EXSIM_SIM_FAST_FORWARD_H_
 
@@ -33,27 +33,30 @@
 
 namespace exsim::sim {
 
-// The shorter run carries at least kShortCalls calls on each channel, so that
-// the cycle settles, and kShortRunCalls in all, so that the rate its channels
-// average to is the whole run's: with few channels the rate wanders by a
-// percent or two over a few thousand calls (docs/simulator.md).
-inline constexpr double kShortCalls = 32;
-inline constexpr double kShortRunCalls = 65536;
-// Exchanges are shortened to at most this fraction of their rows; shorter ones
-// are simulated whole, as shortening would save little.
-inline constexpr double kLargestFraction = 1.0 / 16;
-// And only when the two shortened runs cost at most this share of the whole
-// run's work: the exchanges not shortened are simulated in both.
-inline constexpr double kMostWork = 0.5;
-
-// A receiver's memory peak may be this much larger in the longer shortened run
-// than in the shorter one: the longer run's is reported.
+// The shortened run carries at least kRunCalls calls on each channel, so that
+// the cycle settles before its middle, and kRunTotalCalls in all, so that the
+// rate its channels average to over the middle is the whole run's: with few
+// channels the rate wanders by a percent or two over a few thousand calls
+// (docs/simulator.md).
+inline constexpr double kRunCalls = 64;
+inline constexpr double kRunTotalCalls = 131072;
+// An exchange is shortened to at most half its rows (stretched), a second run
+// along a line to at most an eighth (the shorter run at a sixteenth).
+inline constexpr double kLargestFraction = 0.5;
+inline constexpr double kLargestLineFraction = 1.0 / 8;
+// The senders of an exchange stretched go at paces within this share of each
+// other through its middle: when some are faster, they end first and leave the
+// others a phase of their own, which a second run along a line follows.
+inline constexpr double kPaceSpread = 0.01;
+// A receiver's memory peak may grow this much over the middle (or between two
+// runs): the shortened run's is reported.
 inline constexpr double kReceiverPeakDrift = 0.01;
 
 // Which exchanges to shorten, and to what fraction of their rows.
 struct Shortening {
   std::vector<std::vector<bool>> shortened;  // [query][exchange]
-  double fraction = 1;
+  double fraction = 1;   // of each shortened exchange's rows in the shortened run
+  bool by_line = false;  // a second run along a line would be worth its cost
   bool any() const { return fraction < 1; }
 };
 
@@ -63,8 +66,9 @@ double calls_per_channel(const Policy& policy, const Exchange& exchange);
 
 Shortening plan_shortening(const Scenario& scenario, const Policy& policy);
 
-// The scenario with each shortened exchange's rows times `fraction`.
-Scenario shortened_scenario(const Scenario& scenario, const Shortening& plan, double fraction);
+// The scenario with each shortened exchange's rows times `fraction` (`half`:
+// half of them, for the line's second run).
+Scenario shortened_scenario(const Scenario& scenario, const Shortening& plan, bool half = false);
 
 // An exchange run's calls, rows and bytes, and its senders' buffer rooms at
 // the end (SenderInstance::buffer_rooms), planned without time.
@@ -75,9 +79,9 @@ struct CountedRun {
 // Every exchange run's, in the order of RunResult::exchanges.
 std::vector<CountedRun> count_exchange_runs(const Scenario& scenario, const Policy& policy);
 
-// The scenario's figures from two shortened runs when exact (above), with
-// `counters` the two runs' together; nullopt when no exchange is long enough
-// to shorten. A run that cannot be extrapolated is simulated whole here.
+// The scenario's figures from shortened runs when they can be extended (above),
+// with `counters` the runs' together; nullopt when no exchange is long enough
+// to shorten. A run that cannot be extended is simulated whole here.
 std::optional<RunResult> fast_forward(const Scenario& scenario, const Policy& policy, const SimulateOptions& options,
                                       SimulationCounters* counters);
 

@@ -120,7 +120,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
         x.impala_tracked_peak_bytes = std::max(x.impala_tracked_peak_bytes, sender->tracked_peak_bytes());
       }
       result_.add_exchange(std::move(x));
-      sim::EventRun::Track track{run->started_at(), run->finished_at(), 0, 0, s.middle};
+      sim::EventRun::Track track{run->started_at(), run->finished_at(), 0, 0, s.middle, s.marks};
       for (const auto& sender : run->senders()) {
         track.rooms += sender->buffer_rooms();
         track.outbound += sender->outbound_buffers();

@@ -149,8 +149,7 @@ ordered run_json(const RunResult& r) {
     out["rtt_ms"]["achieved"] = r.rtt_achieved_ms;
   }
   if (r.fast_forward.applied()) {
-    out["fast_forward"] = ordered{{"shortened", r.fast_forward.shortened},
-                                  {"rows_simulated", {r.fast_forward.fraction, 2 * r.fast_forward.fraction}}};
+    out["fast_forward"] = ordered{{"shortened", r.fast_forward.shortened}, {"rows_simulated", r.fast_forward.rows_simulated}};
   } else if (!r.fast_forward.declined.empty()) {
     out["fast_forward"] = ordered{{"declined", r.fast_forward.declined}};
   }

@@ -163,8 +163,8 @@ inline constexpr double kUnsteadyStallS = 1.0;
 // How a simulated run's figures were obtained when not every exchange was
 // simulated to its last row (sim/fast_forward.h, docs/simulator.md).
 struct FastForwardNote {
-  std::vector<std::string> shortened;  // "query/exchange": simulated shortened, times extrapolated
-  double fraction = 0;                 // of their rows in the first shortened run; twice it in the second
+  std::vector<std::string> shortened;  // "query/exchange": simulated shortened, times extended
+  std::vector<double> rows_simulated;  // the share of their rows in each shortened run
   std::string declined;                // tried and simulated whole instead: why
   bool applied() const { return !shortened.empty(); }
 };

@@ -196,8 +196,9 @@ RunResult read_run_result(const JsonNode& node) {
   if (const JsonNode fast = node.member("fast_forward"); fast.present() && fast.expect_object()) {
     if (const JsonNode shortened = fast.member("shortened"); shortened.present() && shortened.expect_array()) {
       for (std::size_t i = 0; i < shortened.size(); ++i) r.fast_forward.shortened.push_back(shortened.element(i).string());
-      const JsonNode rows = fast.required("rows_simulated");
-      if (rows.expect_array() && rows.size() > 0) r.fast_forward.fraction = rows.element(0).number(0, 0, true, 1);
+      if (const JsonNode rows = fast.required("rows_simulated"); rows.expect_array()) {
+        for (std::size_t i = 0; i < rows.size(); ++i) r.fast_forward.rows_simulated.push_back(rows.element(i).number(0, 0, true, 1));
+      }
     }
     if (fast.member("declined").present()) r.fast_forward.declined = fast.member("declined").string();
   }

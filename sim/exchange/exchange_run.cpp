@@ -38,6 +38,33 @@ void ExchangeRun::start() {
   for (auto& sender : senders_) sender->start();
 }
 
+void ExchangeRun::note_produced(std::int64_t rows) {
+  const std::int64_t before = rows_produced_;
+  rows_produced_ += rows;
+  for (std::size_t i = 0; i < stats_.marks.size(); ++i) {
+    const std::int64_t at = exchange_.rows * static_cast<std::int64_t>(1 + 2 * i) / 4;
+    if (before < at && rows_produced_ >= at) mark(stats_.marks[i]);
+  }
+}
+
+void ExchangeRun::mark(ProgressMark& at) const {
+  at.at = context_.simulator.now();
+  at.rows = rows_produced_;
+  at.cpu = context_.cpu;
+  at.rpcs = stats_.rpcs;
+  at.deferred_rpcs = stats_.deferred_rpcs;
+  at.network_ns = stats_.network_ns;
+  at.receiver_ns = stats_.receiver_ns;
+  for (const auto& sender : senders_) {
+    at.rooms += sender->buffer_rooms();
+    at.outbound += sender->outbound_buffers();
+  }
+  for (int h = 0; h < static_cast<int>(context_.scenario.cluster.hosts.size()); ++h) {
+    at.sender_peaks += context_.memory.sender_peak(h);
+    at.receiver_peaks += context_.memory.receiver_peak(h);
+  }
+}
+
 void ExchangeRun::sender_finished(SenderInstance& /*sender*/) {
   --senders_left_;
   check_finished();

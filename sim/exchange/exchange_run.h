@@ -36,6 +36,7 @@ struct ExchangeStats {
   std::array<SimTime, kBounds> sender_time_ns{};  // sender threads' time by what bounded it
   SimTime last_sender_done = 0;
   SenderWindow middle;
+  std::array<ProgressMark, 2> marks;  // at a quarter and three quarters of the rows
 };
 
 class ExchangeRun {
@@ -54,6 +55,8 @@ class ExchangeRun {
   ExchangeRun& operator=(const ExchangeRun&) = delete;
 
   void start();
+  // A sender has taken `rows` more input rows (marks the middle's ends).
+  void note_produced(std::int64_t rows);
   void sender_finished(SenderInstance& sender);
   void receiver_finished(ReceiverInstance& receiver);
 
@@ -76,6 +79,7 @@ class ExchangeRun {
 
  private:
   void check_finished();
+  void mark(ProgressMark& at) const;
 
   ModelContext& context_;
   const Exchange& exchange_;
@@ -88,6 +92,7 @@ class ExchangeRun {
   std::vector<std::unique_ptr<SenderInstance>> senders_;
   std::vector<std::unique_ptr<ReceiverInstance>> receivers_;
   ExchangeStats stats_;
+  std::int64_t rows_produced_ = 0;
   int senders_left_ = 0;
   int receivers_left_ = 0;
   SimTime started_at_ = 0;

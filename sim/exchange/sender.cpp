@@ -362,6 +362,13 @@ void SenderInstance::finish() {
   ExchangeStats& stats = run_.stats();
   stats.blocked_ns += blocked_ns_;
   if (middle_end_.rows > middle_start_.rows) {
+    const double pace = static_cast<double>(middle_end_.at - middle_start_.at) /
+                        static_cast<double>(middle_end_.rows - middle_start_.rows);
+    const bool first = stats.middle.rows == 0;
+    stats.middle.slowest_ns_per_row = first ? pace : std::max(stats.middle.slowest_ns_per_row, pace);
+    stats.middle.fastest_ns_per_row = first ? pace : std::min(stats.middle.fastest_ns_per_row, pace);
+    stats.middle.paces_ns_per_row += pace;
+    ++stats.middle.senders;
     stats.middle.rows += middle_end_.rows - middle_start_.rows;
     stats.middle.blocked_ns += middle_end_.blocked_ns - middle_start_.blocked_ns;
     for (std::size_t b = 0; b < kBounds; ++b) stats.middle.time_ns[b] += middle_end_.time_ns[b] - middle_start_.time_ns[b];

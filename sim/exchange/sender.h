@@ -203,6 +203,7 @@ class SenderInstance final : public EventHandler {
   Bytes footprint_ = 0;
   Bytes peak_bytes_ = 0;
   std::unique_ptr<TrackedStrings> tracked_;  // HEAD's layout only
+  ExchangeStats* counting_ = nullptr;  // count_sends: a hash plan counts its batches as it seals them
   Bytes fresh_bytes_ = 0;  // growth of the host's memory by this sender's buffers, not yet paid for
 
   std::vector<Step> steps_;

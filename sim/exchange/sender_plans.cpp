@@ -30,6 +30,7 @@ void SenderInstance::plan_next() {
   const std::int64_t rows = std::min(rows_left_, rows_per_step_);
   rows_left_ -= rows;
   context_.rows_produced += rows;
+  run_.note_produced(rows);
   const Bytes tuple_bytes = rows * x.row.fixed_bytes + x.row.varlen.sample_sum(rows, random_);
   switch (x.send_path()) {
     case PartitionKind::kHash:
@@ -49,9 +50,9 @@ void SenderInstance::plan_next() {
 
 void SenderInstance::mark_middle() {
   const std::int64_t produced = rows_ - rows_left_;
-  const auto mark = [&](SenderWindow& at) { at = {produced, blocked_ns_, time_by_bound_}; };
-  if (middle_start_.rows < 0 && 2 * produced >= rows_) mark(middle_start_);
-  if (middle_end_.rows < 0 && rows_left_ == 0) mark(middle_end_);
+  const auto mark = [&](SenderWindow& at) { at = {produced, context_.simulator.now(), blocked_ns_, time_by_bound_}; };
+  if (middle_start_.rows < 0 && 4 * produced >= rows_) mark(middle_start_);
+  if (middle_end_.rows < 0 && 4 * produced >= 3 * rows_) mark(middle_end_);
 }
 
 // The batches this plan grew wrote pages the process had never held: their
@@ -165,12 +166,18 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
       ch.filling = {};
       note_batch(ch, sealed);
       if (ch.compress) note_shared(sealed, /*serialized=*/false, /*compressed=*/true);  // compressed as it is sealed
+      if (counting_) {
+        count_batch(*counting_, ch, sealed);
+        counting_->rows_delivered += sealed.rows;
+        continue;
+      }
       fills_.push_back({static_cast<double>(taken) / static_cast<double>(k), static_cast<int>(c), sealed});
     }
     ch.filling.rows += k - taken;
     ch.filling.tuple_bytes += chunk - taken_bytes;
     note_batch(ch, ch.filling);
   }
+  if (counting_) return;  // no steps: nothing is simulated
   order_fills();
   const int copies = context_.policy.sender_layout == SenderLayout::kV43 ? 2 : 1;
   const BatchCpu cpu = batch_cpu(context_, x, rows, tuple_bytes, copies, scan_ != nullptr, {true, route_ns_per_row_});
@@ -278,6 +285,7 @@ void SenderInstance::plan_final() {
 
 void SenderInstance::count_sends(ExchangeStats& counts) {
   scan_.reset();  // the scanner threads only decide when a batch can be planned
+  counting_ = &counts;
   while (true) {
     plan_next();
     for (const Step& step : steps_) {

@@ -51,21 +51,29 @@ void check_agrees(const RunResult& fast, const RunResult& whole, const std::stri
     CHECK(relative(static_cast<double>(fast.hosts[h].sender_peak_bytes), static_cast<double>(whole.hosts[h].sender_peak_bytes)) <=
           0.01);
   }
-  CHECK(relative(fast.cpu_s.serialize, whole.cpu_s.serialize) <= 0.005);
-  CHECK(relative(fast.cpu_s.rpc, whole.cpu_s.rpc) <= 0.005);
+  for (auto stage : {&CpuByStage::produce, &CpuByStage::serialize, &CpuByStage::compress, &CpuByStage::call,
+                     &CpuByStage::rpc, &CpuByStage::decompress, &CpuByStage::deserialize, &CpuByStage::consume}) {
+    CHECK(relative(fast.cpu_s.*stage, whole.cpu_s.*stage) <= 0.005);
+  }
 }
 
-// Simulates every policy both ways; returns how many were fast-forwarded. A
-// run simulated whole by either path is the same run: compared only when the
-// fast path declined after trying.
-int compare_policies(const Scenario& scenario, const std::string& name) {
-  int applied = 0;
+// How the policies of a scenario were simulated by default.
+struct Paths {
+  int stretched = 0, along_line = 0, declined = 0;
+};
+
+// Simulates every policy (or `only`) both ways. A run simulated whole by either
+// path is the same run: compared only when the fast path declined after trying.
+Paths compare_policies(const Scenario& scenario, const std::string& name, const std::string& only = "") {
+  Paths paths;
   for (const Policy& policy : scenario.policies) {
+    if (!only.empty() && policy.name != only) continue;
     const RunResult fast = simulate(scenario, policy);
     if (fast.fast_forward.applied()) {
-      ++applied;
+      ++(fast.fast_forward.rows_simulated.size() == 1 ? paths.stretched : paths.along_line);
       check_agrees(fast, simulate_exact(scenario, policy), name + " / " + policy.name);
     } else if (!fast.fast_forward.declined.empty()) {
+      ++paths.declined;
       const RunResult whole = simulate_exact(scenario, policy);
       INFO(name << " / " << policy.name << ": " << fast.fast_forward.declined);
       CHECK(results_to_json({fast}) != results_to_json({whole}));  // it says it declined...
@@ -75,7 +83,7 @@ int compare_policies(const Scenario& scenario, const std::string& name) {
       CHECK_FALSE(sim::plan_shortening(scenario, policy).any());
     }
   }
-  return applied;
+  return paths;
 }
 
 }  // namespace
@@ -96,28 +104,40 @@ TEST_CASE("fast-forward: every shipped scenario agrees with the whole simulation
     }
   }
   CHECK(files.size() >= 20);
-  int applied = 0;
-  for (const std::string& path : files) applied += compare_policies(load_scenario(path), path);
-  CHECK(applied >= 1);  // the production scenario's 16K
+  int stretched = 0;
+  for (const std::string& path : files) stretched += compare_policies(load_scenario(path), path).stretched;
+  CHECK(stretched >= 4);  // the production scenario's 16K, 64K and both 128K
 }
 
 TEST_CASE("fast-forward: long variants of each partitioning kind agree with the whole simulation") {
   struct Variant {
     std::string file;
     std::vector<std::string> overrides;
-    int at_least;  // policies fast-forwarded
+    int stretched, along_line = 0, declined = 0;  // policies, at least
+    std::string only = "";
   };
   const std::vector<Variant> variants = {
-      {"/scenarios/default.json", {"workload.queries.0.exchanges.1.rows=800000000"}, 1},  // a hash join's probe
+      {"/scenarios/default.json", {"workload.queries.0.exchanges.1.rows=800000000"}, 2},  // a hash join's probe
       {"/scenarios/random.json", {"workload.queries.0.exchanges.0.rows=1600000000"}, 2},
       {"/scenarios/merge.json", {"workload.queries.0.exchanges.0.rows=2000000000"}, 3},
-      {"/scenarios/broadcast.json", {"workload.queries.0.exchanges.0.rows=400000000"}, 2},
-      // Nine channels in all: the rate over a few thousand calls wanders (kShortRunCalls).
+      {"/scenarios/broadcast.json", {"workload.queries.0.exchanges.0.rows=400000000"}, 3},
+      // Nine channels in all: the rate over a few thousand calls wanders (kRunTotalCalls).
       {"/scenarios/validation/mt-dop-1.json", {"workload.queries.0.exchanges.0.rows=800000000"}, 1},
+      // Two long shuffles side by side: along a line.
+      {"/tests/data/scenarios/side-by-side.json", {}, 0, 1},
+      // The same, the probe's receivers' queues growing over the run: simulated whole.
+      {"/scenarios/default.json",
+       {"workload.queries.0.exchanges.0.rows=1200000000", "workload.queries.0.exchanges.1.rows=1600000000",
+        "workload.queries.0.exchanges.1.after=[]"},
+       0, 0, 1, "16K"},
   };
   for (const Variant& v : variants) {
     const Scenario scenario = load_scenario(kSource + v.file, v.overrides);
-    CHECK(compare_policies(scenario, v.file) >= v.at_least);
+    const Paths paths = compare_policies(scenario, v.file, v.only);
+    INFO(v.file);
+    CHECK(paths.stretched >= v.stretched);
+    CHECK(paths.along_line >= v.along_line);
+    CHECK(paths.declined >= v.declined);
   }
 }
 
@@ -132,12 +152,15 @@ TEST_CASE("fast-forward: which exchanges are shortened, and to what") {
   const Exchange& fact = production.queries[0].exchanges[1];
   const double per_channel = sim::calls_per_channel(p16k, fact);
   const double calls = per_channel * fact.senders.instances() * fact.receivers.instances();
-  CHECK(plan.fraction == doctest::Approx(std::max(sim::kShortCalls / per_channel, sim::kShortRunCalls / calls)));
+  CHECK(plan.fraction == doctest::Approx(std::max(sim::kRunCalls / per_channel, sim::kRunTotalCalls / calls)));
   CHECK(plan.fraction <= sim::kLargestFraction);
-  // Shortened twice: the fraction, then twice it, of the fact rows; the broadcast whole.
-  const Scenario longer = sim::shortened_scenario(production, plan, 2 * plan.fraction);
-  CHECK(longer.queries[0].exchanges[0].rows == production.queries[0].exchanges[0].rows);
-  CHECK(longer.queries[0].exchanges[1].rows == 2 * std::llround(static_cast<double>(fact.rows) * plan.fraction));
+  CHECK(plan.by_line);
+  // The fact rows cut to the fraction (an even number, for the line's half run); the broadcast whole.
+  const Scenario shortened = sim::shortened_scenario(production, plan);
+  CHECK(shortened.queries[0].exchanges[0].rows == production.queries[0].exchanges[0].rows);
+  const auto half = std::llround(static_cast<double>(fact.rows) * plan.fraction / 2);
+  CHECK(shortened.queries[0].exchanges[1].rows == 2 * half);
+  CHECK(sim::shortened_scenario(production, plan, true).queries[0].exchanges[1].rows == half);
 
   // Many exchanges none of which dominates (IMPALA-15512): the shortened runs
   // would simulate the rest twice, and are not worth it.
@@ -167,6 +190,7 @@ TEST_CASE("fast-forward: the counts planned without time are the simulation's, a
   const Scenario merge = load_scenario(kSource + "/scenarios/merge.json", {"workload.queries.0.exchanges.0.rows=2000000000"});
   const RunResult once = simulate(merge, merge.policies.front());
   REQUIRE(once.fast_forward.applied());
+  CHECK(once.fast_forward.rows_simulated.size() == 1);  // stretched
   CHECK(results_to_json({once}) == results_to_json({simulate(merge, merge.policies.front())}));
 }
 

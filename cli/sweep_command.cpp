@@ -25,7 +25,7 @@ int sweep_command(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "merge") return sweep_merge_command({args.begin() + 1, args.end()});
   po::options_description visible(
       "usage: exsim sweep SCENARIO --vary KEY=V1,V2,... [--vary ...] [--jobs N] [-o RESULTS.jsonl [--resume]]\n"
-      "                   [--shard K/N] [--policy NAME]... [--set KEY=VALUE]...\n"
+      "                   [--shard K/N] [--policy NAME]... [--set KEY=VALUE]... [--exact]\n"
       "       exsim sweep merge SHARD.jsonl... [-o RESULTS.jsonl]\n\n"
       "Simulates every combination of the variations (any scenario path, as --set takes\n"
       "it: mt_dop, policies.*.buffer.flat, cluster.rtt_ms.cross_group) on N threads and\n"
@@ -48,6 +48,7 @@ int sweep_command(const std::vector<std::string>& args) {
       ("help,h", "print this help")
       ("vary,v", po::value<std::vector<std::string>>()->value_name("KEY=V1,V2,...")->composing(), "KEY=V1,V2,...: a variation (repeatable)")
       ("jobs,j", po::value<int>(), "simulations at once (default: the CPUs this process may use)")
+      ("exact", "simulate every exchange to its last row (as simulate --exact)")
       ("output,o", po::value<std::string>()->value_name("FILE"), "write the results here (default: standard output)")
       ("shard", po::value<std::string>()->value_name("K/N"), "K/N: run only the K-th of N slices of the points")
       ("resume", "with -o OUT: keep the points OUT.partial (or OUT) holds from an earlier run of this sweep, and "
@@ -96,6 +97,7 @@ int sweep_command(const std::vector<std::string>& args) {
                                           : "");
     runner.resume_from(std::move(resume));
   }
+  if (vm.count("exact")) runner.simulate_exactly();
   workflows::Progress progress("points", runner.points() - runner.resumed_points());
   const workflows::SweepOutcome outcome =
       runner.run(jobs, output, [&](const std::string& label) { progress.done(label); });

@@ -126,7 +126,7 @@ SweepOutcome SweepRunner::run(int jobs, const std::optional<std::string>& output
           const Scenario scenario = load_point(file_, text_, set_, point);
           std::string lines;
           for (const auto& policy : scenario.policies) {
-            lines += sweep_result_line(simulate(scenario, policy), point.index, plan_.size(), point.settings, vary);
+            lines += sweep_result_line(simulate(scenario, policy, simulate_), point.index, plan_.size(), point.settings, vary);
           }
           std::lock_guard<std::mutex> lock(out);
           write_all(fd, lines, outcome.where);

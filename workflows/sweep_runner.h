@@ -14,6 +14,7 @@
 
 #include "workflows/sweep_resume.h"
 #include "models/results/sweep.h"
+#include "sim/simulate.h"
 
 namespace exsim::workflows {
 
@@ -45,6 +46,8 @@ class SweepRunner {
   // Keeps what an earlier run of this sweep finished (sweep_resume.h): run()
   // writes those lines first and simulates only the other points.
   void resume_from(SweepResume resume) { resume_ = std::move(resume); }
+  // Every exchange simulated whole (SimulateOptions::exact).
+  void simulate_exactly() { simulate_.exact = true; }
   std::size_t resumed_points() const { return resume_.done.size(); }
 
   // Simulates the points on `jobs` threads. Lines go to `output` + ".partial"
@@ -62,6 +65,7 @@ class SweepRunner {
   std::vector<SweepPoint> points_;
   std::size_t policies_ = 0;
   SweepResume resume_;
+  SimulateOptions simulate_;
 };
 
 }  // namespace exsim::workflows

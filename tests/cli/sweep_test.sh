@@ -127,4 +127,15 @@ check "no --vary: exit 2" test $? -eq 2
 "$exsim" sweep "$scenario" --vary mt_dop=0 --policy nope >/dev/null 2>"$work/e5"
 check "an unknown --policy: exit 2" test $? -eq 2
 
+# A long exchange is fast-forwarded unless --exact; both say which they did.
+long_merge="workload.queries.0.exchanges.0.rows=2000000000"
+"$exsim" sweep "$src/scenarios/merge.json" --vary "$long_merge" --policy default -o "$work/fast.jsonl" 2>/dev/null
+check "a long merge fast-forwarded in a sweep" has '"shortened"' "$work/fast.jsonl"
+"$exsim" sweep "$src/scenarios/merge.json" --vary "$long_merge" --policy default --exact -o "$work/exact.jsonl" 2>/dev/null
+check "--exact: simulated whole" test "$(grep -c fast_forward "$work/exact.jsonl")" -eq 0
+check "--exact: the same calls" python3 -c "
+import json, sys
+fast, exact = (json.loads(open(f).readline()) for f in ('$work/fast.jsonl', '$work/exact.jsonl'))
+sys.exit(0 if fast['rpcs'] == exact['rpcs'] and abs(fast['wall_s'] / exact['wall_s'] - 1) < 0.005 else 1)"
+
 summary

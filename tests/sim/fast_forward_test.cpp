@@ -123,6 +123,8 @@ TEST_CASE("fast-forward: long variants of each partitioning kind agree with the 
       {"/scenarios/broadcast.json", {"workload.queries.0.exchanges.0.rows=400000000"}, 3},
       // Nine channels in all: the rate over a few thousand calls wanders (kRunTotalCalls).
       {"/scenarios/validation/mt-dop-1.json", {"workload.queries.0.exchanges.0.rows=800000000"}, 1},
+      // MT_DOP 0: each sender fed by its own scanner threads.
+      {"/scenarios/validation/scan.json", {"workload.queries.0.exchanges.0.rows=600000000"}, 1},
       // Two long shuffles side by side: along a line.
       {"/tests/data/scenarios/side-by-side.json", {}, 0, 1},
       // The same, the probe's receivers' queues growing over the run: simulated whole.

@@ -32,6 +32,10 @@ TEST_CASE("a results file reads back to the same results, byte for byte when wri
   results.front().hosts.front().speed_probe_before_us = 912.5;
   results.front().hosts.front().speed_probe_after_us = 930.25;
   results.front().hosts.front().cores_awake = "held";
+  // How a simulated run was obtained: fast-forwarded (shortened twice), and declined.
+  results[1].fast_forward.shortened = {"skewed-join/probe"};
+  results[1].fast_forward.rows_simulated = {0.0625, 0.125};
+  results[2].fast_forward.declined = "skewed-join/probe runs beside skewed-join/build in its middle";
   const std::string text = results_to_json(results);
   std::vector<RunResult> back;
   for (std::size_t i = 0; i < results.size(); ++i) back.push_back(read_back(text, i));
@@ -45,6 +49,11 @@ TEST_CASE("a results file reads back to the same results, byte for byte when wri
   CHECK(back.front().hosts.back().cores_awake.empty());  // not asked: not written
   CHECK(back.front().rpc_receiver.p50_us > 0);  // a call's receiver time, beside its network time
   CHECK(back.front().rpc_receiver.p50_us == results.front().rpc_receiver.p50_us);
+  CHECK_FALSE(back[0].fast_forward.applied());
+  CHECK(back[0].fast_forward.declined.empty());
+  CHECK(back[1].fast_forward.shortened == results[1].fast_forward.shortened);
+  CHECK(back[1].fast_forward.rows_simulated == results[1].fast_forward.rows_simulated);
+  CHECK(back[2].fast_forward.declined == results[2].fast_forward.declined);
 }
 
 TEST_CASE("a measured run names the hosts whose cores could not be held awake, and why") {

@@ -1,5 +1,5 @@
-// The scenario simulated event by event, whole: what simulate() runs with
-// --exact, and twice, shortened, to fast-forward (sim/fast_forward.h).
+// The scenario simulated event by event: what simulate() runs with --exact,
+// and shortened, to fast-forward (sim/fast_forward.h).
 #ifndef EXSIM_SIM_EVENT_RUN_H_
 #define EXSIM_SIM_EVENT_RUN_H_
 

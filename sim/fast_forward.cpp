@@ -26,8 +26,8 @@ class Unheard final : public ExchangeRun::Listener {
 
 std::vector<RunRows> run_rows(const Scenario& scenario, const Shortening& plan, const Scenario& shortened,
                               const Policy& policy) {
-  const std::vector<CountedRun> counted = count_exchange_runs(scenario, policy);
-  const std::vector<CountedRun> counted_shortened = count_exchange_runs(shortened, policy);
+  const std::vector<CountedRun> counted = count_exchange_runs(scenario, policy, &plan);
+  const std::vector<CountedRun> counted_shortened = count_exchange_runs(shortened, policy, &plan);
   std::vector<RunRows> runs;
   for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
     const Query& query = scenario.queries[q];
@@ -109,7 +109,7 @@ Scenario shortened_scenario(const Scenario& scenario, const Shortening& plan, bo
   return s;
 }
 
-std::vector<CountedRun> count_exchange_runs(const Scenario& scenario, const Policy& policy) {
+std::vector<CountedRun> count_exchange_runs(const Scenario& scenario, const Policy& policy, const Shortening* only) {
   std::vector<CountedRun> counts;
   ModelContext context(scenario, policy, make_scheduler("calendar"));
   Unheard unheard;
@@ -117,8 +117,12 @@ std::vector<CountedRun> count_exchange_runs(const Scenario& scenario, const Poli
     const Query& query = scenario.queries[q];
     for (int rep = 0; rep < query.repeat; ++rep) {
       for (std::size_t x = 0; x < query.exchanges.size(); ++x) {
-        ExchangeRun run(context, query.exchanges[x], exchange_seed(scenario, q, rep, x), unheard);
         CountedRun counted;
+        if (only && !only->shortened[q][x]) {
+          counts.push_back(counted);
+          continue;
+        }
+        ExchangeRun run(context, query.exchanges[x], exchange_seed(scenario, q, rep, x), unheard);
         for (const auto& sender : run.senders()) {
           sender->count_sends(counted.counts);
           counted.rooms += sender->buffer_rooms();

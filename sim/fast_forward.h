@@ -76,8 +76,10 @@ struct CountedRun {
   ExchangeStats counts;
   Bytes rooms = 0;
 };
-// Every exchange run's, in the order of RunResult::exchanges.
-std::vector<CountedRun> count_exchange_runs(const Scenario& scenario, const Policy& policy);
+// Every exchange run's, in the order of RunResult::exchanges; with `only`, the
+// shortened ones' (the others' left empty: the shortened run simulates them whole).
+std::vector<CountedRun> count_exchange_runs(const Scenario& scenario, const Policy& policy,
+                                            const Shortening* only = nullptr);
 
 // The scenario's figures from shortened runs when they can be extended (above),
 // with `counters` the runs' together; nullopt when no exchange is long enough

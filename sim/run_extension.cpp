@@ -39,18 +39,32 @@ void extend_sender_times(ExchangeResult& x, const SenderWindow& middle, double r
   for (std::size_t k = 0; k < kBounds; ++k) x.sender_time.seconds[k] += static_cast<double>(middle.time_ns[k]) * more;
 }
 
-// The calls and bytes as counted, and the per-call means from their sums.
-void take_counts(ExchangeResult& x, const ExchangeStats& n, double network_ns, double receiver_ns) {
-  if (n.rpcs > 0 && x.rpc_network_us_mean >= 0) x.rpc_network_us_mean = network_ns * 1e-3 / static_cast<double>(n.rpcs);
-  if (n.rpcs > 0 && x.rpc_receiver_us_mean >= 0) x.rpc_receiver_us_mean = receiver_ns * 1e-3 / static_cast<double>(n.rpcs);
-  x.rows = n.rows_delivered;
-  x.rpcs = n.rpcs;
-  x.eos_rpcs = n.eos_rpcs;
-  x.bytes_wire = n.bytes_wire;
-  x.bytes_uncompressed = n.bytes_uncompressed;
+// A shortened run's calls and bytes as counted (the others' are the run's own);
+// then the per-call means from their sums, over the calls.
+void take_counts(ExchangeResult& x, const RunRows& run, double network_ns, double receiver_ns) {
+  if (run.shortened) {
+    const ExchangeStats& n = run.counted.counts;
+    x.rows = n.rows_delivered;
+    x.rpcs = n.rpcs;
+    x.eos_rpcs = n.eos_rpcs;
+    x.bytes_wire = n.bytes_wire;
+    x.bytes_uncompressed = n.bytes_uncompressed;
+  }
+  if (x.rpcs == 0) return;
+  if (x.rpc_network_us_mean >= 0) x.rpc_network_us_mean = network_ns * 1e-3 / static_cast<double>(x.rpcs);
+  if (x.rpc_receiver_us_mean >= 0) x.rpc_receiver_us_mean = receiver_ns * 1e-3 / static_cast<double>(x.rpcs);
 }
 
 double sum_ns(double mean_us, std::int64_t rpcs) { return mean_us < 0 ? 0 : mean_us * 1e3 * static_cast<double>(rpcs); }
+
+// Where the whole rows lie on the line through the runs of half and all the
+// shortened rows: 0 at the shorter run, 1 at the other (they all scale alike).
+double line_position(const std::vector<RunRows>& runs) {
+  for (const RunRows& r : runs) {
+    if (r.shortened) return (r.whole - r.simulated / 2) / (r.simulated / 2);
+  }
+  return 0;
+}
 
 // The run's exchanges replaced by `exchanges`, its totals added up again.
 void replace_exchanges(RunResult& r, std::vector<ExchangeResult> exchanges) {
@@ -106,7 +120,6 @@ RunResult stretched(const EventRun& run, const std::vector<RunRows>& runs) {
   std::vector<ExchangeResult> exchanges = r.exchanges;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     ExchangeResult& x = exchanges[i];
-    const ExchangeStats& n = runs[i].counted.counts;
     double network = sum_ns(x.rpc_network_us_mean, x.rpcs), receiver = sum_ns(x.rpc_receiver_us_mean, x.rpcs);
     if (runs[i].shortened) {
       // The middle again, in proportion to the rows left out.
@@ -117,7 +130,8 @@ RunResult stretched(const EventRun& run, const std::vector<RunRows>& runs) {
       const SenderWindow& middle = run.tracks[i].middle;
       const double rows_more = runs[i].whole - runs[i].simulated;
       const double by_rows = rows_more / static_cast<double>(to.rows - from.rows);
-      const double k = static_cast<double>(n.rpcs - x.rpcs) / static_cast<double>(std::max<std::int64_t>(1, to.rpcs - from.rpcs));
+      const double k = static_cast<double>(runs[i].counted.counts.rpcs - x.rpcs) /
+                       static_cast<double>(std::max<std::int64_t>(1, to.rpcs - from.rpcs));
       const double more_s = rows_more / middle.senders * middle.mean_ns_per_row() * 1e-9;
       r.wall_s += more_s;
       r.queries[runs[i].query].wall_s += more_s;
@@ -129,7 +143,7 @@ RunResult stretched(const EventRun& run, const std::vector<RunRows>& runs) {
       x.deferred_rpcs += std::llround(static_cast<double>(to.deferred_rpcs - from.deferred_rpcs) * k);
       extend_sender_times(x, run.tracks[i].middle, rows_more);
     }
-    take_counts(x, n, network, receiver);
+    take_counts(x, runs[i], network, receiver);
   }
   replace_exchanges(r, std::move(exchanges));
   return r;
@@ -138,10 +152,7 @@ RunResult stretched(const EventRun& run, const std::vector<RunRows>& runs) {
 std::string why_not_along_line(const EventRun& shorter, const EventRun& run, const std::vector<RunRows>& runs) {
   const EventRun& a = shorter;
   const EventRun& b = run;
-  double lambda = 0;
-  for (const RunRows& r : runs) {
-    if (r.shortened) lambda = (r.whole - r.simulated / 2) / (r.simulated / 2);
-  }
+  const double lambda = line_position(runs);
   const auto line = [lambda](double x, double y) { return x + (y - x) * lambda; };
   std::vector<double> start_a, end_a, start_b, end_b, start_x, end_x;
   for (std::size_t i = 0; i < a.tracks.size(); ++i) {
@@ -157,6 +168,7 @@ std::string why_not_along_line(const EventRun& shorter, const EventRun& run, con
     return "the exchanges start and end in another order when they run longer";
   }
   for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!runs[i].shortened) continue;
     if (a.tracks[i].rooms != b.tracks[i].rooms || a.tracks[i].outbound != b.tracks[i].outbound) {
       return fmt::format("{}'s sender buffers still grow between the shortened runs", runs[i].name);
     }
@@ -176,10 +188,7 @@ std::string why_not_along_line(const EventRun& shorter, const EventRun& run, con
 RunResult along_line(const EventRun& shorter, const EventRun& run, const std::vector<RunRows>& runs) {
   const RunResult& a = shorter.result;
   const RunResult& b = run.result;
-  double lambda = 0;
-  for (const RunRows& r : runs) {
-    if (r.shortened) lambda = (r.whole - r.simulated / 2) / (r.simulated / 2);
-  }
+  const double lambda = line_position(runs);
   const auto line = [lambda](double x, double y) { return x + (y - x) * lambda; };
   RunResult r = b;
   r.wall_s = line(a.wall_s, b.wall_s);
@@ -200,7 +209,7 @@ RunResult along_line(const EventRun& shorter, const EventRun& run, const std::ve
       x.sender_blocked_s = line(xa.sender_blocked_s, x.sender_blocked_s);
       for (std::size_t k = 0; k < kBounds; ++k) x.sender_time.seconds[k] = line(xa.sender_time.seconds[k], x.sender_time.seconds[k]);
     }
-    take_counts(x, runs[i].counted.counts, network, receiver);
+    take_counts(x, runs[i], network, receiver);
   }
   replace_exchanges(r, std::move(exchanges));
   return r;

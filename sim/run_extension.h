@@ -13,8 +13,8 @@
 namespace exsim::sim {
 
 // Each exchange run in the order of RunResult::exchanges: its query, name,
-// rows whole and in the shortened run, whether shortened; what planning its
-// batches counted, of the whole run and of the shortened one.
+// rows whole and in the shortened run, whether shortened; if so, what planning
+// its batches counted, of the whole run and of the shortened one.
 struct RunRows {
   std::size_t query = 0;
   std::string name;

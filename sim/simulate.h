@@ -17,8 +17,9 @@ class Trace;
 struct SimulateOptions {
   std::string scheduler = "calendar";  // event queue implementation (sim/engine/scheduler.h)
   // Every exchange simulated event by event to its last row. Otherwise long
-  // exchanges are simulated shortened and their times extrapolated, where
-  // that is exact (sim/fast_forward.h); a trace always takes the whole run.
+  // exchanges are simulated shortened and their steady middle lengthened to
+  // the whole rows, where checks say that is exact (sim/fast_forward.h); a
+  // trace always takes the whole run.
   bool exact = false;
   // When set, the run's spans go to this trace (models/results/trace.h), its hosts as
   // processes trace_pid_base + host, named "<policy>: <host>".

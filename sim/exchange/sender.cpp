@@ -364,7 +364,7 @@ void SenderInstance::finish() {
   if (middle_end_.rows > middle_start_.rows) {
     const double pace = static_cast<double>(middle_end_.at - middle_start_.at) /
                         static_cast<double>(middle_end_.rows - middle_start_.rows);
-    const bool first = stats.middle.rows == 0;
+    const bool first = stats.middle.senders == 0;
     stats.middle.slowest_ns_per_row = first ? pace : std::max(stats.middle.slowest_ns_per_row, pace);
     stats.middle.fastest_ns_per_row = first ? pace : std::min(stats.middle.fastest_ns_per_row, pace);
     stats.middle.paces_ns_per_row += pace;

@@ -188,7 +188,7 @@ class SenderInstance final : public EventHandler {
   const int host_;
   std::int64_t rows_left_;
   const std::int64_t rows_;
-  SenderWindow middle_start_{-1}, middle_end_{-1};  // rows: -1 until marked
+  SenderMark middle_start_, middle_end_;  // SenderWindow's ends
   std::unique_ptr<ScanFeed> scan_;  // its scanner threads, when they scan apart (mt_dop 0)
   SimTime scan_wait_since_ = 0;     // when the thread began waiting for its scanner threads
   std::int64_t rows_per_step_ = 0;  // rows planned at a time: an input batch, or a group of them (hash)

@@ -17,7 +17,7 @@ namespace exsim::sim {
 void SenderInstance::plan_next() {
   steps_.clear();
   step_ = 0;
-  mark_middle();
+  if (!counting_) mark_middle();
   if (rows_left_ == 0) {
     plan_final();
     return;
@@ -30,7 +30,7 @@ void SenderInstance::plan_next() {
   const std::int64_t rows = std::min(rows_left_, rows_per_step_);
   rows_left_ -= rows;
   context_.rows_produced += rows;
-  run_.note_produced(rows);
+  if (!counting_) run_.note_produced(rows);
   const Bytes tuple_bytes = rows * x.row.fixed_bytes + x.row.varlen.sample_sum(rows, random_);
   switch (x.send_path()) {
     case PartitionKind::kHash:
@@ -50,7 +50,7 @@ void SenderInstance::plan_next() {
 
 void SenderInstance::mark_middle() {
   const std::int64_t produced = rows_ - rows_left_;
-  const auto mark = [&](SenderWindow& at) { at = {produced, context_.simulator.now(), blocked_ns_, time_by_bound_}; };
+  const auto mark = [&](SenderMark& at) { at = {produced, context_.simulator.now(), blocked_ns_, time_by_bound_}; };
   if (middle_start_.rows < 0 && 4 * produced >= rows_) mark(middle_start_);
   if (middle_end_.rows < 0 && 4 * produced >= 3 * rows_) mark(middle_end_);
 }

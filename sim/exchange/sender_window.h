@@ -17,7 +17,6 @@ namespace exsim::sim {
 // plans its next input batch, when none of its time is left unattributed.
 struct SenderWindow {
   std::int64_t rows = 0;
-  SimTime at = 0;  // of a sender's mark: when
   SimTime blocked_ns = 0;
   std::array<SimTime, kBounds> time_ns{};
   // Over the senders: the slowest, the fastest and the sum of their paces
@@ -25,6 +24,15 @@ struct SenderWindow {
   double slowest_ns_per_row = 0, fastest_ns_per_row = 0, paces_ns_per_row = 0;
   int senders = 0;
   double mean_ns_per_row() const { return senders > 0 ? paces_ns_per_row / senders : 0; }
+};
+
+// A sender thread at one end of its middle: its rows produced, when, and its
+// times so far (rows -1: not reached).
+struct SenderMark {
+  std::int64_t rows = -1;
+  SimTime at = 0;
+  SimTime blocked_ns = 0;
+  std::array<SimTime, kBounds> time_ns{};
 };
 
 // The run as an exchange's senders, together, reach a quarter and three

@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace exsim {
@@ -23,7 +25,12 @@ class InFlightWindow {
   // What a sender waits for: a channel's room (its index), or every channel idle.
   static constexpr int kEveryChannel = -1;
 
-  InFlightWindow(int channels, int in_flight) : in_flight_(in_flight), calls_(static_cast<std::size_t>(channels), 0) {}
+  // A channel's count is a byte (a simulated sender may have millions of
+  // channels): at most kMostInFlight calls each, well above a policy's 64.
+  static constexpr int kMostInFlight = 255;
+  InFlightWindow(int channels, int in_flight) : in_flight_(in_flight), calls_(static_cast<std::size_t>(channels), 0) {
+    if (in_flight < 1 || in_flight > kMostInFlight) throw std::invalid_argument("InFlightWindow: in_flight out of range");
+  }
 
   // Whether a batch may be sent on `channel` now.
   bool has_room(int channel) const { return calls_[static_cast<std::size_t>(channel)] < in_flight_; }
@@ -36,15 +43,22 @@ class InFlightWindow {
 
   // A call sent on `channel` (end-of-stream calls too, sent once it is idle).
   void open_call(int channel) {
-    int& calls = calls_[static_cast<std::size_t>(channel)];
+    std::uint8_t& calls = calls_[static_cast<std::size_t>(channel)];
+    if (calls == kMostInFlight) throw std::logic_error("InFlightWindow: a channel past its count's range");
     ++calls;
     ++total_;
-    peak_ = std::max(peak_, calls);
+    peak_ = std::max<int>(peak_, calls);
   }
   // Its answer arrived.
   void close_call(int channel) {
     --calls_[static_cast<std::size_t>(channel)];
     --total_;
+  }
+
+  // Every call answered (a sender that knows none is left in flight).
+  void close_all() {
+    std::fill(calls_.begin(), calls_.end(), 0);
+    total_ = 0;
   }
 
   // Whether a sender waiting for `waiting_for` (a channel, or kEveryChannel)
@@ -55,7 +69,7 @@ class InFlightWindow {
 
  private:
   int in_flight_;
-  std::vector<int> calls_;
+  std::vector<std::uint8_t> calls_;
   int total_ = 0;
   int peak_ = 0;
 };

@@ -22,7 +22,7 @@ TrackedStrings::TrackedStrings(int channels, int outbound_per_channel, double lz
     : lz4_ratio_(lz4_ratio), outbound_per_channel_(std::max(1, outbound_per_channel)) {
   const auto n = static_cast<std::size_t>(std::max(0, channels));
   strings_.resize(n * stride());
-  next_outbound_.assign(n, 0);
+  if (outbound_per_channel_ > 1) next_outbound_.assign(n, 0);  // one outbound batch: nothing to choose
 }
 
 void TrackedStrings::resize(String& s, Bytes n) {
@@ -76,9 +76,9 @@ void TrackedStrings::swap_outbound(int channel, String& s) {
     std::swap(s, *outbound);
     return;
   }
-  int& next = next_outbound_[static_cast<std::size_t>(channel)];
+  std::uint8_t& next = next_outbound_[static_cast<std::size_t>(channel)];
   std::swap(s, outbound[next]);
-  if (++next == outbound_per_channel_) next = 0;
+  next = static_cast<std::uint8_t>(next + 1 == outbound_per_channel_ ? 0 : next + 1);
 }
 
 void TrackedStrings::hash_batch(int channel, BatchSize batch, bool compress_it) {

@@ -89,7 +89,8 @@ class TrackedStrings {
   String& collector(int channel) { return strings_[static_cast<std::size_t>(channel) * stride()]; }
   std::size_t stride() const { return 1 + static_cast<std::size_t>(outbound_per_channel_); }
   std::vector<String> strings_;
-  std::vector<int> next_outbound_;  // which outbound batch a channel's next send swaps with
+  // Which outbound batch a channel's next send swaps with (at most 65 a channel).
+  std::vector<std::uint8_t> next_outbound_;
   String serialization_, in_flight_, scratch_;
   Bytes held_ = 0, peak_ = 0;
 };

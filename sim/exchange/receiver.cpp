@@ -7,6 +7,10 @@
 
 namespace exsim::sim {
 
+ReceiverInstance::Queue& ReceiverInstance::queue_of(const Rpc& rpc) {
+  return queues_[merging_ ? static_cast<std::size_t>(rpc.sender->index()) : 0];
+}
+
 ReceiverInstance::ReceiverInstance(ExchangeRun& run, int host, int senders, bool merging)
     : run_(run),
       context_(run.context()),

@@ -40,7 +40,7 @@ class ReceiverInstance final : public EventHandler {
     int open_senders = 0;
   };
 
-  Queue& queue_of(const Rpc& rpc) { return queues_[merging_ ? static_cast<std::size_t>(rpc.sender_index) : 0]; }
+  Queue& queue_of(const Rpc& rpc);
   Bytes limit() const;
   // The calls in flight at this host that share a call's system calls and
   // wake-ups: other senders' calls from and to the host, and itself.

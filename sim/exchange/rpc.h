@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 #include "models/base/size.h"
@@ -34,14 +36,15 @@ struct Rpc {
   // not an event: the sender is told when it arrives).
   enum class Stage : std::uint8_t { kArriving, kReceiverWork };
 
+  // Millions may be in flight at once (every channel's end of stream): the
+  // small fields are packed together.
   Stage stage = Stage::kArriving;
   bool eos = false;
   bool compressed = false;
   bool on_service_thread = false;  // holds one of its receiver host's service threads
+  int channel = 0;                 // sender's channel index
   SenderInstance* sender = nullptr;
   ReceiverInstance* receiver = nullptr;
-  int channel = 0;       // sender's channel index
-  int sender_index = 0;  // sender instance within its exchange
   int from_host = 0, to_host = 0;
   int together = 1;  // its sender's calls on its connection with it, itself included (SenderInstance::call_cpu)
   std::int64_t rows = 0;
@@ -54,26 +57,45 @@ struct Rpc {
 
   Bytes deserialized_bytes() const { return tuple_bytes + 8 * rows; }  // row-batch.cc:300-303
 };
+static_assert(sizeof(Rpc) <= 96);
 
 class RpcPool {
  public:
   Rpc* acquire() {
-    if (free_.empty()) {
-      chunks_.push_back(std::make_unique<Rpc[]>(kChunk));
-      for (std::size_t i = 0; i < kChunk; ++i) free_.push_back(&chunks_.back()[i]);
-    }
-    Rpc* rpc = free_.back();
-    free_.pop_back();
-    *rpc = Rpc{};
-    return rpc;
+    if (!free_) add_chunk();
+    Slot* slot = free_;
+    free_ = slot->next;
+    return new (&slot->rpc) Rpc{};
   }
-  void release(Rpc* rpc) { free_.push_back(rpc); }
+  // A union and its first member share their address.
+  void release(Rpc* rpc) {
+    Slot* slot = reinterpret_cast<Slot*>(rpc);
+    slot->next = free_;
+    free_ = slot;
+  }
   std::size_t allocated() const { return chunks_.size() * kChunk; }
 
  private:
+  // A free record holds the next free one, so the free list takes no memory
+  // of its own (millions of records at the end of a large run's streams).
+  union Slot {
+    Slot* next;
+    Rpc rpc;
+    Slot() : next(nullptr) {}
+  };
+  static_assert(std::is_trivially_destructible_v<Rpc>);
   static constexpr std::size_t kChunk = 256;
-  std::vector<std::unique_ptr<Rpc[]>> chunks_;
-  std::vector<Rpc*> free_;
+
+  void add_chunk() {
+    chunks_.push_back(std::make_unique<Slot[]>(kChunk));
+    for (std::size_t i = 0; i < kChunk; ++i) {
+      chunks_.back()[i].next = free_;
+      free_ = &chunks_.back()[i];
+    }
+  }
+
+  std::vector<std::unique_ptr<Slot[]>> chunks_;
+  Slot* free_ = nullptr;
 };
 
 }  // namespace exsim::sim

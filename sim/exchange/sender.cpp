@@ -28,12 +28,14 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   channels_.resize(static_cast<std::size_t>(count));
   for (int c = 0; c < count; ++c) {
     Channel& ch = channels_[c];
-    ch.receiver = c;
     ch.host = x.receivers.host_of(c);
     ch.local = ch.host == host;  // one process per host: same host, same process
     ch.compress = channel_compresses(context_.policy, x.kind, count, ch.local);
   }
-  order_ = broadcast_order(count, random_);
+  // Every sender draws the shuffle, so that its stream of draws is the same
+  // whatever the kind; only a broadcast one keeps it (one per channel).
+  std::vector<int> order = broadcast_order(count, random_);
+  if (x.send_path() == PartitionKind::kBroadcast) order_ = std::move(order);
   calls_to_host_.assign(run.context().scenario.cluster.hosts.size(), 0);
   responses_due_.resize(calls_to_host_.size());
   channels_to_host_.assign(calls_to_host_.size(), 0);
@@ -113,8 +115,11 @@ void SenderInstance::run_steps() {
         ++step_;
         issue_batch(step.channel, step.batch, step.together);
         break;
+      case Step::Kind::kFlush:
+        if (!plan_flush()) ++step_;
+        break;
       case Step::Kind::kWaitAll:
-        for (int c = 0; c < static_cast<int>(channels_.size()); ++c) retire(c);
+        retire_all();
         if (!window_.idle()) {
           waiting_all_ = true;
           blocked_since_ = wait_mark_ = context_.simulator.now();
@@ -154,9 +159,7 @@ void SenderInstance::on_event(std::uint64_t tag) {
     wake_at_ = -1;
     attribute_wait();
     if (blocked_channel_ >= 0) retire(blocked_channel_);
-    if (waiting_all_) {
-      for (int c = 0; c < static_cast<int>(channels_.size()); ++c) retire(c);
-    }
+    if (waiting_all_) retire_all();
     const bool free = blocked_channel_ >= 0 ? window_.has_room(blocked_channel_) : window_.idle();
     if (free) {
       context_.sender_wake_ns.add(context_.simulator.now() - wake_for_);
@@ -231,63 +234,6 @@ int SenderInstance::own_at(int host) const {
   return host == host_ ? unknown_ : calls_to_host_[static_cast<std::size_t>(host)];
 }
 
-void SenderInstance::on_response_time(const Rpc& rpc, SimTime back, const CallParts& parts) {
-  --calls_to_host_[static_cast<std::size_t>(rpc.to_host)];
-  responses_due_[static_cast<std::size_t>(rpc.to_host)].push(back);
-  channels_[rpc.channel].answered.push_back({rpc.issued, back, rpc.rows, rpc.wire_bytes, parts});
-  if (!rpc.eos) {
-    ExchangeStats& stats = run_.stats();
-    stats.network_ns += parts.network_time();
-    stats.receiver_ns += parts.receiver_time();
-  }
-  --unknown_;
-  if (blocked_channel_ == rpc.channel || waiting_all_) schedule_wake();
-}
-
-void SenderInstance::retire(int channel) {
-  Channel& ch = channels_[static_cast<std::size_t>(channel)];
-  const SimTime now = context_.simulator.now();
-  for (std::size_t i = 0; i < ch.answered.size();) {
-    const Answered a = ch.answered[i];
-    if (a.back > now) {
-      ++i;
-      continue;
-    }
-    ch.answered[i] = ch.answered.back();
-    ch.answered.pop_back();
-    window_.close_call(channel);
-    if (context_.trace) {
-      context_.trace->span(context_.trace_pid(host_), channel_track(channel), "rpc in flight", a.issued, a.back, a.rows,
-                           a.wire);
-    }
-  }
-}
-
-void SenderInstance::schedule_wake() {
-  if (wake_at_ >= 0) return;  // a wake is coming: responses known later are due later
-  SimTime when = -1;
-  const auto wait_for = [&](const Answered& a) {
-    when = a.back;
-    wake_parts_ = a.parts;
-  };
-  if (blocked_channel_ >= 0) {
-    for (const auto& a : channels_[blocked_channel_].answered) {
-      if (when < 0 || a.back < when) wait_for(a);
-    }
-  } else if (waiting_all_ && unknown_ == 0) {
-    for (const auto& ch : channels_) {
-      for (const auto& a : ch.answered) {
-        if (a.back > when) wait_for(a);
-      }
-    }
-  }
-  if (when < 0) return;  // waits for the receiver to answer
-  // The thread runs again a wake-up after the response (CostRates::sender_wake).
-  wake_for_ = when;
-  wake_at_ = std::max(when + context_.rates.sender_wake, context_.simulator.now());
-  context_.simulator.at(wake_at_, this, kWake);
-}
-
 void SenderInstance::unblock() {
   const SimTime now = context_.simulator.now();
   if (context_.trace) context_.trace->span(context_.trace_pid(host_), trace_tid_, "blocked", blocked_since_, now);
@@ -308,12 +254,12 @@ void SenderInstance::issue_batch(int channel, BatchSize batch, int together) {
   rpc->together = together;
   // HEAD allocates an outbound buffer per RPC in flight together; v4.3 alternates
   // between its outbound batches from the second send on (docs/impala.md §2.5).
-  ch.sends = std::min(ch.sends + 1, 1 << 20);
+  ch.sends = static_cast<std::uint8_t>(std::min(ch.sends + 1, kSendsCounted));
   const int used = context_.policy.sender_layout == SenderLayout::kV43
-                       ? std::min(outbound_buffers_per_channel(context_.policy), ch.sends)
+                       ? std::min<int>(outbound_buffers_per_channel(context_.policy), ch.sends)
                        : window_.in_flight(channel);
   if (used > ch.outbound_used) {
-    ch.outbound_used = used;
+    ch.outbound_used = static_cast<std::uint8_t>(used);
     note_batch(ch, batch);
   }
   note_tracked(channel, batch);
@@ -334,9 +280,8 @@ Rpc* SenderInstance::new_call(int channel, Bytes wire_bytes) {
   Channel& ch = channels_[channel];
   Rpc* rpc = context_.transport->new_rpc();
   rpc->sender = this;
-  rpc->receiver = &run_.receiver(ch.receiver);
+  rpc->receiver = &run_.receiver(channel);
   rpc->channel = channel;
-  rpc->sender_index = index_;
   rpc->from_host = host_;
   rpc->to_host = ch.host;
   rpc->wire_bytes = wire_bytes;

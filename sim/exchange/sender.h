@@ -73,31 +73,59 @@ class SenderInstance final : public EventHandler {
   int outbound_buffers() const;
 
  private:
-  // A call whose response time is known.
+  // A call whose response time is known, until the thread sees its response
+  // (retire). Held in a pool per sender as a list per channel: at the end of a
+  // stream every channel holds one, and a small vector for each of millions
+  // of channels would outweigh the calls themselves.
   struct Answered {
-    SimTime issued, back;
+    SimTime back;
+    CallParts parts;
+    int next;  // the channel's next answered call in answered_, -1 at its end
+  };
+  // What a trace draws of an answered call, beside it (only when tracing).
+  struct AnsweredSpan {
+    SimTime issued;
     std::int64_t rows;
     Bytes wire;
+  };
+  // Answers to calls on channels the thread will not look at again before it
+  // waits for every channel: those it has flushed, and the end-of-stream calls
+  // (plan_final). It waits for the latest of them and goes on once all are
+  // back, so it keeps how many and that one, not one answer per channel.
+  struct FinalAnswers {
+    int count = 0;
+    int channel = -1;  // the latest's: the first channel among answers at the same moment
+    SimTime back = -1;
     CallParts parts;
+    struct Span {
+      int channel;
+      SimTime back;
+      AnsweredSpan call;
+    };
+    std::vector<Span> spans;  // each call's, when tracing
   };
   // A channel's lifecycle: filling its batch; sending (RPCs in flight); after
   // end-of-stream, done. The filling batch only exists for hash senders.
-  struct Channel {
-    std::vector<Answered> answered;  // at most in_flight; not in response order (receiver work varies)
-    int receiver = 0;  // receiver instance
+  struct Channel {  // channel c goes to receiver instance c
+    int answered = -1;      // its answered calls' list in answered_ (newest first), -1 if none
     int host = 0;
-    bool local = false;     // destination in this sender's process
-    bool compress = false;  // LZ4 on batches to this channel
-    int outbound_used = 0;  // outbound buffers allocated so far
-    int outbound_counted = 0;  // outbound buffers included in `footprint`
-    int sends = 0;             // batches sent so far (capped)
+    // Small counts: at most an outbound buffer per call in flight and one more (64 + 1).
+    std::uint8_t outbound_used = 0;     // outbound buffers allocated so far
+    std::uint8_t outbound_counted = 0;  // outbound buffers its bytes were last counted with
+    std::uint8_t sends = 0;             // batches sent so far, up to kSendsCounted
+    bool local = false;                 // destination in this sender's process
+    bool compress = false;              // LZ4 on batches to this channel
+    bool holds = false;                 // its buffers hold bytes (counted in the footprint)
     BatchSize filling;      // hash: rows waiting in the collector
-    BufferRoom room;        // of each of this channel's buffers
-    Bytes footprint = 0;    // bytes of its buffers now
+    BufferRoom room;        // of each of this channel's buffers (their bytes: channel_buffer_bytes)
     BatchSize largest;      // the largest rows and bytes noted, each: a batch within both grows nothing
   };
+  // Millions of channels at scale: keep it small.
+  static_assert(sizeof(Channel) <= 72);
+  // Sends counted on a channel: enough to know how many outbound buffers it uses.
+  static constexpr int kSendsCounted = 255;
   struct Step {
-    enum class Kind : std::uint8_t { kCpu, kSend, kWaitAll, kEos, kNextBatch, kDone };
+    enum class Kind : std::uint8_t { kCpu, kSend, kFlush, kWaitAll, kEos, kNextBatch, kDone };
     Kind kind;
     int channel = 0;
     SimTime work = 0;  // all of a CPU step; of which LZ4 and the calls' own CPU (for traces)
@@ -113,6 +141,8 @@ class SenderInstance final : public EventHandler {
     // channel's window has room, before the call leaves (call_cpu, then).
     static Step send(int channel, BatchSize batch) { return {Kind::kSend, channel, 0, 0, 0, batch, 0, true}; }
     static Step of(Kind kind) { return {kind, 0, 0, 0, 0, {}, 0}; }
+    // The final flush of the partial batches of channels from `channel` on.
+    static Step flush_from(int channel) { return {Kind::kFlush, channel, 0, 0, 0, {}, 0}; }
   };
   struct Fill {
     double at;  // fraction of the input batch processed when the channel fills
@@ -128,11 +158,18 @@ class SenderInstance final : public EventHandler {
   void plan_broadcast(std::int64_t rows, Bytes tuple_bytes);
   void plan_round_robin(std::int64_t rows, Bytes tuple_bytes);
   void plan_final();
+  // At a flush step: plans the next partial batch's CPU and send before it,
+  // false when none is left.
+  bool plan_flush();
   void pay_fresh_memory();
   void run_steps();
   void finish();
   // Counts the channel's responses due by now as arrived.
   void retire(int channel);
+  // Every channel's; the final answers together, once no call is left out.
+  void retire_all();
+  // An answered call kept until the thread sees its response.
+  void keep_answered(const Rpc& rpc, SimTime back, const CallParts& parts);
   // Schedules the wake for what the thread waits on, once that response time is known.
   void schedule_wake();
   void unblock();
@@ -208,6 +245,12 @@ class SenderInstance final : public EventHandler {
 
   std::vector<Step> steps_;
   std::size_t step_ = 0;
+  std::vector<Answered> answered_;  // every channel's answered calls, and free slots
+  std::vector<AnsweredSpan> answered_spans_;  // the same slots' spans, when tracing
+  int free_answered_ = -1;          // the free slots' list
+  int listed_ = 0;                  // answered calls in the channels' lists
+  FinalAnswers final_answers_;
+  int final_from_ = 0;  // the channels below it have been flushed: their answers are final
   InFlightWindow window_;  // the calls in flight, per channel (the rule both halves apply)
   std::vector<int> calls_to_host_;  // this instance's calls not yet answered, per destination host
   std::vector<int> channels_to_host_;  // this instance's channels, per destination host
@@ -230,7 +273,6 @@ class SenderInstance final : public EventHandler {
   std::vector<int> channel_tids_;
 
   // Scratch for plan_hash, reused to avoid allocation.
-  std::vector<std::int64_t> counts_, varlen_parts_;
   std::vector<Fill> fills_, fills_scratch_;
   std::vector<std::uint32_t> fill_buckets_;
 };

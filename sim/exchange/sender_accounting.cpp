@@ -16,19 +16,21 @@ namespace exsim::sim {
 // first go in flight together.
 void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
   const PartitionKind path = run_.exchange().send_path();
-  const int outbound = std::max(ch.outbound_used, path == PartitionKind::kHash ? 0 : 1);
-  const bool counted = ch.footprint != 0 && outbound == ch.outbound_counted;
+  const int outbound = std::max<int>(ch.outbound_used, path == PartitionKind::kHash ? 0 : 1);
+  const bool counted = ch.holds && outbound == ch.outbound_counted;
   // Room only grows with a batch larger than any before (room_after is monotonic).
   if (counted && batch.rows <= ch.largest.rows && batch.tuple_bytes <= ch.largest.tuple_bytes) return;
   ch.largest = {std::max(ch.largest.rows, batch.rows), std::max(ch.largest.tuple_bytes, batch.tuple_bytes)};
   const BufferRoom room = room_after(ch.room, batch, ch.compress && lz4_output_kept(run_.exchange()));
   const bool grew = room.data != ch.room.data || room.rows != ch.room.rows || room.tuple != ch.room.tuple;
   if (!grew && counted) return;
+  // Its buffers' bytes follow from their room (not kept: millions of channels at scale).
+  const Bytes before = channel_buffer_bytes(context_.policy, path, ch.room, ch.compress, ch.outbound_counted);
   ch.room = room;
-  ch.outbound_counted = outbound;
+  ch.outbound_counted = static_cast<std::uint8_t>(outbound);
   const Bytes now = channel_buffer_bytes(context_.policy, path, ch.room, ch.compress, outbound);
-  add_footprint(now - ch.footprint);
-  ch.footprint = now;
+  ch.holds = now != 0;
+  add_footprint(now - before);
 }
 
 // The sender's shared buffers: the serialization batch (whole-batch kinds) and

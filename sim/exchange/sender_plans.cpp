@@ -142,14 +142,15 @@ std::int64_t SenderInstance::rows_to_fill(const Channel& channel, double row_byt
 
 void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   const Exchange& x = run_.exchange();
-  run_.splitter().split(rows, random_, counts_);
-  split_proportionally(tuple_bytes - rows * x.row.fixed_bytes, counts_, rows, varlen_parts_);
+  ExchangeRun::Routed& routed = run_.routed();
+  run_.splitter().split(rows, random_, routed.rows);
+  split_proportionally(tuple_bytes - rows * x.row.fixed_bytes, routed.rows, rows, routed.varlen_bytes);
   fills_.clear();
   for (std::size_t c = 0; c < channels_.size(); ++c) {
-    const std::int64_t k = counts_[c];
+    const std::int64_t k = routed.rows[c];
     if (k == 0) continue;
     Channel& ch = channels_[c];
-    const Bytes chunk = k * x.row.fixed_bytes + varlen_parts_[c];
+    const Bytes chunk = k * x.row.fixed_bytes + routed.varlen_bytes[c];
     const double row_bytes = static_cast<double>(chunk) / static_cast<double>(k);
     // The channel's rows are spread evenly through the input batch, so its j-th
     // row arrives at fraction j / k of the batch's work.
@@ -261,15 +262,11 @@ void SenderInstance::plan_round_robin(std::int64_t rows, Bytes tuple_bytes) {
 
 void SenderInstance::plan_final() {
   // FlushFinal (sender.cc:1297-1323): last partial batches, wait for all
-  // channels, end-of-stream on all of them in parallel, wait again.
-  for (std::size_t c = 0; c < channels_.size(); ++c) {
-    Channel& ch = channels_[c];
-    if (ch.filling.rows == 0) continue;
-    const SimTime compress = compress_cpu(ch, ch.filling);
-    steps_.push_back(Step::cpu(compress, compress));
-    steps_.push_back(Step::send(static_cast<int>(c), ch.filling));
-    ch.filling = {};
-  }
+  // channels, end-of-stream on all of them in parallel, wait again. The
+  // partial batches are planned a channel at a time as the thread reaches
+  // them (plan_flush): with thousands of channels, every sender's plan at
+  // once would outweigh the rest of the run's memory.
+  steps_.push_back(Step::flush_from(0));
   steps_.push_back(Step::of(Step::Kind::kWaitAll));
   // After the wait nothing is in flight: each host's end-of-stream calls go
   // out together on its connection.
@@ -283,12 +280,33 @@ void SenderInstance::plan_final() {
   steps_.push_back(Step::of(Step::Kind::kDone));
 }
 
+bool SenderInstance::plan_flush() {
+  // The steps done so far are dropped, so a thread's plan keeps a batch at a time.
+  steps_.erase(steps_.begin(), steps_.begin() + static_cast<std::ptrdiff_t>(step_));
+  step_ = 0;
+  Step& flush = steps_[step_];
+  auto c = static_cast<std::size_t>(flush.channel);
+  while (c < channels_.size() && channels_[c].filling.rows == 0) ++c;
+  final_from_ = static_cast<int>(c);  // the thread looks at no channel before it again
+  if (c == channels_.size()) return false;
+  flush.channel = static_cast<int>(c) + 1;
+  Channel& ch = channels_[c];
+  const SimTime compress = compress_cpu(ch, ch.filling);
+  const std::array<Step, 2> batch{Step::cpu(compress, compress), Step::send(static_cast<int>(c), ch.filling)};
+  ch.filling = {};
+  steps_.insert(steps_.begin() + static_cast<std::ptrdiff_t>(step_), batch.begin(), batch.end());
+  return true;
+}
+
 void SenderInstance::count_sends(ExchangeStats& counts) {
   scan_.reset();  // the scanner threads only decide when a batch can be planned
   counting_ = &counts;
   while (true) {
     plan_next();
-    for (const Step& step : steps_) {
+    for (step_ = 0; step_ < steps_.size(); ++step_) {
+      // A flush step plans its next partial batch before itself, here the step to count.
+      if (steps_[step_].kind == Step::Kind::kFlush) plan_flush();
+      const Step& step = steps_[step_];
       switch (step.kind) {
         case Step::Kind::kSend:
           count_batch(counts, channels_[static_cast<std::size_t>(step.channel)], step.batch);

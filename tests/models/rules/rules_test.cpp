@@ -307,5 +307,25 @@ TEST_CASE("the in-flight window: room while a channel has fewer calls than allow
   CHECK(window.peak() == 2);  // the most ever, kept
 }
 
+TEST_CASE("the in-flight window: every call closed at once, and its counts bounded") {
+  InFlightWindow window(3, 2);
+  window.open_call(0);
+  window.open_call(1);
+  window.open_call(1);
+  window.close_all();  // a sender that knows every answer is back
+  CHECK(window.idle());
+  CHECK(window.in_flight(1) == 0);
+  CHECK(window.has_room(1));
+  CHECK(window.peak() == 2);
+  // A channel's count is a byte: more calls than it holds are refused, not wrapped.
+  CHECK_THROWS_AS(InFlightWindow(1, InFlightWindow::kMostInFlight + 1), std::invalid_argument);
+  CHECK_THROWS_AS(InFlightWindow(1, 0), std::invalid_argument);
+  InFlightWindow widest(1, InFlightWindow::kMostInFlight);
+  for (int i = 0; i < InFlightWindow::kMostInFlight; ++i) widest.open_call(0);
+  CHECK_FALSE(widest.has_room(0));
+  CHECK_THROWS_AS(widest.open_call(0), std::logic_error);
+  CHECK(widest.in_flight(0) == InFlightWindow::kMostInFlight);
+}
+
 }  // namespace
 }  // namespace exsim

@@ -1,0 +1,128 @@
+// A sender instance's answered calls: kept from the moment their response
+// time is known until the thread sees the response (responses are not
+// events), and the wake for the one the thread waits for.
+#include "sim/exchange/exchange_run.h"
+#include "sim/exchange/model_context.h"
+#include "sim/exchange/sender.h"
+
+namespace exsim::sim {
+
+void SenderInstance::on_response_time(const Rpc& rpc, SimTime back, const CallParts& parts) {
+  --calls_to_host_[static_cast<std::size_t>(rpc.to_host)];
+  responses_due_[static_cast<std::size_t>(rpc.to_host)].push(back);
+  keep_answered(rpc, back, parts);
+  if (!rpc.eos) {
+    ExchangeStats& stats = run_.stats();
+    stats.network_ns += parts.network_time();
+    stats.receiver_ns += parts.receiver_time();
+  }
+  --unknown_;
+  if (blocked_channel_ == rpc.channel || waiting_all_) schedule_wake();
+}
+
+void SenderInstance::keep_answered(const Rpc& rpc, SimTime back, const CallParts& parts) {
+  if (rpc.channel < final_from_) {
+    FinalAnswers& last = final_answers_;
+    ++last.count;
+    if (back > last.back || (back == last.back && rpc.channel < last.channel)) {
+      last.channel = rpc.channel;
+      last.back = back;
+      last.parts = parts;
+    }
+    if (context_.trace) last.spans.push_back({rpc.channel, back, {rpc.issued, rpc.rows, rpc.wire_bytes}});
+    return;
+  }
+  Channel& ch = channels_[static_cast<std::size_t>(rpc.channel)];
+  int slot = free_answered_;
+  if (slot >= 0) {
+    free_answered_ = answered_[static_cast<std::size_t>(slot)].next;
+  } else {
+    slot = static_cast<int>(answered_.size());
+    answered_.emplace_back();
+    if (context_.trace) answered_spans_.emplace_back();
+  }
+  answered_[static_cast<std::size_t>(slot)] = {back, parts, ch.answered};
+  if (context_.trace) answered_spans_[static_cast<std::size_t>(slot)] = {rpc.issued, rpc.rows, rpc.wire_bytes};
+  ch.answered = slot;
+  ++listed_;
+}
+
+void SenderInstance::retire_all() {
+  for (int c = 0; c < static_cast<int>(channels_.size()); ++c) retire(c);
+  FinalAnswers& last = final_answers_;
+  // Once every call's answer is known and back, none is in flight.
+  if (last.count == 0 || unknown_ > 0 || listed_ > 0 || last.back > context_.simulator.now()) return;
+  window_.close_all();
+  for (const FinalAnswers::Span& s : last.spans) {
+    context_.trace->span(context_.trace_pid(host_), channel_track(s.channel), "rpc in flight", s.call.issued, s.back,
+                         s.call.rows, s.call.wire);
+  }
+  last = {};
+}
+
+void SenderInstance::retire(int channel) {
+  Channel& ch = channels_[static_cast<std::size_t>(channel)];
+  const SimTime now = context_.simulator.now();
+  for (int* link = &ch.answered; *link >= 0;) {
+    const int slot = *link;
+    Answered& a = answered_[static_cast<std::size_t>(slot)];
+    if (a.back > now) {
+      link = &a.next;
+      continue;
+    }
+    *link = a.next;
+    --listed_;
+    a.next = free_answered_;
+    free_answered_ = slot;
+    window_.close_call(channel);
+    if (context_.trace) {
+      const AnsweredSpan& span = answered_spans_[static_cast<std::size_t>(slot)];
+      context_.trace->span(context_.trace_pid(host_), channel_track(channel), "rpc in flight", span.issued, a.back,
+                           span.rows, span.wire);
+    }
+  }
+}
+
+void SenderInstance::schedule_wake() {
+  if (wake_at_ >= 0) return;  // a wake is coming: responses known later are due later
+  SimTime when = -1;
+  const auto wait_for = [&](const Answered& a) {
+    when = a.back;
+    wake_parts_ = a.parts;
+  };
+  // A channel's list runs newest first: among calls answered at the same
+  // moment, the one sent first is waited for.
+  if (blocked_channel_ >= 0) {
+    for (int slot = channels_[static_cast<std::size_t>(blocked_channel_)].answered; slot >= 0;) {
+      const Answered& a = answered_[static_cast<std::size_t>(slot)];
+      if (when < 0 || a.back <= when) wait_for(a);
+      slot = a.next;
+    }
+  } else if (waiting_all_ && unknown_ == 0) {
+    int channel = -1;  // of the latest: the first among the latest at the same moment
+    for (int c = 0; c < static_cast<int>(channels_.size()); ++c) {
+      const Answered* latest = nullptr;
+      for (int slot = channels_[static_cast<std::size_t>(c)].answered; slot >= 0;) {
+        const Answered& a = answered_[static_cast<std::size_t>(slot)];
+        if (!latest || a.back >= latest->back) latest = &a;
+        slot = a.next;
+      }
+      if (latest && latest->back > when) {
+        wait_for(*latest);
+        channel = c;
+      }
+    }
+    const FinalAnswers& last = final_answers_;
+    if (last.count > 0 && (last.back > when || (last.back == when && last.channel < channel))) {
+      when = last.back;
+      wake_parts_ = last.parts;
+    }
+  }
+  if (when < 0) return;  // waits for the receiver to answer
+  // The thread runs again a wake-up after the response (CostRates::sender_wake).
+  wake_for_ = when;
+  wake_at_ = std::max(when + context_.rates.sender_wake, context_.simulator.now());
+  context_.simulator.at(wake_at_, this, kWake);
+}
+
+}  // namespace exsim::sim

@@ -91,23 +91,18 @@ class SenderInstance final : public EventHandler {
   // Answers to calls on channels the thread will not look at again before it
   // waits for every channel: those it has flushed, and the end-of-stream calls
   // (plan_final). It waits for the latest of them and goes on once all are
-  // back, so it keeps how many and that one, not one answer per channel.
+  // back, so it keeps how many and that one, not one answer per channel. (Not
+  // when tracing: a trace draws each call when the thread retires it.)
   struct FinalAnswers {
     int count = 0;
     int channel = -1;  // the latest's: the first channel among answers at the same moment
     SimTime back = -1;
     CallParts parts;
-    struct Span {
-      int channel;
-      SimTime back;
-      AnsweredSpan call;
-    };
-    std::vector<Span> spans;  // each call's, when tracing
   };
   // A channel's lifecycle: filling its batch; sending (RPCs in flight); after
   // end-of-stream, done. The filling batch only exists for hash senders.
   struct Channel {  // channel c goes to receiver instance c
-    int answered = -1;      // its answered calls' list in answered_ (newest first), -1 if none
+    int answered = -1;      // its answered calls' list in answered_, -1 if none
     int host = 0;
     // Small counts: at most an outbound buffer per call in flight and one more (64 + 1).
     std::uint8_t outbound_used = 0;     // outbound buffers allocated so far
@@ -183,6 +178,7 @@ class SenderInstance final : public EventHandler {
   // LZ4 on the sender thread of a batch to `channel` (0 if it does not
   // compress). Adds it to the stage totals.
   SimTime compress_cpu(const Channel& channel, BatchSize batch);
+  double compress_ns(const Channel& channel, BatchSize batch) const;  // the same, not counted
   // The CPU step before a send takes the send's call CPU along when the
   // channel has room already (no event of its own for the call).
   void take_call_along(Step& cpu);

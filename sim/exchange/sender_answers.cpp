@@ -29,10 +29,8 @@ void SenderInstance::keep_answered(const Rpc& rpc, SimTime back, const CallParts
       last.back = back;
       last.parts = parts;
     }
-    if (context_.trace) last.spans.push_back({rpc.channel, back, {rpc.issued, rpc.rows, rpc.wire_bytes}});
     return;
   }
-  Channel& ch = channels_[static_cast<std::size_t>(rpc.channel)];
   int slot = free_answered_;
   if (slot >= 0) {
     free_answered_ = answered_[static_cast<std::size_t>(slot)].next;
@@ -41,9 +39,11 @@ void SenderInstance::keep_answered(const Rpc& rpc, SimTime back, const CallParts
     answered_.emplace_back();
     if (context_.trace) answered_spans_.emplace_back();
   }
-  answered_[static_cast<std::size_t>(slot)] = {back, parts, ch.answered};
+  answered_[static_cast<std::size_t>(slot)] = {back, parts, -1};
   if (context_.trace) answered_spans_[static_cast<std::size_t>(slot)] = {rpc.issued, rpc.rows, rpc.wire_bytes};
-  ch.answered = slot;
+  int* end = &channels_[static_cast<std::size_t>(rpc.channel)].answered;
+  while (*end >= 0) end = &answered_[static_cast<std::size_t>(*end)].next;  // at most in_flight long
+  *end = slot;
   ++listed_;
 }
 
@@ -53,13 +53,12 @@ void SenderInstance::retire_all() {
   // Once every call's answer is known and back, none is in flight.
   if (last.count == 0 || unknown_ > 0 || listed_ > 0 || last.back > context_.simulator.now()) return;
   window_.close_all();
-  for (const FinalAnswers::Span& s : last.spans) {
-    context_.trace->span(context_.trace_pid(host_), channel_track(s.channel), "rpc in flight", s.call.issued, s.back,
-                         s.call.rows, s.call.wire);
-  }
   last = {};
 }
 
+// A channel's list keeps the order of a vector whose entry, when removed,
+// takes the last one in its place: the order in which answers at the same
+// moment are retired and waited for.
 void SenderInstance::retire(int channel) {
   Channel& ch = channels_[static_cast<std::size_t>(channel)];
   const SimTime now = context_.simulator.now();
@@ -70,7 +69,16 @@ void SenderInstance::retire(int channel) {
       link = &a.next;
       continue;
     }
-    *link = a.next;
+    int* to_last = link;
+    while (answered_[static_cast<std::size_t>(*to_last)].next >= 0) to_last = &answered_[static_cast<std::size_t>(*to_last)].next;
+    const int last = *to_last;
+    if (last == slot) {
+      *link = -1;
+    } else {
+      *to_last = -1;
+      answered_[static_cast<std::size_t>(last)].next = a.next;
+      *link = last;
+    }
     --listed_;
     a.next = free_answered_;
     free_answered_ = slot;
@@ -90,26 +98,24 @@ void SenderInstance::schedule_wake() {
     when = a.back;
     wake_parts_ = a.parts;
   };
-  // A channel's list runs newest first: among calls answered at the same
-  // moment, the one sent first is waited for.
+  // Among answers back at the same moment, the first in its channel's list,
+  // and in the lowest channel, is waited for.
   if (blocked_channel_ >= 0) {
     for (int slot = channels_[static_cast<std::size_t>(blocked_channel_)].answered; slot >= 0;) {
       const Answered& a = answered_[static_cast<std::size_t>(slot)];
-      if (when < 0 || a.back <= when) wait_for(a);
+      if (when < 0 || a.back < when) wait_for(a);
       slot = a.next;
     }
   } else if (waiting_all_ && unknown_ == 0) {
-    int channel = -1;  // of the latest: the first among the latest at the same moment
+    int channel = -1;  // of the latest
     for (int c = 0; c < static_cast<int>(channels_.size()); ++c) {
-      const Answered* latest = nullptr;
       for (int slot = channels_[static_cast<std::size_t>(c)].answered; slot >= 0;) {
         const Answered& a = answered_[static_cast<std::size_t>(slot)];
-        if (!latest || a.back >= latest->back) latest = &a;
+        if (a.back > when) {
+          wait_for(a);
+          channel = c;
+        }
         slot = a.next;
-      }
-      if (latest && latest->back > when) {
-        wait_for(*latest);
-        channel = c;
       }
     }
     const FinalAnswers& last = final_answers_;

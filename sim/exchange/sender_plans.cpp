@@ -96,8 +96,12 @@ static BatchCpu batch_cpu(ModelContext& context, const Exchange& x, std::int64_t
   return {to_ns(produce + serialize), produce};
 }
 
+double SenderInstance::compress_ns(const Channel& channel, BatchSize batch) const {
+  return channel.compress ? static_cast<double>(batch.tuple_bytes) * context_.rates.compress_ns_per_byte : 0;
+}
+
 SimTime SenderInstance::compress_cpu(const Channel& channel, BatchSize batch) {
-  double compress = channel.compress ? static_cast<double>(batch.tuple_bytes) * context_.rates.compress_ns_per_byte : 0;
+  const double compress = compress_ns(channel, batch);
   context_.cpu.compress += compress * 1e-9;
   return to_ns(compress);
 }
@@ -266,6 +270,11 @@ void SenderInstance::plan_final() {
   // partial batches are planned a channel at a time as the thread reaches
   // them (plan_flush): with thousands of channels, every sender's plan at
   // once would outweigh the rest of the run's memory.
+  // Their LZ4 is counted in the stage totals now, as the plan is made
+  // (compress_cpu): the run's progress marks read those totals.
+  for (const Channel& ch : channels_) {
+    if (ch.filling.rows > 0) context_.cpu.compress += compress_ns(ch, ch.filling) * 1e-9;
+  }
   steps_.push_back(Step::flush_from(0));
   steps_.push_back(Step::of(Step::Kind::kWaitAll));
   // After the wait nothing is in flight: each host's end-of-stream calls go
@@ -287,11 +296,11 @@ bool SenderInstance::plan_flush() {
   Step& flush = steps_[step_];
   auto c = static_cast<std::size_t>(flush.channel);
   while (c < channels_.size() && channels_[c].filling.rows == 0) ++c;
-  final_from_ = static_cast<int>(c);  // the thread looks at no channel before it again
+  if (!context_.trace) final_from_ = static_cast<int>(c);  // the thread looks at no channel before it again
   if (c == channels_.size()) return false;
   flush.channel = static_cast<int>(c) + 1;
   Channel& ch = channels_[c];
-  const SimTime compress = compress_cpu(ch, ch.filling);
+  const SimTime compress = to_ns(compress_ns(ch, ch.filling));  // counted in plan_final
   const std::array<Step, 2> batch{Step::cpu(compress, compress), Step::send(static_cast<int>(c), ch.filling)};
   ch.filling = {};
   steps_.insert(steps_.begin() + static_cast<std::ptrdiff_t>(step_), batch.begin(), batch.end());

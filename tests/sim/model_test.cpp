@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/results/results.h"
+#include "models/results/trace.h"
 #include "sim/simulate.h"
 #include "tests/test_util.h"
 
@@ -83,6 +84,34 @@ TEST_CASE("progress reports rise to every input row, and change no result") {
   CHECK(reports.back() <= 1.0);
   CHECK(reports.back() > 0.5);  // the second repetition counts: the fraction is of the whole workload
   CHECK(results_to_json({with}) == results_to_json({simulate(s, s.policies[0])}));
+}
+
+TEST_CASE("a trace changes no result: a sender's final answers kept together or one by one") {
+  // Untraced, a sender keeps the answers on channels it has flushed, and to
+  // its end-of-stream calls, as a count and the latest; traced, it keeps each
+  // to draw it. Both must wait for the same call at the same moment.
+  const std::vector<std::string> policies = {
+      "{}", R"({"in_flight": 2})", R"({"in_flight": 3, "sender_layout": "v4.3"})", R"({"buffer": {"flat": "4K"}})"};
+  for (const std::string& policy : policies) {
+    CAPTURE(policy);
+    // A slow consumer: senders block on full channels and wait at the end.
+    // Far hosts: a call to one, answered before the sender's final phase,
+    // can come back after every final answer to the near ones.
+    for (const std::vector<std::string>& overrides :
+         {std::vector<std::string>{"workload.queries.0.exchanges.0.consume_rows_per_s=2e6"},
+          std::vector<std::string>{"cluster.rtt_ms.cross_group=5"}}) {
+      CAPTURE(overrides.front());
+      const Scenario s = test::scenario_from(all_kinds(policy), overrides);
+      Trace trace;
+      SimulateOptions traced;
+      traced.trace = &trace;
+      SimulateOptions whole;
+      whole.exact = true;
+      const RunResult with = simulate(s, s.policies[0], traced);
+      CHECK(with.exchanges.at(0).sender_blocked_s > 0);
+      CHECK(results_to_json({with}) == results_to_json({simulate(s, s.policies[0], whole)}));
+    }
+  }
 }
 
 TEST_CASE("compression: lz4 shrinks the wire, none skips its CPU, skip_local skips local channels") {

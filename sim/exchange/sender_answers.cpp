@@ -60,23 +60,22 @@ void SenderInstance::retire_all() {
 // takes the last one in its place: the order in which answers at the same
 // moment are retired and waited for.
 void SenderInstance::retire(int channel) {
-  Channel& ch = channels_[static_cast<std::size_t>(channel)];
+  const auto at = [&](int slot) -> Answered& { return answered_[static_cast<std::size_t>(slot)]; };
   const SimTime now = context_.simulator.now();
-  for (int* link = &ch.answered; *link >= 0;) {
+  for (int* link = &channels_[static_cast<std::size_t>(channel)].answered; *link >= 0;) {
     const int slot = *link;
-    Answered& a = answered_[static_cast<std::size_t>(slot)];
+    Answered& a = at(slot);
     if (a.back > now) {
       link = &a.next;
       continue;
     }
+    // The list's last takes its place (itself, if it is the last).
     int* to_last = link;
-    while (answered_[static_cast<std::size_t>(*to_last)].next >= 0) to_last = &answered_[static_cast<std::size_t>(*to_last)].next;
+    while (at(*to_last).next >= 0) to_last = &at(*to_last).next;
     const int last = *to_last;
-    if (last == slot) {
-      *link = -1;
-    } else {
-      *to_last = -1;
-      answered_[static_cast<std::size_t>(last)].next = a.next;
+    *to_last = -1;
+    if (last != slot) {
+      at(last).next = a.next;
       *link = last;
     }
     --listed_;

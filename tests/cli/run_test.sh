@@ -26,6 +26,15 @@ check "merge rows" test "$(grep -c '"rows": 10000' "$work/run.json")" -eq 2
 check "agents' RSS reported" has '"rss_peak_bytes"' "$work/run.json"
 check "achieved LZ4 ratio reported" has '"lz4_ratio"' "$work/run.json"
 check "achieved RTT reported beside the nominal one" has '"achieved"' "$work/run.json"
+# Each exchange's largest sender instance at its peak: some buffer, and never
+# more than the host that holds it at its own peak (which adds its instances).
+check "largest sender instance's peak measured, within its host's" python3 -c "
+import json
+for r in json.load(open('$work/run.json')):
+    host_peak = max(h['sender_peak_bytes'] for h in r['hosts'])
+    for x in r['exchanges']:
+        assert 0 < x['sender_instance_peak_bytes'] <= host_peak, (x['id'], x.get('sender_instance_peak_bytes'), host_peak)
+"
 # Delay lines never release a frame early: every round trip measured is at least
 # its nominal RTT, and every host pair with calls both ways has one (all 9 here:
 # an agent that stops first must not take its calls' delays out of another's report).

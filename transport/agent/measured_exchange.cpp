@@ -62,6 +62,7 @@ void record_exchange(const Scenario& scenario, const RunOptions& options, RunRes
   r.bytes_uncompressed = t.bytes_uncompressed;
   r.sender_blocked_s = t.blocked_s;
   r.deferred_rpcs = t.deferred_rpcs;
+  r.sender_instance_peak_bytes = t.instance_peak;
   r.lz4_ratio = t.compressed_in > 0 ? t.compressed_out / t.compressed_in : 1.0;
   if (t.rpcs > 0) {
     r.rpc_network_us_mean = t.time.network_s * 1e6 / static_cast<double>(t.rpcs);

@@ -22,6 +22,7 @@ nlohmann::json stats_to_json(const RunStats& s, int host) {
           {"senders", s.senders.load()},
           {"over_estimate", s.over_estimate.load()},
           {"max_over_bytes", s.max_over_bytes.load()},
+          {"instance_peak", s.max_instance_peak.load()},
           {"cpu_ns",
            {{"produce", s.cpu_produce.load()},
             {"serialize", s.cpu_serialize.load()},
@@ -55,6 +56,7 @@ void ExchangeTotals::add(const nlohmann::json& s) {
   compressed_out += s.at("compressed_out").get<double>();
   blocked_s += s.at("blocked_ns").get<double>() * 1e-9;
   peak_in_flight = std::max(peak_in_flight, s.at("peak_in_flight").get<int>());
+  instance_peak = std::max(instance_peak, s.at("instance_peak").get<std::int64_t>());
   planner.senders += s.at("senders").get<std::int64_t>();
   planner.over_estimate += s.at("over_estimate").get<std::int64_t>();
   planner.max_over_bytes = std::max(planner.max_over_bytes, s.at("max_over_bytes").get<std::int64_t>());

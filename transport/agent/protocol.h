@@ -21,6 +21,7 @@ struct ExchangeTotals {
   std::int64_t rpcs = 0, eos_rpcs = 0, deferred_rpcs = 0, rows = 0;
   double bytes_wire = 0, bytes_uncompressed = 0, compressed_in = 0, compressed_out = 0, blocked_s = 0;
   int peak_in_flight = 0;
+  std::int64_t instance_peak = 0;  // the largest sender instance's buffers at their peak
   PlannerResult planner;
   CpuByStage cpu;
   CallHistograms calls;

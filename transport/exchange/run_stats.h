@@ -58,8 +58,9 @@ struct RunStats {
   // held calls back; the longest drain of a receiver after its last end of stream.
   std::atomic<std::int64_t> sender_life_ns{0}, produce_wall_ns{0}, wake_sum_ns{0}, network_sum_ns{0},
       receiver_sum_ns{0}, held_ns{0}, max_drain_ns{0};
-  // Sender instances, and those whose buffers outgrew the planner's estimate.
-  std::atomic<std::int64_t> senders{0}, over_estimate{0}, max_over_bytes{0};
+  // Sender instances, and those whose buffers outgrew the planner's estimate;
+  // the largest instance's buffers at their peak.
+  std::atomic<std::int64_t> senders{0}, over_estimate{0}, max_over_bytes{0}, max_instance_peak{0};
   // Timeline spans, when the run is traced: the host's recorder and the
   // exchange's name on its tracks ("<query> <exchange>").
   TraceRecorder* trace = nullptr;

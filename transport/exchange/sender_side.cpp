@@ -158,6 +158,9 @@ void SenderInstance::run() {
   }
   stats_.add_sender_bytes(host_.index(), -footprint_);
   ++stats_.senders;
+  std::int64_t largest = stats_.max_instance_peak.load();
+  while (peak_footprint_ > largest && !stats_.max_instance_peak.compare_exchange_weak(largest, peak_footprint_)) {
+  }
   const std::int64_t over = peak_footprint_ - planner_sender_estimate(exchange_);
   if (over > 0) {
     ++stats_.over_estimate;

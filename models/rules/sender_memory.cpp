@@ -56,13 +56,13 @@ Bytes lz4_scratch_after(Bytes scratch, BatchSize batch) {
 bool lz4_output_kept(const Exchange& exchange) { return exchange.lz4_ratio < 1.0; }
 
 Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom room, bool compressed,
-                           int outbound_used) {
+                           int outbound_used, bool collector_empty) {
   if (room.rows == 0) return 0;
   if (kind == PartitionKind::kBroadcast && policy.broadcast_serialize == BroadcastSerialize::kOnce) return 0;
   if (policy.sender_layout == SenderLayout::kHead) {
     // Hash: the collector being filled plus the outbound buffers (docs/impala.md §2.4),
-    // which trade places on every send, so all have the same room.
-    const Bytes filling = whole_batch_kind(kind) ? 0 : room.bytes();
+    // which trade places on every send, so all that held rows have the same room.
+    const Bytes filling = whole_batch_kind(kind) || collector_empty ? 0 : room.bytes();
     return filling + outbound_used * room.bytes();
   }
   // v4.3 (docs/impala.md §2.5): outbound batches with their own scratch; hash adds a RowBatch

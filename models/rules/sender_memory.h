@@ -80,9 +80,13 @@ bool lz4_output_kept(const Exchange& exchange);
 
 // Bytes held by one channel whose buffers have `room` each, with `outbound_used`
 // outbound buffers allocated so far (at most outbound_buffers_per_channel).
-// Broadcast `once` keeps no per-channel buffer.
+// Broadcast `once` keeps no per-channel buffer. At HEAD a hash channel's
+// collector trades places with an outbound buffer on every send, so a send on
+// a buffer never used before leaves the collector that empty buffer: with
+// `collector_empty`, the collector has held no row since, and holds nothing
+// (the real exchange's channel after its last batch left on a fresh buffer).
 Bytes channel_buffer_bytes(const Policy& policy, PartitionKind kind, BufferRoom room, bool compressed,
-                           int outbound_used);
+                           int outbound_used, bool collector_empty = false);
 
 // Bytes the sender shares across its channels: serialization batches of room
 // `serialization` and the compression scratch of `scratch` bytes.

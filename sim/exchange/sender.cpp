@@ -258,8 +258,18 @@ void SenderInstance::issue_batch(int channel, BatchSize batch, int together) {
   const int used = context_.policy.sender_layout == SenderLayout::kV43
                        ? std::min<int>(outbound_buffers_per_channel(context_.policy), ch.sends)
                        : window_.in_flight(channel);
+  // At HEAD a hash channel's collector trades its batch for a free outbound
+  // buffer: one never used before leaves it empty until rows arrive after
+  // this send (those routed already, ch.filling, have), and a batch sent
+  // from such a collector had grown it.
+  const bool empty_before = ch.collector_empty;
+  ch.collector_empty = false;
   if (used > ch.outbound_used) {
     ch.outbound_used = static_cast<std::uint8_t>(used);
+    ch.collector_empty = context_.policy.sender_layout == SenderLayout::kHead &&
+                         x.send_path() == PartitionKind::kHash && ch.filling.rows == 0;
+    note_batch(ch, batch);
+  } else if (empty_before) {
     note_batch(ch, batch);
   }
   note_tracked(channel, batch);

@@ -111,6 +111,11 @@ class SenderInstance final : public EventHandler {
     bool local = false;                 // destination in this sender's process
     bool compress = false;              // LZ4 on batches to this channel
     bool holds = false;                 // its buffers hold bytes (counted in the footprint)
+    // HEAD hash: the collector got a never-used outbound buffer in exchange
+    // for its batch and has held no row since (channel_buffer_bytes); and
+    // what its bytes were last counted with.
+    bool collector_empty = false;
+    bool collector_empty_counted = false;
     BatchSize filling;      // hash: rows waiting in the collector
     BufferRoom room;        // of each of this channel's buffers (their bytes: channel_buffer_bytes)
     BatchSize largest;      // the largest rows and bytes noted, each: a batch within both grows nothing

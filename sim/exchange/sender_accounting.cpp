@@ -17,7 +17,7 @@ namespace exsim::sim {
 void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
   const PartitionKind path = run_.exchange().send_path();
   const int outbound = std::max<int>(ch.outbound_used, path == PartitionKind::kHash ? 0 : 1);
-  const bool counted = ch.holds && outbound == ch.outbound_counted;
+  const bool counted = ch.holds && outbound == ch.outbound_counted && ch.collector_empty == ch.collector_empty_counted;
   // Room only grows with a batch larger than any before (room_after is monotonic).
   if (counted && batch.rows <= ch.largest.rows && batch.tuple_bytes <= ch.largest.tuple_bytes) return;
   ch.largest = {std::max(ch.largest.rows, batch.rows), std::max(ch.largest.tuple_bytes, batch.tuple_bytes)};
@@ -25,10 +25,12 @@ void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
   const bool grew = room.data != ch.room.data || room.rows != ch.room.rows || room.tuple != ch.room.tuple;
   if (!grew && counted) return;
   // Its buffers' bytes follow from their room (not kept: millions of channels at scale).
-  const Bytes before = channel_buffer_bytes(context_.policy, path, ch.room, ch.compress, ch.outbound_counted);
+  const Bytes before =
+      channel_buffer_bytes(context_.policy, path, ch.room, ch.compress, ch.outbound_counted, ch.collector_empty_counted);
   ch.room = room;
   ch.outbound_counted = static_cast<std::uint8_t>(outbound);
-  const Bytes now = channel_buffer_bytes(context_.policy, path, ch.room, ch.compress, outbound);
+  ch.collector_empty_counted = ch.collector_empty;
+  const Bytes now = channel_buffer_bytes(context_.policy, path, ch.room, ch.compress, outbound, ch.collector_empty);
   ch.holds = now != 0;
   add_footprint(now - before);
 }

@@ -180,6 +180,7 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
     }
     ch.filling.rows += k - taken;
     ch.filling.tuple_bytes += chunk - taken_bytes;
+    ch.collector_empty = false;  // rows reached its collector after its last send
     note_batch(ch, ch.filling);
   }
   if (counting_) return;  // no steps: nothing is simulated
@@ -302,6 +303,9 @@ bool SenderInstance::plan_flush() {
   Channel& ch = channels_[c];
   const SimTime compress = to_ns(compress_ns(ch, ch.filling));  // counted in plan_final
   const std::array<Step, 2> batch{Step::cpu(compress, compress), Step::send(static_cast<int>(c), ch.filling)};
+  // Compressed through the LZ4 scratch as any batch: a sender whose channels
+  // only ever send their final batch has one too.
+  if (ch.compress) note_shared(ch.filling, /*serialized=*/false, /*compressed=*/true);
   ch.filling = {};
   steps_.insert(steps_.begin() + static_cast<std::ptrdiff_t>(step_), batch.begin(), batch.end());
   return true;

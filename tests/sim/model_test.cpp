@@ -8,6 +8,7 @@
 
 #include "models/results/results.h"
 #include "models/results/trace.h"
+#include "models/rules/sender_memory.h"
 #include "sim/simulate.h"
 #include "tests/test_util.h"
 
@@ -267,6 +268,28 @@ TEST_CASE("sender memory of a known configuration equals the formula") {
   CHECK(big.planner.by_kind.size() == 1);
   CHECK(big.planner.by_kind.at("hash").over_estimate == 1);
   CHECK(big.planner.max_over_bytes == peak(2621) - 1703936);
+}
+
+TEST_CASE("channels whose only batch left on a never-used buffer hold that one buffer, and the scratch") {
+  // memory_case with 200 rows to two receivers: two channels (one alone would
+  // send whole batches through the shared buffer), about 100 rows each, one
+  // partial batch each, sent by the final flush. Each collector trades its
+  // batch for the channel's outbound buffer, never used and so empty, and no
+  // row follows: one buffer a channel holds its batch, at the room of its LZ4
+  // bound (under 16 KiB) with 128 offsets; and the LZ4 scratch, at the first
+  // batch's bound, or twice that if the second outgrew it. Counting the empty
+  // collector as a buffer, or the final batches bypassing the scratch, fails it.
+  std::string text = memory_case("16K");
+  const auto swap = [&](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  swap("\"rows\": 1000000", "\"rows\": 200");
+  swap("[\"h1\", \"h2\", \"h3\", \"h4\"]", "[\"h1\", \"h2\"]");
+  const RunResult r = run(text);
+  REQUIRE(r.rpcs == 2);
+  const Bytes scratch = r.hosts[0].sender_peak_bytes - 2 * (16384 + 4 * 128);
+  CHECK(scratch >= lz4_bound(80 * 100));
+  CHECK(scratch <= 2 * lz4_bound(120 * 100));
 }
 
 TEST_CASE("var-len rows: the worst case takes every row at its largest, and bounds the peak") {

@@ -124,6 +124,18 @@ TEST_CASE("static sender memory of a hash sender equals the formula of docs/impa
   CHECK(planner_sender_estimate(broadcast) == 2 * 2 * 1024 * 104);
 }
 
+TEST_CASE("HEAD: a hash channel's collector and outbound buffers, the collector empty after a fresh buffer's send") {
+  const Policy head;
+  const BufferRoom room = room_after({}, BatchSize{163, 16300}, /*swapped=*/true);
+  CHECK(channel_buffer_bytes(head, PartitionKind::kHash, room, true, 1) == 2 * (16384 + 4 * 256));
+  CHECK(channel_buffer_bytes(head, PartitionKind::kHash, room, true, 1, /*collector_empty=*/true) == 16384 + 4 * 256);
+  CHECK(channel_buffer_bytes(head, PartitionKind::kHash, room, true, 2, /*collector_empty=*/true) ==
+        2 * (16384 + 4 * 256));
+  // Whole-batch kinds have no collector of their own: nothing changes.
+  CHECK(channel_buffer_bytes(head, PartitionKind::kRandom, room, true, 1, true) ==
+        channel_buffer_bytes(head, PartitionKind::kRandom, room, true, 1, false));
+}
+
 TEST_CASE("v4.3 layout keeps a RowBatch and two outbound batches with scratch per channel") {
   Policy policy;
   policy.sender_layout = SenderLayout::kV43;

@@ -133,6 +133,34 @@ ClusterSpeed cluster_speed(const RunResult& run, const std::vector<double>& refe
   return out;
 }
 
+RoundCosts choose_round_costs(const transport::CalibrationSamples& before, const transport::CalibrationSamples& after,
+                              const validate::MachineProbes& start) {
+  transport::CalibrationSamples around = before;
+  around.append(after);
+  const transport::Calibration both = transport::summarize_costs(around);
+  // The costs hold for the round's runs only if the machine kept its speed
+  // from the calibration before the round to the one after it.
+  const double drift =
+      after.probes_us.empty() || start.speed_us <= 0 ? 0 : std::abs(median_of(after.probes_us) / start.speed_us - 1);
+  if (!both.too_noisy && drift <= transport::kSteadySpeed) return {both.profile, probes_of(around), false, ""};
+  const std::string why_not_both = both.too_noisy ? std::string("the calibration after it was too noisy")
+                                                  : fmt::format("the machine's speed changed by {:.0f}% over it",
+                                                                100 * drift);
+  // The one before, to which every steady run was held (in a busy spell, two
+  // rounds in a row lost 11 and 9 steady runs to the calibration after them).
+  if (const transport::Calibration alone = transport::summarize_costs(before); !alone.too_noisy) {
+    return {alone.profile, start, false, why_not_both + ": its runs take the costs of the calibration before it alone"};
+  }
+  // The one after: each run's probes say how fast its machine ran, against
+  // these as against any (a CI machine lost a round's 17 steady runs, and the
+  // gate its verdict, to a noisy calibration before them).
+  if (const transport::Calibration alone = transport::summarize_costs(after); !alone.too_noisy) {
+    return {alone.profile, probes_of(after), false,
+            "the calibration before it was too noisy: its runs take the costs of the calibration after it alone"};
+  }
+  return {both.profile, probes_of(around), true, "the calibrations before and after it were too noisy"};
+}
+
 MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options) {
   // Every scenario the real exchange cannot run, refused before any runs.
   std::vector<std::string> problems;
@@ -185,36 +213,16 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     }
     const transport::CalibrationSamples after = measure_with_progress(options.repetitions, 1.0);
     suite.calibration.append(after);
-    transport::CalibrationSamples around = before;
-    around.append(after);
-    const transport::Calibration costs = transport::summarize_costs(around);
-    // The costs hold for the round's runs only if the machine kept its speed
-    // from the calibration before the round to the one after it.
-    const double drift = after.probes_us.empty() ? 0 : std::abs(median_of(after.probes_us) / at_start.speed_us - 1);
-    const transport::CalibrationSamples held_to = std::exchange(before, after);
-    if (!costs.too_noisy && drift <= transport::kSteadySpeed) {
-      suite.round_costs.push_back(costs.profile);
-      suite.round_probes.push_back(probes_of(around));
-      continue;
-    }
-    // Every steady run was held, by its own probes, to the speed and call cost
-    // of the calibration before the round: when that one was steady, its costs
-    // hold for them, whatever happened after (in a busy spell, two rounds in a
-    // row lost 11 and 9 steady runs to the calibration after them).
-    if (const transport::Calibration costs_before = transport::summarize_costs(held_to); !costs_before.too_noisy) {
-      suite.round_costs.push_back(costs_before.profile);
-      suite.round_probes.push_back(at_start);
-      fmt::print(stderr, "validate: round {}: {}: its runs take the costs of the calibration before it alone\n",
-                 round + 1,
-                 costs.too_noisy ? std::string("the calibration after it was too noisy")
-                                 : fmt::format("the machine's speed changed by {:.0f}% over it", 100 * drift));
-      continue;
-    }
+    const RoundCosts costs = choose_round_costs(before, after, at_start);
+    before = after;
     suite.round_costs.push_back(costs.profile);
-    suite.round_probes.push_back(probes_of(around));
-    const int moved = schedule.set_aside_round(round);
-    fmt::print(stderr, "validate: round {}: the calibration before it was too noisy: its {} steady run(s) are set aside\n",
-               round + 1, moved);
+    suite.round_probes.push_back(costs.probes);
+    if (costs.set_aside) {
+      const int moved = schedule.set_aside_round(round);
+      fmt::print(stderr, "validate: round {}: {}: its {} steady run(s) are set aside\n", round + 1, costs.note, moved);
+    } else if (!costs.note.empty()) {
+      fmt::print(stderr, "validate: round {}: {}\n", round + 1, costs.note);
+    }
   }
   if (schedule.stopped_by_time_limit()) {
     fmt::print(stderr, "validate: the time limit of {} s passed with runs still to make again: no further round\n",

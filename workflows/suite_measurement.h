@@ -9,7 +9,8 @@
 // (the machine changed during it), agree on a machine more than kScalableSlowdown away, or other
 // processes took its CPU (transport/testbed/cpu_set.h: CoreShare). A round whose calibration after
 // it was unsteady or found the speed changed takes the costs of the one before it alone (each run
-// was held to those), and its runs are set aside only when that one was unsteady too. A scenario
+// was held to those); that one unsteady, the costs of the one after it alone; and its runs are set
+// aside only when both were unsteady (choose_round_costs). A scenario
 // left without enough steady runs when its tries or the time limit run out gets no verdict: the
 // machine was too busy or too noisy, which is said, never reported as a model error.
 #ifndef EXSIM_WORKFLOWS_SUITE_MEASUREMENT_H_
@@ -85,6 +86,22 @@ struct MeasuredSuite {
   // (models/scenario/costs.h: at_slowdown).
   std::vector<validate::MachineProbes> round_probes;
 };
+
+// The costs a round's runs are judged with, from the calibrations before and
+// after it. Every run was held, by its own probes, to the speed and call cost
+// of the one before (`start`), and its costs are moved to its probes against
+// `probes`. Both together when both were steady and the machine kept its speed
+// over the round; else the one before alone when it was steady; else the one
+// after alone when it was (the runs' own probes move its costs to them, as
+// they would the one before's); else the round's steady runs are set aside.
+struct RoundCosts {
+  CostProfile profile;
+  validate::MachineProbes probes;
+  bool set_aside = false;
+  std::string note;  // why not both together, for stderr; "" when both
+};
+RoundCosts choose_round_costs(const transport::CalibrationSamples& before, const transport::CalibrationSamples& after,
+                              const validate::MachineProbes& start);
 
 // How far from its costs' speed, either way, a run's machine may have run for
 // them to be moved to it (at_slowdown); further, the run is set aside. Within

@@ -152,13 +152,19 @@ RoundCosts choose_round_costs(const transport::CalibrationSamples& before, const
     return {alone.profile, start, false, why_not_both + ": its runs take the costs of the calibration before it alone"};
   }
   // The one after: each run's probes say how fast its machine ran, against
-  // these as against any (a CI machine lost a round's 17 steady runs, and the
-  // gate its verdict, to a noisy calibration before them).
-  if (const transport::Calibration alone = transport::summarize_costs(after); !alone.too_noisy) {
-    return {alone.profile, probes_of(after), false,
+  // these as against any, unless the machine had moved further than costs
+  // are moved (a CI machine lost a round's 17 steady runs, and the gate its
+  // verdict, to a noisy calibration before them).
+  const transport::Calibration after_alone = transport::summarize_costs(after);
+  if (!after_alone.too_noisy && drift <= kScalableSlowdown) {
+    return {after_alone.profile, probes_of(after), false,
             "the calibration before it was too noisy: its runs take the costs of the calibration after it alone"};
   }
-  return {both.profile, probes_of(around), true, "the calibrations before and after it were too noisy"};
+  return {both.profile, probes_of(around), true,
+          after_alone.too_noisy ? std::string("the calibrations before and after it were too noisy")
+                                : fmt::format("the calibration before it was too noisy, and the machine's speed "
+                                              "changed by {:.0f}% by the one after it",
+                                              100 * drift)};
 }
 
 MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const MeasureOptions& options) {

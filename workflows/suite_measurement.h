@@ -92,8 +92,9 @@ struct MeasuredSuite {
 // of the one before (`start`), and its costs are moved to its probes against
 // `probes`. Both together when both were steady and the machine kept its speed
 // over the round; else the one before alone when it was steady; else the one
-// after alone when it was (the runs' own probes move its costs to them, as
-// they would the one before's); else the round's steady runs are set aside.
+// after alone when it was and the machine's speed had moved by no more than
+// kScalableSlowdown (the runs' own probes move its costs to them, as they
+// would the one before's); else the round's steady runs are set aside.
 struct RoundCosts {
   CostProfile profile;
   validate::MachineProbes probes;

@@ -60,6 +60,9 @@ TEST_CASE("a round takes both calibrations, the one before, the one after, or se
   CHECK(after.probes.speed_us == 950);
   CHECK(after.note.find("calibration after it alone") != std::string::npos);
 
+  // ... unless the machine moved further than costs are moved (1300 against 900).
+  CHECK(choose_round_costs(noisy_before, calibration(30, 1300, 2), start).set_aside);
+
   const RoundCosts neither = choose_round_costs(noisy_before, noisy_after, start);
   CHECK(neither.set_aside);
   CHECK(neither.note.find("before and after it were too noisy") != std::string::npos);

@@ -205,6 +205,7 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   AgentCalls alone, shared;
   {
     const BusyCores held(allowed_cpus());
+    if (!held.held()) say(fmt::format("warning: the CPU not held busy ({}): calls that find it halted cost more", held.why_not()));
     alone = agents_calls(distant_calls, agents_cpu_s);
     shared = agents_calls(busy_calls, agents_cpu_s);
   }
@@ -342,7 +343,8 @@ const std::map<std::string, std::string>& figure_sources() {
        "measured: CPU of every stage but deserialization (deserialize_batch_us), both reactors and the threads' "
        "hand-offs per call of one-row batches, one in flight at 0.2 ms RTT (the delay lines' timers wake the reactors "
        "as a distance does), halved per side; the two hosts agent processes, as exsim run makes calls (threads of one "
-       "process cost about 7% less a call)"},
+       "process cost about 7% less a call); the CPU held busy by a lowest-priority thread, so that no call finds its "
+       "core halted (transport/testbed/busy_cores.h)"},
       {"rpc_cpu_busy_us",
        "measured: the same with 64 calls in flight on each of two channels, which share the connection's system "
        "calls and wake-ups, through agent processes"},
@@ -354,7 +356,8 @@ const std::map<std::string, std::string>& figure_sources() {
        "beyond the nominal one: timer lateness and the loopback path"},
       {"sender_wake_us",
        "measured: the same calls through agent processes, one in flight, so that the sender waits for every "
-       "response: the median time from the reactor thread freeing the channel to the sender thread running"},
+       "response: the median time from the reactor thread freeing the channel to the sender thread running, the "
+       "CPU held busy"},
       {"transfer_bytes_per_s",
        "measured: RPC CPU (reactors and hand-offs) per call of hash exchanges of one sender at 3 channels (16K and "
        "256K batches) and at 48 (16K and 512K), made through agent processes as the suite's runs are, the "

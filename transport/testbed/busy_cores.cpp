@@ -4,7 +4,6 @@
 #include <sched.h>
 
 #include <cstring>
-#include <ctime>
 #include <future>
 
 #include <fmt/format.h>

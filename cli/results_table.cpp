@@ -132,11 +132,15 @@ std::vector<std::string> results_notes(const Scenario& scenario, const std::vect
     const FastForwardNote& fast = r.fast_forward;
     if (fast.applied()) {
       std::vector<std::string> shares;
-      for (double share : fast.rows_simulated) shares.push_back(fmt::format("{:.3g}%", 100 * share));
-      notes.push_back(fmt::format("{}: fast-forwarded: {} simulated at {} of the rows, times extended to the whole rows "
+      for (std::size_t i = 0; i < fast.shortened.size() && i < fast.rows_simulated.size(); ++i) {
+        const double share = fast.rows_simulated[i];
+        shares.push_back(fast.along_line ? fmt::format("{} at {:.3g}% and {:.3g}%", fast.shortened[i], 50 * share, 100 * share)
+                                         : fmt::format("{} at {:.3g}%", fast.shortened[i], 100 * share));
+      }
+      notes.push_back(fmt::format("{}: fast-forwarded: {} of the rows simulated, times extended {} to the whole rows "
                                   "and calls and bytes counted in full (docs/simulator.md, Fast-forward; --exact to "
                                   "simulate whole)",
-                                  r.policy, fmt::join(fast.shortened, ", "), fmt::join(shares, " and ")));
+                                  r.policy, fmt::join(shares, ", "), fast.along_line ? "along a line" : "over the middle"));
     } else if (!fast.declined.empty()) {
       notes.push_back(fmt::format("{}: simulated whole, not fast-forwarded: {}", r.policy, fast.declined));
     }

@@ -24,9 +24,10 @@ class Unheard final : public ExchangeRun::Listener {
   void exchange_finished(ExchangeRun& /*run*/) override {}
 };
 
+// `counted`: the whole scenario's counts of the shortened exchanges (the same
+// for any fractions of the same exchanges).
 std::vector<RunRows> run_rows(const Scenario& scenario, const Shortening& plan, const Scenario& shortened,
-                              const Policy& policy) {
-  const std::vector<CountedRun> counted = count_exchange_runs(scenario, policy, &plan);
+                              const Policy& policy, const std::vector<CountedRun>& counted) {
   const std::vector<CountedRun> counted_shortened = count_exchange_runs(shortened, policy, &plan);
   std::vector<RunRows> runs;
   for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
@@ -34,13 +35,47 @@ std::vector<RunRows> run_rows(const Scenario& scenario, const Shortening& plan, 
     for (int rep = 0; rep < query.repeat; ++rep) {
       for (std::size_t x = 0; x < query.exchanges.size(); ++x) {
         const std::size_t i = runs.size();
-        runs.push_back({q, query.name + "/" + query.exchanges[x].id, static_cast<double>(query.exchanges[x].rows),
-                        static_cast<double>(shortened.queries[q].exchanges[x].rows), plan.shortened[q][x], counted.at(i),
+        runs.push_back({q, x, query.name + "/" + query.exchanges[x].id, static_cast<double>(query.exchanges[x].rows),
+                        static_cast<double>(shortened.queries[q].exchanges[x].rows), plan.shortened(q, x), counted.at(i),
                         counted_shortened.at(i)});
       }
     }
   }
   return runs;
+}
+
+// The note's shortened exchanges, each once (a query repeated runs them again),
+// with the share of its rows each was simulated at.
+FastForwardNote shortened_note(const std::vector<RunRows>& runs) {
+  FastForwardNote note;
+  for (const RunRows& r : runs) {
+    if (r.shortened && std::find(note.shortened.begin(), note.shortened.end(), r.name) == note.shortened.end()) {
+      note.shortened.push_back(r.name);
+      note.rows_simulated.push_back(r.simulated / r.whole);
+    }
+  }
+  return note;
+}
+
+// Adds to `counted` (by exchange run, as count_exchange_runs gives them) the
+// counts of those `plan` shortens that it does not have yet.
+void count_missing(const Scenario& scenario, const Policy& policy, const Shortening& plan,
+                   std::vector<CountedRun>& counted) {
+  Shortening missing = plan;
+  std::size_t i = 0;
+  for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
+    for (int rep = 0; rep < scenario.queries[q].repeat; ++rep) {
+      for (std::size_t x = 0; x < scenario.queries[q].exchanges.size(); ++x, ++i) {
+        if (i < counted.size() && counted[i].counts.rpcs > 0) missing.fraction[q][x] = 1;
+      }
+    }
+  }
+  if (!missing.any()) return;
+  std::vector<CountedRun> more = count_exchange_runs(scenario, policy, &missing);
+  counted.resize(more.size());
+  for (std::size_t r = 0; r < more.size(); ++r) {
+    if (more[r].counts.rpcs > 0) counted[r] = more[r];
+  }
 }
 
 void add_counters(SimulationCounters* total, const SimulationCounters& run) {
@@ -71,31 +106,116 @@ double calls_per_channel(const Policy& policy, const Exchange& x) {
   return per_sender / channels / input_rows;  // whole input batches, a channel after another
 }
 
-Shortening plan_shortening(const Scenario& scenario, const Policy& policy) {
-  Shortening plan;
-  double fraction = 0;
-  // The simulator's work goes with the calls: the whole run's, and the
-  // shortened run's (the exchanges not shortened simulated whole in it).
-  double whole = 0, kept = 0, shortened = 0;
+bool Shortening::any() const {
+  for (const auto& query : fraction) {
+    for (double f : query) {
+      if (f < 1) return true;
+    }
+  }
+  return false;
+}
+
+double Shortening::largest() const {
+  double most = 0;
+  for (const auto& query : fraction) {
+    for (double f : query) {
+      if (f < 1) most = std::max(most, f);
+    }
+  }
+  return most;
+}
+
+namespace {
+
+// alone[x]: exchange x of `query` is ordered by `after` with every other one
+// (one waits, perhaps through others, for the other to end), so no other runs
+// beside it.
+std::vector<bool> runs_alone(const Query& query) {
+  const std::size_t n = query.exchanges.size();
+  std::vector<std::vector<bool>> before(n, std::vector<bool>(n, false));  // before[x][y]: y ends before x starts
+  std::vector<int> state(n, 0);  // 0 unseen, 1 in progress, 2 done
+  const auto visit = [&](auto&& self, std::size_t x) -> void {
+    if (state[x] != 0) return;  // `after` has no cycles (the loader checks)
+    state[x] = 1;
+    for (const int y : query.exchanges[x].after) {
+      const auto u = static_cast<std::size_t>(y);
+      self(self, u);
+      before[x][u] = true;
+      for (std::size_t z = 0; z < n; ++z) before[x][z] = before[x][z] || before[u][z];
+    }
+    state[x] = 2;
+  };
+  for (std::size_t x = 0; x < n; ++x) visit(visit, x);
+  std::vector<bool> alone(n, true);
+  for (std::size_t x = 0; x < n; ++x) {
+    for (std::size_t y = 0; y < n; ++y) {
+      if (x != y && !before[x][y] && !before[y][x]) alone[x] = false;
+    }
+  }
+  return alone;
+}
+
+}  // namespace
+
+ShorteningPlan plan_shortening(const Scenario& scenario, const Policy& policy) {
+  ShorteningPlan plan;
   for (const Query& q : scenario.queries) {
-    plan.shortened.emplace_back();
+    const std::vector<bool> alone = runs_alone(q);
+    plan.needs.emplace_back();
+    plan.calls.emplace_back();
+    plan.alone.push_back(alone);
     for (const Exchange& x : q.exchanges) {
       const double per_channel = calls_per_channel(policy, x);
       const double calls = per_channel * x.senders.instances() * x.receivers.instances();
-      const double shortest = std::max(kRunCalls / per_channel, kRunTotalCalls / calls);
-      const bool shorten = shortest <= kLargestFraction;
-      plan.shortened.back().push_back(shorten);
-      whole += calls * q.repeat;
-      (shorten ? shortened : kept) += calls * q.repeat;
-      if (shorten) fraction = std::max(fraction, shortest);
+      const double needs = std::max(kRunCalls / per_channel, kRunTotalCalls / calls);
+      plan.needs.back().push_back(needs <= kLargestFraction ? needs : 1.0);
+      plan.calls.back().push_back(calls * q.repeat);
     }
   }
-  // Worth it when the run saves a quarter of the work; a second run along a
-  // line, when both together save half.
-  if (fraction == 0 || kept + fraction * shortened > 0.75 * whole) return {};
-  plan.fraction = fraction;
-  plan.by_line = fraction <= kLargestLineFraction && 2 * kept + 1.5 * fraction * shortened <= 0.5 * whole;
   return plan;
+}
+
+void ShorteningPlan::lengthen(std::size_t query, std::size_t exchange) {
+  double& f = needs[query][exchange];
+  f = kLengthening * f <= kLargestFraction ? kLengthening * f : 1.0;
+}
+
+// The simulator's work goes with the calls: the whole run's, and the
+// shortened run's (the exchanges not shortened simulated whole in it).
+Shortening ShorteningPlan::stretch() const {
+  Shortening s;
+  double whole = 0, simulated = 0;
+  for (std::size_t q = 0; q < needs.size(); ++q) {
+    s.fraction.emplace_back();
+    for (std::size_t x = 0; x < needs[q].size(); ++x) {
+      const double f = alone[q][x] ? needs[q][x] : 1.0;
+      s.fraction.back().push_back(f);
+      whole += calls[q][x];
+      simulated += f * calls[q][x];
+    }
+  }
+  // Worth it when the run saves a quarter of the work.
+  return s.any() && simulated <= 0.75 * whole ? s : Shortening{};
+}
+
+Shortening ShorteningPlan::line() const {
+  Shortening s;
+  double common = 0, whole = 0, kept = 0, shortened = 0;
+  for (std::size_t q = 0; q < needs.size(); ++q) {
+    for (std::size_t x = 0; x < needs[q].size(); ++x) {
+      whole += calls[q][x];
+      (needs[q][x] < 1 ? shortened : kept) += calls[q][x];
+      if (needs[q][x] < 1) common = std::max(common, needs[q][x]);
+    }
+  }
+  // Two runs (the exchanges not shortened simulated whole in both), worth
+  // them when together they save half.
+  if (shortened == 0 || common > kLargestLineFraction || 2 * kept + 1.5 * common * shortened > 0.5 * whole) return {};
+  for (const auto& query : needs) {
+    s.fraction.emplace_back();
+    for (double f : query) s.fraction.back().push_back(f < 1 ? common : 1.0);
+  }
+  return s;
 }
 
 Scenario shortened_scenario(const Scenario& scenario, const Shortening& plan, bool half) {
@@ -103,7 +223,7 @@ Scenario shortened_scenario(const Scenario& scenario, const Shortening& plan, bo
   for (std::size_t q = 0; q < s.queries.size(); ++q) {
     for (std::size_t x = 0; x < s.queries[q].exchanges.size(); ++x) {
       Exchange& e = s.queries[q].exchanges[x];
-      if (plan.shortened[q][x]) e.rows = shortened_rows(e, plan.fraction, half);
+      if (plan.shortened(q, x)) e.rows = shortened_rows(e, plan.fraction[q][x], half);
     }
   }
   return s;
@@ -118,7 +238,7 @@ std::vector<CountedRun> count_exchange_runs(const Scenario& scenario, const Poli
     for (int rep = 0; rep < query.repeat; ++rep) {
       for (std::size_t x = 0; x < query.exchanges.size(); ++x) {
         CountedRun counted;
-        if (only && !only->shortened[q][x]) {
+        if (only && !only->shortened(q, x)) {
           counts.push_back(counted);
           continue;
         }
@@ -136,37 +256,82 @@ std::vector<CountedRun> count_exchange_runs(const Scenario& scenario, const Poli
 
 std::optional<RunResult> fast_forward(const Scenario& scenario, const Policy& policy, const SimulateOptions& options,
                                       SimulationCounters* counters) {
-  const Shortening plan = plan_shortening(scenario, policy);
+  ShorteningPlan plan = plan_shortening(scenario, policy);
   if (!plan.any()) return std::nullopt;
   SimulateOptions exact = options;
   exact.exact = true;
-  const Scenario shortened = shortened_scenario(scenario, plan);
-  const EventRun run = simulate_events(shortened, policy, exact);
-  if (counters) *counters = run.counters;
-  const std::vector<RunRows> runs = run_rows(scenario, plan, shortened, policy);
-  FastForwardNote note;
-  for (const RunRows& r : runs) {
-    if (r.shortened && std::find(note.shortened.begin(), note.shortened.end(), r.name) == note.shortened.end()) {
-      note.shortened.push_back(r.name);
+  if (counters) *counters = {};
+  // The whole scenario's counts, each exchange run counted once whichever
+  // shortened run needs it; each shortened run's exchange runs with their rows
+  // and counts. Counting tells before any simulation which exchanges' buffers
+  // the whole run grows beyond a shortened run's: those are simulated whole.
+  std::vector<CountedRun> counted;
+  std::string why;
+  const auto rows_of = [&](const Shortening& shortening, const Scenario& shortened) {
+    count_missing(scenario, policy, shortening, counted);
+    return run_rows(scenario, shortening, shortened, policy, counted);
+  };
+  const auto keep_growing_whole = [&](const std::vector<RunRows>& runs) {
+    bool any = false;
+    for (const RunRows& r : runs) {
+      if (!r.shortened) continue;
+      if (std::string grows = why_buffers_grow_later(r); !grows.empty()) {
+        plan.keep_whole(r.query, r.exchange);
+        why = std::move(grows);
+        any = true;
+      }
     }
-  }
-  std::string why = why_not_stretched(run, runs);
-  if (why.empty()) {
-    RunResult result = stretched(run, runs);
-    note.rows_simulated = {plan.fraction};
-    result.fast_forward = std::move(note);
-    return result;
-  }
-  if (plan.by_line) {
-    const EventRun shorter = simulate_events(shortened_scenario(scenario, plan, /*half=*/true), policy, exact);
-    add_counters(counters, shorter.counters);
-    why = why_not_along_line(shorter, run, runs);
-    if (why.empty()) {
-      RunResult result = along_line(shorter, run, runs);
-      note.rows_simulated = {plan.fraction / 2, plan.fraction};
-      result.fast_forward = std::move(note);
+    return any;
+  };
+  // Stretched: a run, and if an exchange keeps it from being extended, one
+  // more without that exchange shortened.
+  struct Simulated {
+    Shortening shortening;
+    EventRun run;
+  };
+  std::optional<Simulated> last;
+  for (int runs_left = 2; runs_left > 0;) {
+    const Shortening stretch = plan.stretch();
+    if (!stretch.any()) break;
+    const Scenario shortened = shortened_scenario(scenario, stretch);
+    const std::vector<RunRows> rows = rows_of(stretch, shortened);
+    if (keep_growing_whole(rows)) continue;
+    last = Simulated{stretch, simulate_events(shortened, policy, exact)};
+    add_counters(counters, last->run.counters);
+    --runs_left;
+    const NotStretched no = why_not_stretched(last->run, rows);
+    if (no.why.empty()) {
+      RunResult result = stretched(last->run, rows);
+      result.fast_forward = shortened_note(rows);
       return result;
     }
+    why = no.why;
+    if (no.longer_helps) {
+      plan.lengthen(rows[no.run].query, rows[no.run].exchange);
+    } else {
+      plan.keep_whole(rows[no.run].query, rows[no.run].exchange);
+    }
+  }
+  // Along a line: the last stretched run is its longer run when it shortened
+  // the same exchanges alike.
+  for (Shortening line = plan.line(); line.any(); line = plan.line()) {
+    const Scenario shortened = shortened_scenario(scenario, line);
+    const std::vector<RunRows> rows = rows_of(line, shortened);
+    if (keep_growing_whole(rows)) continue;
+    if (!last || !(last->shortening == line)) {
+      last = Simulated{line, simulate_events(shortened, policy, exact)};
+      add_counters(counters, last->run.counters);
+    }
+    const EventRun shorter = simulate_events(shortened_scenario(scenario, line, /*half=*/true), policy, exact);
+    add_counters(counters, shorter.counters);
+    why = why_not_along_line(shorter, last->run, rows);
+    if (why.empty()) {
+      RunResult result = along_line(shorter, last->run, rows);
+      result.fast_forward = shortened_note(rows);
+      result.fast_forward.along_line = true;
+      return result;
+    }
+    break;
   }
   EventRun whole = simulate_events(scenario, policy, exact);
   add_counters(counters, whole.counters);

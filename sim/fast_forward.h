@@ -18,8 +18,11 @@
 // What does not depend on time is not extended: a sender's routing draws come
 // from its own random stream, so its calls, rows and bytes are counted exactly
 // by planning every batch without simulating time (SenderInstance::count_sends).
-// A run whose shape or buffers change with its length is simulated whole, and
-// the result says why ("fast_forward": {"declined": ...}).
+// What a check finds narrows the next try: an exchange whose buffers the
+// whole rows grow further (counting shows it before any run) is simulated
+// whole; one whose middle was too short to measure is run again longer. A run
+// whose shape or buffers change with its length is simulated whole, and the
+// result says why ("fast_forward": {"declined": ...}).
 #ifndef EXSIM_SIM_FAST_FORWARD_H_
 #define EXSIM_SIM_FAST_FORWARD_H_
 
@@ -43,6 +46,10 @@ inline constexpr double kRunTotalCalls = 131072;
 // An exchange is shortened to at most half its rows (stretched), a second run
 // along a line to at most an eighth (the shorter run at a sixteenth).
 inline constexpr double kLargestFraction = 0.5;
+// A stretched run whose exchange had too short a middle to measure (its
+// senders' paces apart, as the routing's noise leaves them over a few calls)
+// is run once more with that exchange this many times longer.
+inline constexpr double kLengthening = 4;
 inline constexpr double kLargestLineFraction = 1.0 / 8;
 // The senders of an exchange stretched go at paces within this share of each
 // other through its middle: when some are faster, they end first and leave the
@@ -54,17 +61,44 @@ inline constexpr double kReceiverPeakDrift = 0.01;
 
 // Which exchanges to shorten, and to what fraction of their rows.
 struct Shortening {
-  std::vector<std::vector<bool>> shortened;  // [query][exchange]
-  double fraction = 1;   // of each shortened exchange's rows in the shortened run
-  bool by_line = false;  // a second run along a line would be worth its cost
-  bool any() const { return fraction < 1; }
+  std::vector<std::vector<double>> fraction;  // [query][exchange]: of its rows in the shortened run; 1: whole
+  bool any() const;
+  bool shortened(std::size_t query, std::size_t exchange) const { return fraction[query][exchange] < 1; }
+  double largest() const;  // the largest fraction of a shortened exchange, 0 if none
+  bool operator==(const Shortening&) const = default;
+};
+
+// The two ways to extend a run, each planned only where it is worth its cost
+// (else it shortens nothing). An exchange is long when a fraction of its rows
+// of at most kLargestFraction carries kRunCalls a channel and kRunTotalCalls
+// in all; the least such fraction is what it needs.
+// - Stretched: the long exchanges that run alone (ordered by `after` with
+//   every other exchange of their query), each at the fraction it needs, so
+//   that one long exchange does not keep the others long. A long exchange that
+//   may run beside another is simulated whole in it.
+// - Along a line: every long exchange at the largest fraction any needs, at
+//   most kLargestLineFraction: the whole rows then lie at one point of the
+//   line for all of them.
+struct ShorteningPlan {
+  // [query][exchange]:
+  std::vector<std::vector<double>> needs;  // the fraction a long exchange needs; 1: simulated whole
+  std::vector<std::vector<bool>> alone;    // no other exchange of its query can run beside it
+  std::vector<std::vector<double>> calls;  // its TransmitData calls, over the query's repetitions
+  Shortening stretch() const;
+  Shortening line() const;
+  bool any() const { return stretch().any() || line().any(); }
+  // From now on simulated whole: it cannot be extended.
+  void keep_whole(std::size_t query, std::size_t exchange) { needs[query][exchange] = 1; }
+  // From now on shortened to kLengthening times the fraction, or simulated
+  // whole beyond kLargestFraction.
+  void lengthen(std::size_t query, std::size_t exchange);
 };
 
 // TransmitData calls a sender instance makes on each of its channels over the
 // whole exchange, on average.
 double calls_per_channel(const Policy& policy, const Exchange& exchange);
 
-Shortening plan_shortening(const Scenario& scenario, const Policy& policy);
+ShorteningPlan plan_shortening(const Scenario& scenario, const Policy& policy);
 
 // The scenario with each shortened exchange's rows times `fraction` (`half`:
 // half of them, for the line's second run).

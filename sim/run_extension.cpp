@@ -15,15 +15,6 @@ constexpr std::array kRowStages = {&CpuByStage::produce, &CpuByStage::serialize,
 constexpr std::array kCallStages = {&CpuByStage::call, &CpuByStage::rpc, &CpuByStage::decompress,
                                     &CpuByStage::deserialize, &CpuByStage::consume};
 
-// A sender's footprint is its buffers' rooms and outbound buffers, which only
-// grow: the batches planned to the whole run's end must grow them no further
-// than the shortened run's did.
-std::string why_buffers_grow_later(const RunRows& run) {
-  if (run.counted.rooms == run.counted_simulated.rooms) return "";
-  return fmt::format("{}'s sender buffers grow after the shortened run's rows, for a batch larger than any in it",
-                     run.name);
-}
-
 std::string why_receivers_grow(Bytes before, Bytes after) {
   if (static_cast<double>(after - before) <= kReceiverPeakDrift * static_cast<double>(before)) return "";
   return fmt::format("the receivers' memory peaks grow with the rows ({} B, then {} B)", before, after);
@@ -88,31 +79,50 @@ std::vector<std::size_t> event_order(const std::vector<double>& start, const std
   return order;
 }
 
+// Why exchange run i cannot be stretched, or "".
+NotStretched why_not_stretched(const EventRun& run, const std::vector<RunRows>& runs, std::size_t i) {
+  const auto& [from, to] = run.tracks[i].marks;
+  if (from.at < 0 || to.at < 0 || to.rows <= from.rows) {
+    return {fmt::format("{} has no middle to stretch", runs[i].name), i, true};
+  }
+  for (std::size_t j = 0; j < runs.size(); ++j) {
+    const EventRun::Track& other = run.tracks[j];
+    if (j != i && other.start < to.at && other.end > from.at) {
+      return {fmt::format("{} runs beside {} in its middle", runs[i].name, runs[j].name), i};
+    }
+  }
+  // Paces apart over a short middle may be the routing's noise, which a longer one averages out.
+  const SenderWindow& middle = run.tracks[i].middle;
+  if (middle.senders == 0 || middle.slowest_ns_per_row > (1 + kPaceSpread) * middle.fastest_ns_per_row) {
+    return {fmt::format("{}'s senders go at different paces through its middle", runs[i].name), i, true};
+  }
+  if (from.rooms != to.rooms || from.outbound != to.outbound) {
+    return {fmt::format("{}'s sender buffers still grow in its middle", runs[i].name), i};
+  }
+  if (from.sender_peaks != to.sender_peaks) {
+    return {fmt::format("the senders' memory peaks grow in {}'s middle", runs[i].name), i};
+  }
+  if (auto why = why_receivers_grow(from.receiver_peaks, to.receiver_peaks); !why.empty()) return {why, i};
+  return {why_buffers_grow_later(runs[i]), i};
+}
+
 }  // namespace
 
-std::string why_not_stretched(const EventRun& run, const std::vector<RunRows>& runs) {
+// A sender's footprint is its buffers' rooms and outbound buffers, which only
+// grow: the batches planned to the whole run's end must grow them no further
+// than the shortened run's did.
+std::string why_buffers_grow_later(const RunRows& run) {
+  if (run.counted.rooms == run.counted_simulated.rooms) return "";
+  return fmt::format("{}'s sender buffers grow after the shortened run's rows, for a batch larger than any in it",
+                     run.name);
+}
+
+NotStretched why_not_stretched(const EventRun& run, const std::vector<RunRows>& runs) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (!runs[i].shortened) continue;
-    const auto& [from, to] = run.tracks[i].marks;
-    if (from.at < 0 || to.at < 0 || to.rows <= from.rows) return fmt::format("{} has no middle to stretch", runs[i].name);
-    for (std::size_t j = 0; j < runs.size(); ++j) {
-      const EventRun::Track& other = run.tracks[j];
-      if (j != i && other.start < to.at && other.end > from.at) {
-        return fmt::format("{} runs beside {} in its middle", runs[i].name, runs[j].name);
-      }
-    }
-    const SenderWindow& middle = run.tracks[i].middle;
-    if (middle.senders == 0 || middle.slowest_ns_per_row > (1 + kPaceSpread) * middle.fastest_ns_per_row) {
-      return fmt::format("{}'s senders go at different paces through its middle", runs[i].name);
-    }
-    if (from.rooms != to.rooms || from.outbound != to.outbound) {
-      return fmt::format("{}'s sender buffers still grow in its middle", runs[i].name);
-    }
-    if (from.sender_peaks != to.sender_peaks) return fmt::format("the senders' memory peaks grow in {}'s middle", runs[i].name);
-    if (auto why = why_receivers_grow(from.receiver_peaks, to.receiver_peaks); !why.empty()) return why;
-    if (auto why = why_buffers_grow_later(runs[i]); !why.empty()) return why;
+    if (NotStretched no = why_not_stretched(run, runs, i); !no.why.empty()) return no;
   }
-  return "";
+  return {};
 }
 
 RunResult stretched(const EventRun& run, const std::vector<RunRows>& runs) {

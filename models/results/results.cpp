@@ -149,7 +149,9 @@ ordered run_json(const RunResult& r) {
     out["rtt_ms"]["achieved"] = r.rtt_achieved_ms;
   }
   if (r.fast_forward.applied()) {
-    out["fast_forward"] = ordered{{"shortened", r.fast_forward.shortened}, {"rows_simulated", r.fast_forward.rows_simulated}};
+    out["fast_forward"] = ordered{{"shortened", r.fast_forward.shortened},
+                                  {"rows_simulated", r.fast_forward.rows_simulated},
+                                  {"along_line", r.fast_forward.along_line}};
   } else if (!r.fast_forward.declined.empty()) {
     out["fast_forward"] = ordered{{"declined", r.fast_forward.declined}};
   }

@@ -164,7 +164,8 @@ inline constexpr double kUnsteadyStallS = 1.0;
 // simulated to its last row (sim/fast_forward.h, docs/simulator.md).
 struct FastForwardNote {
   std::vector<std::string> shortened;  // "query/exchange": simulated shortened, times extended
-  std::vector<double> rows_simulated;  // the share of their rows in each shortened run
+  std::vector<double> rows_simulated;  // the share of each one's rows simulated (of the longer run along a line)
+  bool along_line = false;             // read off the line through a run at those shares and one at half
   std::string declined;                // tried and simulated whole instead: why
   bool applied() const { return !shortened.empty(); }
 };

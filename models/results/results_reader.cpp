@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "models/scenario/loader_parts.h"
@@ -198,7 +199,12 @@ RunResult read_run_result(const JsonNode& node) {
       for (std::size_t i = 0; i < shortened.size(); ++i) r.fast_forward.shortened.push_back(shortened.element(i).string());
       if (const JsonNode rows = fast.required("rows_simulated"); rows.expect_array()) {
         for (std::size_t i = 0; i < rows.size(); ++i) r.fast_forward.rows_simulated.push_back(rows.element(i).number(0, 0, true, 1));
+        if (rows.size() != shortened.size()) {
+          rows.error(fmt::format("expected a share for each of the {} shortened exchanges, got {}", shortened.size(),
+                                 rows.size()));
+        }
       }
+      r.fast_forward.along_line = fast.member("along_line").boolean(false);
     }
     if (fast.member("declined").present()) r.fast_forward.declined = fast.member("declined").string();
   }

@@ -32,9 +32,10 @@ TEST_CASE("a results file reads back to the same results, byte for byte when wri
   results.front().hosts.front().speed_probe_before_us = 912.5;
   results.front().hosts.front().speed_probe_after_us = 930.25;
   results.front().hosts.front().cores_awake = "held";
-  // How a simulated run was obtained: fast-forwarded (shortened twice), and declined.
-  results[1].fast_forward.shortened = {"skewed-join/probe"};
+  // How a simulated run was obtained: fast-forwarded (along a line), and declined.
+  results[1].fast_forward.shortened = {"skewed-join/build", "skewed-join/probe"};
   results[1].fast_forward.rows_simulated = {0.0625, 0.125};
+  results[1].fast_forward.along_line = true;
   results[2].fast_forward.declined = "skewed-join/probe runs beside skewed-join/build in its middle";
   const std::string text = results_to_json(results);
   std::vector<RunResult> back;
@@ -53,6 +54,7 @@ TEST_CASE("a results file reads back to the same results, byte for byte when wri
   CHECK(back[0].fast_forward.declined.empty());
   CHECK(back[1].fast_forward.shortened == results[1].fast_forward.shortened);
   CHECK(back[1].fast_forward.rows_simulated == results[1].fast_forward.rows_simulated);
+  CHECK(back[1].fast_forward.along_line);
   CHECK(back[2].fast_forward.declined == results[2].fast_forward.declined);
 }
 
@@ -80,7 +82,7 @@ TEST_CASE("a broken result names the file, the pointer and what was expected") {
   std::string text = R"([{"scenario": "s", "policy": "p", "source": "measured", "wall_s": -1, "rpcs": 3,
     "bytes_wire": 1, "bytes_uncompressed": 1, "cpu_s": {"serialize": 0}, "rpc_network_us": {"mean": 1, "p50": 1,
     "p99": 1}, "queries": [], "exchanges": [], "hosts": [], "planner": {"senders": 0, "over_estimate": 0,
-    "max_over_bytes": 0}}])";
+    "max_over_bytes": 0}, "fast_forward": {"shortened": ["q/a", "q/b"], "rows_simulated": [0.5]}}])";
   std::string error;
   try {
     read_back(text);
@@ -89,6 +91,8 @@ TEST_CASE("a broken result names the file, the pointer and what was expected") {
   }
   CHECK(error.find("results.json:/0/wall_s") != std::string::npos);
   CHECK(error.find("results.json:/0/cpu_s") != std::string::npos);  // its missing stages
+  CHECK(error.find("results.json:/0/fast_forward/rows_simulated: expected a share for each of the 2") !=
+        std::string::npos);
 }
 
 TEST_CASE("a costs profile inside another document reads as the same profile file would") {

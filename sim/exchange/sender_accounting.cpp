@@ -38,6 +38,13 @@ void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
 // The sender's shared buffers: the serialization batch (whole-batch kinds) and
 // the LZ4 scratch, which the compressed batches pass through.
 void SenderInstance::note_shared(BatchSize batch, bool serialized, bool compressed) {
+  // A hash channel's batch compressed at HEAD touches only the scratch, which
+  // it leaves as it was when it fits (lz4_scratch_after): the common case,
+  // once for every batch a long exchange seals.
+  if (!serialized && scratch_bytes_ > 0 && batch.tuple_bytes <= scratch_bytes_ &&
+      context_.policy.sender_layout == SenderLayout::kHead) {
+    return;
+  }
   const PartitionKind kind = run_.exchange().send_path();
   if (serialized) {
     // Batches are compressed in the serialization batch (swapping in the

@@ -57,7 +57,7 @@ void RowGenerator::refresh(RowBatch& batch, const std::vector<Piece>& random_pie
   }
 }
 
-Calibration calibrate_random_share(const RowShape& row, double target_ratio, std::uint64_t seed,
+RandomShareFit calibrate_random_share(const RowShape& row, double target_ratio, std::uint64_t seed,
                                    std::size_t batch_bytes, std::uint64_t key_range) {
   const auto key_bytes = static_cast<std::size_t>(std::min<Bytes>(8, row.fixed_bytes));
   Lz4Codec codec;
@@ -85,7 +85,7 @@ Calibration calibrate_random_share(const RowShape& row, double target_ratio, std
     }
     return static_cast<double>(compressed) / static_cast<double>(in);
   };
-  Calibration result;
+  RandomShareFit result;
   if (target_ratio >= 1.0) {
     result.achieved_ratio = ratio_at(1.0);
     return result;

@@ -49,7 +49,7 @@ class RowGenerator {
   std::array<char, 4096> dictionary_;
 };
 
-struct Calibration {
+struct RandomShareFit {
   double random_share = 1.0;
   double achieved_ratio = 1.0;  // LZ4 ratio of sample batches at that share
 };
@@ -59,7 +59,7 @@ struct Calibration {
 // Ratios at or above 1 give all-random data. With `key_range` > 0 each sample
 // row's first (up to 8) bytes are overwritten by a key below `key_range`, as a
 // hash sender writes its routing keys, which breaks some of LZ4's matches.
-Calibration calibrate_random_share(const RowShape& row, double target_ratio, std::uint64_t seed,
+RandomShareFit calibrate_random_share(const RowShape& row, double target_ratio, std::uint64_t seed,
                                    std::size_t batch_bytes = 64 * 1024, std::uint64_t key_range = 0);
 
 // The random share for exchange `exchange` of query `query` under `policy`:

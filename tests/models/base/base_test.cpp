@@ -71,6 +71,21 @@ TEST_CASE("binomial draws have the binomial mean and variance") {
   }
 }
 
+TEST_CASE("a binomial's normal draw rounds half to even and clamps, as std::nearbyint, fmax and fmin did") {
+  // The same stream drawn both ways: the library calls and binomial().
+  for (auto [n, q] : {std::pair<std::int64_t, double>{1024, 0.0125}, {64, 0.5}, {600, 0.98}, {1 << 20, 0.3}}) {
+    Random ours(11), library(11);
+    const double nd = static_cast<double>(n);
+    const double variance = nd * q * (1 - q);
+    REQUIRE(variance >= 9.0);  // the normal path
+    for (int i = 0; i < 20000; ++i) {
+      const double x = nd * q + std::sqrt(variance) * library.normal();
+      const auto expected = static_cast<std::int64_t>(std::fmin(std::fmax(std::nearbyint(x), 0.0), nd));
+      REQUIRE(binomial(n, q, ours) == expected);
+    }
+  }
+}
+
 TEST_CASE("the same seed gives the same numbers") {
   Random a(42), b(42), c(43);
   bool differs = false;

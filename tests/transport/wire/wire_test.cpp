@@ -318,7 +318,7 @@ TEST_CASE("generated rows have the shape asked for and about the LZ4 ratio asked
   }
   for (double target : {0.3, 0.55, 0.8}) {
     CAPTURE(target);
-    const Calibration c = calibrate_random_share(shape, target, 9);
+    const RandomShareFit c = calibrate_random_share(shape, target, 9);
     CHECK(c.achieved_ratio == doctest::Approx(target).epsilon(0.08));
   }
   CHECK(calibrate_random_share(shape, 1.0, 9).achieved_ratio >= 0.99);

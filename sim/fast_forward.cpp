@@ -243,10 +243,12 @@ std::vector<CountedRun> count_exchange_runs(const Scenario& scenario, const Poli
           continue;
         }
         ExchangeRun run(context, query.exchanges[x], exchange_seed(scenario, q, rep, x), unheard);
+        const double compress_before = context.cpu.compress;
         for (const auto& sender : run.senders()) {
           sender->count_sends(counted.counts);
           counted.rooms += sender->buffer_rooms();
         }
+        counted.compress_s = context.cpu.compress - compress_before;
         counts.push_back(counted);
       }
     }

@@ -10,8 +10,10 @@ namespace exsim::sim {
 namespace {
 
 // The CPU stages a sender spends as it plans its rows, and those spent on
-// each call as it goes and arrives.
+// each call as it goes and arrives. Stretched, compression is counted
+// (CountedRun::compress_s) rather than extended.
 constexpr std::array kRowStages = {&CpuByStage::produce, &CpuByStage::serialize, &CpuByStage::compress};
+constexpr std::array kStretchedRowStages = {&CpuByStage::produce, &CpuByStage::serialize};
 constexpr std::array kCallStages = {&CpuByStage::call, &CpuByStage::rpc, &CpuByStage::decompress,
                                     &CpuByStage::deserialize, &CpuByStage::consume};
 
@@ -146,7 +148,8 @@ RunResult stretched(const EventRun& run, const std::vector<RunRows>& runs) {
       r.wall_s += more_s;
       r.queries[runs[i].query].wall_s += more_s;
       x.wall_s += more_s;
-      for (auto stage : kRowStages) r.cpu_s.*stage += (to.cpu.*stage - from.cpu.*stage) * by_rows;
+      for (auto stage : kStretchedRowStages) r.cpu_s.*stage += (to.cpu.*stage - from.cpu.*stage) * by_rows;
+      r.cpu_s.compress += runs[i].counted.compress_s - runs[i].counted_simulated.compress_s;
       for (auto stage : kCallStages) r.cpu_s.*stage += (to.cpu.*stage - from.cpu.*stage) * k;
       network += static_cast<double>(to.network_ns - from.network_ns) * k;
       receiver += static_cast<double>(to.receiver_ns - from.receiver_ns) * k;

@@ -42,7 +42,7 @@ void ExchangeRun::note_produced(std::int64_t rows) {
   const std::int64_t before = rows_produced_;
   rows_produced_ += rows;
   for (std::size_t i = 0; i < stats_.marks.size(); ++i) {
-    const std::int64_t at = exchange_.rows * static_cast<std::int64_t>(1 + 2 * i) / 4;
+    const std::int64_t at = exchange_.rows * kMiddleEighths[i] / 8;
     if (before < at && rows_produced_ >= at) mark(stats_.marks[i]);
   }
 }

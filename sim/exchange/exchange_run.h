@@ -36,7 +36,7 @@ struct ExchangeStats {
   std::array<SimTime, kBounds> sender_time_ns{};  // sender threads' time by what bounded it
   SimTime last_sender_done = 0;
   SenderWindow middle;
-  std::array<ProgressMark, 2> marks;  // at a quarter and three quarters of the rows
+  std::array<ProgressMark, 2> marks;  // at the middle's ends (kMiddleEighths)
 };
 
 class ExchangeRun {

@@ -51,8 +51,8 @@ void SenderInstance::plan_next() {
 void SenderInstance::mark_middle() {
   const std::int64_t produced = rows_ - rows_left_;
   const auto mark = [&](SenderMark& at) { at = {produced, context_.simulator.now(), blocked_ns_, time_by_bound_}; };
-  if (middle_start_.rows < 0 && 4 * produced >= rows_) mark(middle_start_);
-  if (middle_end_.rows < 0 && 4 * produced >= 3 * rows_) mark(middle_end_);
+  if (middle_start_.rows < 0 && 8 * produced >= kMiddleEighths[0] * rows_) mark(middle_start_);
+  if (middle_end_.rows < 0 && 8 * produced >= kMiddleEighths[1] * rows_) mark(middle_end_);
 }
 
 // The batches this plan grew wrote pages the process had never held: their
@@ -182,6 +182,7 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
       note_batch(ch, sealed);
       if (ch.compress) note_shared(sealed, /*serialized=*/false, /*compressed=*/true);  // compressed as it is sealed
       if (counting_) {
+        context_.cpu.compress += compress_ns(ch, sealed) * 1e-9;  // as compress_cpu would, for the count's CPU
         count_batch(*counting_, ch, sealed);
         counting_->rows_delivered += sealed.rows;
         continue;

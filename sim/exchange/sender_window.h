@@ -10,11 +10,19 @@
 
 namespace exsim::sim {
 
-// What the senders' threads spent between the moment each had produced a
-// quarter of its rows and the moment it had produced three quarters, summed
-// over the senders: the steady middle of a long exchange, whose rate
-// fast-forwarding extends (sim/fast_forward.h). Each is marked as the thread
-// plans its next input batch, when none of its time is left unattributed.
+// The middle of an exchange's rows, in eighths: from 3/8 to 7/8. It starts
+// late, so that a short run's start (batches planned ahead of the calls,
+// windows and queues filling) is behind it; it ends as the rows do, since the
+// end of a run (the last partial batches, end of stream, draining) comes after
+// its senders have produced every row. (From 1/4 to 3/4, a run of 32 calls a
+// channel put the production scenario's 16K run 0.36% long, against 0.25%.)
+inline constexpr std::array<std::int64_t, 2> kMiddleEighths = {3, 7};
+
+// What the senders' threads spent between the moment each had produced 3/8
+// of its rows and the moment it had produced 7/8, summed over the senders:
+// the steady middle of a long exchange, whose rate fast-forwarding extends
+// (sim/fast_forward.h). Each is marked as the thread plans its next input
+// batch, when none of its time is left unattributed.
 struct SenderWindow {
   std::int64_t rows = 0;
   SimTime blocked_ns = 0;
@@ -35,8 +43,8 @@ struct SenderMark {
   std::array<SimTime, kBounds> time_ns{};
 };
 
-// The run as an exchange's senders, together, reach a quarter and three
-// quarters of its rows (ExchangeRun::note_produced): the ends of its middle.
+// The run as an exchange's senders, together, reach 3/8 and 7/8 of its rows
+// (ExchangeRun::note_produced): the ends of its middle.
 struct ProgressMark {
   SimTime at = -1;        // -1: not reached
   std::int64_t rows = 0;  // the exchange's rows produced by then

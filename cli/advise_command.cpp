@@ -16,6 +16,7 @@
 #include "models/base/size.h"
 #include "models/results/decision_rule.h"
 #include "models/scenario/scenario_loader.h"
+#include "sim/count_cache.h"
 #include "sim/simulate.h"
 #include "validate/validated_region.h"
 #include "workflows/advice.h"
@@ -105,7 +106,9 @@ int advise_command(const std::vector<std::string>& args) {
   advice_options.sensitivity = !vm.count("no-sensitivity");
   advice_options.cost_spread = vm.count("cost-spread") ? vm["cost-spread"].as<double>() / 100 : 0;
   advice_options.exact = vm.count("exact") > 0;
+  sim::CountCache counts;  // one scenario, many policies (sim/count_cache.h)
   SimulateOptions simulate_options;
+  simulate_options.counts = &counts;
   simulate_options.exact = advice_options.exact;
   // A line per simulation on standard error: how many the search is taking.
   std::mutex printing;

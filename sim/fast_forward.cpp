@@ -5,6 +5,7 @@
 
 #include "models/rules/partitioning.h"
 #include "models/rules/sizing_policy.h"
+#include "sim/count_cache.h"
 #include "sim/event_run.h"
 #include "sim/exchange/sender.h"
 #include "sim/run_extension.h"
@@ -60,7 +61,15 @@ FastForwardNote shortened_note(const std::vector<RunRows>& runs) {
 // Adds to `counted` (by exchange run, as count_exchange_runs gives them) the
 // counts of those `plan` shortens that it does not have yet.
 void count_missing(const Scenario& scenario, const Policy& policy, const Shortening& plan,
-                   std::vector<CountedRun>& counted) {
+                   std::vector<CountedRun>& counted, CountCache* cache) {
+  if (cache) {
+    // Those counted before, under the same policy and the costs a count reads.
+    const std::vector<CountedRun> kept = cache->kept(scenario, policy);
+    counted.resize(std::max(counted.size(), kept.size()));
+    for (std::size_t r = 0; r < kept.size(); ++r) {
+      if (counted[r].counts.rpcs == 0 && kept[r].counts.rpcs > 0) counted[r] = kept[r];
+    }
+  }
   Shortening missing = plan;
   std::size_t i = 0;
   for (std::size_t q = 0; q < scenario.queries.size(); ++q) {
@@ -76,6 +85,7 @@ void count_missing(const Scenario& scenario, const Policy& policy, const Shorten
   for (std::size_t r = 0; r < more.size(); ++r) {
     if (more[r].counts.rpcs > 0) counted[r] = more[r];
   }
+  if (cache) cache->keep(scenario, policy, more);
 }
 
 void add_counters(SimulationCounters* total, const SimulationCounters& run) {
@@ -270,7 +280,7 @@ std::optional<RunResult> fast_forward(const Scenario& scenario, const Policy& po
   std::vector<CountedRun> counted;
   std::string why;
   const auto rows_of = [&](const Shortening& shortening, const Scenario& shortened) {
-    count_missing(scenario, policy, shortening, counted);
+    count_missing(scenario, policy, shortening, counted, options.counts);
     return run_rows(scenario, shortening, shortened, policy, counted);
   };
   const auto keep_growing_whole = [&](const std::vector<RunRows>& runs) {

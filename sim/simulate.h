@@ -13,6 +13,9 @@
 namespace exsim {
 
 class Trace;
+namespace sim {
+class CountCache;
+}
 
 struct SimulateOptions {
   std::string scheduler = "calendar";  // event queue implementation (sim/engine/scheduler.h)
@@ -29,6 +32,9 @@ struct SimulateOptions {
   // workload's input rows produced so far (for a progress display).
   std::function<void(double)> progress;
   std::uint64_t progress_events = 1 << 20;  // about a quarter of a second
+  // When set, the counts of shortened exchanges are kept here and taken from
+  // here (sim/count_cache.h): simulations of one scenario apart from costs.
+  sim::CountCache* counts = nullptr;
 };
 
 // What the engine did, for benchmarks.

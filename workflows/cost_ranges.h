@@ -13,6 +13,10 @@
 #include "models/results/sensitivity.h"
 #include "models/scenario/scenario.h"
 
+namespace exsim::sim {
+class CountCache;
+}
+
 namespace exsim::workflows {
 
 struct CostRangeOptions {
@@ -21,6 +25,7 @@ struct CostRangeOptions {
   std::string scheduler = "calendar";
   bool exact = false;    // every exchange simulated whole (SimulateOptions::exact)
   std::function<void()> simulated;  // called after each simulation (progress)
+  sim::CountCache* counts = nullptr;  // shared by the simulations (sim/count_cache.h); one of their own if unset
 };
 
 // Fills each result's wall_range (cheap and dear ends; `from` says whence).

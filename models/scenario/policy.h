@@ -27,6 +27,7 @@ struct BufferSizing {
   Bytes budget = 0;        // per sender instance
   Bytes min = kBudgetChannelMin;
   Bytes max = kBudgetChannelMax;
+  bool operator==(const BufferSizing&) const = default;
 };
 
 enum class CapacityRule { kFixedLen, kBytes };
@@ -43,6 +44,7 @@ struct Policy {
   BroadcastSerialize broadcast_serialize = BroadcastSerialize::kOnce;
   Bytes receiver_buffer = 10 * kMiB;  // exchg_node_buffer_size_bytes (docs/impala.md §5.2)
   SenderLayout sender_layout = SenderLayout::kHead;
+  bool operator==(const Policy&) const = default;
 };
 
 }  // namespace exsim

@@ -10,6 +10,8 @@
 
 #include "models/results/results.h"
 #include "models/scenario/scenario_loader.h"
+#include "models/scenario/cost_figures.h"
+#include "sim/count_cache.h"
 #include "sim/fast_forward.h"
 #include "sim/simulate.h"
 
@@ -248,6 +250,43 @@ TEST_CASE("fast-forward: the counts planned without time are the simulation's, a
   REQUIRE(once.fast_forward.applied());
   CHECK(once.fast_forward.rows_simulated.size() == 1);  // stretched
   CHECK(results_to_json({once}) == results_to_json({simulate(merge, merge.policies.front())}));
+}
+
+}  // namespace exsim
+
+namespace exsim {
+
+TEST_CASE("fast-forward: counts kept across simulations give the same results, whatever costs move") {
+  // A long probe, shortened: its count of every batch is what the cache keeps.
+  const Scenario scenario =
+      load_scenario(kSource + "/scenarios/default.json", {"workload.queries.0.exchanges.1.rows=800000000"});
+  const Policy& policy = scenario.policies.front();
+  sim::CountCache cache;
+  SimulateOptions cached;
+  cached.counts = &cache;
+  const RunResult first = simulate(scenario, policy, cached);
+  REQUIRE(first.fast_forward.applied());
+  CHECK(cache.keys() == 1);
+  CHECK(results_to_json({first}) == results_to_json({simulate(scenario, policy)}));
+  // Costs a count does not read reuse it; the two it reads (each call's bytes,
+  // LZ4's rate) count again. Either way the results are those of no cache.
+  struct Move {
+    const char* key;
+    double factor;
+    std::size_t keys_after;
+  };
+  for (const Move& m : {Move{"rpc_cpu_us", 2.0, 1}, Move{"lz4_decompress_bytes_per_s", 0.5, 1},
+                        Move{"wire_overhead_bytes", 3.0, 2}, Move{"lz4_compress_bytes_per_s", 0.5, 3}}) {
+    CAPTURE(m.key);
+    Scenario moved = scenario;
+    const CostFigure* figure = find_cost_figure(m.key);
+    REQUIRE(figure != nullptr);
+    figure->set(moved.costs, figure->get(moved.costs) * m.factor);
+    const RunResult with = simulate(moved, policy, cached);
+    CHECK(cache.keys() == m.keys_after);
+    CHECK(results_to_json({with}) == results_to_json({simulate(moved, policy)}));
+    CHECK(with.wall_s != first.wall_s);  // the cost did move the run
+  }
 }
 
 }  // namespace exsim

@@ -106,7 +106,8 @@ int advise_command(const std::vector<std::string>& args) {
   advice_options.sensitivity = !vm.count("no-sensitivity");
   advice_options.cost_spread = vm.count("cost-spread") ? vm["cost-spread"].as<double>() / 100 : 0;
   advice_options.exact = vm.count("exact") > 0;
-  sim::CountCache counts;  // one scenario, many policies (sim/count_cache.h)
+  sim::CountCache counts;  // one scenario, many policies and costs (sim/count_cache.h)
+  advice_options.counts = &counts;
   SimulateOptions simulate_options;
   simulate_options.counts = &counts;
   simulate_options.exact = advice_options.exact;

@@ -125,16 +125,6 @@ bool Shortening::any() const {
   return false;
 }
 
-double Shortening::largest() const {
-  double most = 0;
-  for (const auto& query : fraction) {
-    for (double f : query) {
-      if (f < 1) most = std::max(most, f);
-    }
-  }
-  return most;
-}
-
 namespace {
 
 // alone[x]: exchange x of `query` is ordered by `after` with every other one

@@ -40,10 +40,9 @@ namespace exsim::sim {
 // the cycle settles before its middle (at 32, 12 calls in; the production
 // scenario's 16K run came out 0.25% long, against 0.04% at 64 calls and a
 // middle from 1/4 to 3/4, and took a quarter less time), and kRunTotalCalls
-// in all, so that the rate its
-// channels average to over the middle is the whole run's: with few channels
-// the rate wanders by a percent or two over a few thousand calls
-// (docs/simulator.md).
+// in all, so that the rate its channels average to over the middle is the
+// whole run's: with few channels the rate wanders by a percent or two over a
+// few thousand calls (docs/simulator.md).
 inline constexpr double kRunCalls = 32;
 inline constexpr double kRunTotalCalls = 131072;
 // An exchange is shortened to at most half its rows (stretched), a second run
@@ -67,7 +66,6 @@ struct Shortening {
   std::vector<std::vector<double>> fraction;  // [query][exchange]: of its rows in the shortened run; 1: whole
   bool any() const;
   bool shortened(std::size_t query, std::size_t exchange) const { return fraction[query][exchange] < 1; }
-  double largest() const;  // the largest fraction of a shortened exchange, 0 if none
   bool operator==(const Shortening&) const = default;
 };
 

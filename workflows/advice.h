@@ -14,6 +14,10 @@
 #include "validate/validated_region.h"
 #include "workflows/policy_search.h"
 
+namespace exsim::sim {
+class CountCache;
+}
+
 namespace exsim::workflows {
 
 struct AdviceOptions {
@@ -21,6 +25,7 @@ struct AdviceOptions {
   bool sensitivity = true;  // judge the pick over each cost's range
   double cost_spread = 0;   // > 0: every cost this fraction either way instead of the profile's ranges
   bool exact = false;       // every exchange simulated whole (SimulateOptions::exact)
+  sim::CountCache* counts = nullptr;  // the search's kept counts, for the cost-range judging too
 };
 
 struct Advice {

@@ -16,7 +16,7 @@
 #include "models/base/size.h"
 #include "models/results/decision_rule.h"
 #include "models/scenario/scenario_loader.h"
-#include "sim/count_cache.h"
+#include "sim/kept_runs.h"
 #include "sim/simulate.h"
 #include "validate/validated_region.h"
 #include "workflows/advice.h"
@@ -106,10 +106,10 @@ int advise_command(const std::vector<std::string>& args) {
   advice_options.sensitivity = !vm.count("no-sensitivity");
   advice_options.cost_spread = vm.count("cost-spread") ? vm["cost-spread"].as<double>() / 100 : 0;
   advice_options.exact = vm.count("exact") > 0;
-  sim::CountCache counts;  // one scenario, many policies and costs (sim/count_cache.h)
-  advice_options.counts = &counts;
+  sim::KeptRuns kept;  // one scenario, many policies and costs (sim/kept_runs.h)
+  advice_options.kept = &kept;
   SimulateOptions simulate_options;
-  simulate_options.counts = &counts;
+  simulate_options.kept = &kept;
   simulate_options.exact = advice_options.exact;
   // A line per simulation on standard error: how many the search is taking.
   std::mutex printing;

@@ -5,7 +5,8 @@
 
 #include "models/rules/partitioning.h"
 #include "models/rules/sizing_policy.h"
-#include "sim/count_cache.h"
+#include "sim/alone_runs.h"
+#include "sim/kept_runs.h"
 #include "sim/event_run.h"
 #include "sim/exchange/sender.h"
 #include "sim/run_extension.h"
@@ -125,37 +126,6 @@ bool Shortening::any() const {
   return false;
 }
 
-namespace {
-
-// alone[x]: exchange x of `query` is ordered by `after` with every other one
-// (one waits, perhaps through others, for the other to end), so no other runs
-// beside it.
-std::vector<bool> runs_alone(const Query& query) {
-  const std::size_t n = query.exchanges.size();
-  std::vector<std::vector<bool>> before(n, std::vector<bool>(n, false));  // before[x][y]: y ends before x starts
-  std::vector<int> state(n, 0);  // 0 unseen, 1 in progress, 2 done
-  const auto visit = [&](auto&& self, std::size_t x) -> void {
-    if (state[x] != 0) return;  // `after` has no cycles (the loader checks)
-    state[x] = 1;
-    for (const int y : query.exchanges[x].after) {
-      const auto u = static_cast<std::size_t>(y);
-      self(self, u);
-      before[x][u] = true;
-      for (std::size_t z = 0; z < n; ++z) before[x][z] = before[x][z] || before[u][z];
-    }
-    state[x] = 2;
-  };
-  for (std::size_t x = 0; x < n; ++x) visit(visit, x);
-  std::vector<bool> alone(n, true);
-  for (std::size_t x = 0; x < n; ++x) {
-    for (std::size_t y = 0; y < n; ++y) {
-      if (x != y && !before[x][y] && !before[y][x]) alone[x] = false;
-    }
-  }
-  return alone;
-}
-
-}  // namespace
 
 ShorteningPlan plan_shortening(const Scenario& scenario, const Policy& policy) {
   ShorteningPlan plan;
@@ -270,7 +240,7 @@ std::optional<RunResult> fast_forward(const Scenario& scenario, const Policy& po
   std::vector<CountedRun> counted;
   std::string why;
   const auto rows_of = [&](const Shortening& shortening, const Scenario& shortened) {
-    count_missing(scenario, policy, shortening, counted, options.counts);
+    count_missing(scenario, policy, shortening, counted, options.kept ? &options.kept->counts : nullptr);
     return run_rows(scenario, shortening, shortened, policy, counted);
   };
   const auto keep_growing_whole = [&](const std::vector<RunRows>& runs) {

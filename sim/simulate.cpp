@@ -7,7 +7,9 @@
 
 #include "models/rules/partitioning.h"
 #include "models/rules/sender_memory.h"
+#include "sim/alone_runs.h"
 #include "sim/event_run.h"
+#include "sim/kept_runs.h"
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/rpc_transport.h"
 #include "sim/exchange/sender.h"
@@ -21,22 +23,25 @@ using sim::ModelContext;
 using sim::SimTime;
 
 // Runs the queries one after another, each `repeat` times; within a query,
-// exchanges start together unless `after` orders them.
+// exchanges start together unless `after` orders them. With `alone_runs`, an
+// exchange that runs alone is taken from it (sim/alone_runs.h): simulated
+// apart or kept from another simulation, the same figures either way.
 class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler {
  public:
-  QueryDriver(ModelContext& context, RunResult& result, std::vector<sim::EventRun::Track>& tracks)
-      : context_(context), result_(result), tracks_(tracks) {}
+  QueryDriver(ModelContext& context, RunResult& result, std::vector<sim::EventRun::Track>& tracks,
+              sim::AloneRunCache* alone_runs, std::string scheduler)
+      : context_(context), result_(result), tracks_(tracks), alone_runs_(alone_runs), scheduler_(std::move(scheduler)) {}
 
   void start() { start_query(); }
 
-  void exchange_finished(ExchangeRun& /*run*/) override {
-    ++finished_;
-    start_ready();
-    // Tear down only from a fresh event: this call comes from deep inside the run.
-    if (finished_ == runs_.size()) context_.simulator.after(0, this, 0);
-  }
+  void exchange_finished(ExchangeRun& /*run*/) override { one_finished(); }
 
-  void on_event(std::uint64_t /*tag*/) override {
+  void on_event(std::uint64_t tag) override {
+    if (tag > 0) {  // an exchange taken whole ends
+      apart_end_[tag - 1] = context_.simulator.now();
+      one_finished();
+      return;
+    }
     record_query();
     if (++repetition_ == query().repeat) {
       repetition_ = 0;
@@ -53,35 +58,89 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
   SimTime finished_at() const { return finished_at_; }
   // Per host, the largest over queries of the sum of its sender instances' peaks.
   const std::vector<Bytes>& sender_peak_sums() const { return peak_sums_; }
+  // The events, RPC records and queue of the runs taken whole.
+  const SimulationCounters& apart_counters() const { return apart_counters_; }
 
  private:
   const Query& query() const { return context_.scenario.queries[query_index_]; }
+  std::uint64_t seed_of(std::size_t x) const { return exchange_seed(context_.scenario, query_index_, repetition_, x); }
+
+  void one_finished() {
+    ++finished_;
+    start_ready();
+    // Tear down only from a fresh event: this call comes from deep inside the run.
+    if (finished_ == runs_.size()) context_.simulator.after(0, this, 0);
+  }
 
   void start_query() {
     runs_.clear();
     started_.clear();
+    apart_.clear();
     finished_ = 0;
     query_started_ = context_.simulator.now();
     const Query& q = query();
     context_.query = q.name;
+    const std::vector<bool> alone = alone_runs_ ? sim::runs_alone(q) : std::vector<bool>(q.exchanges.size(), false);
     for (std::size_t x = 0; x < q.exchanges.size(); ++x) {
-      const std::uint64_t seed = exchange_seed(context_.scenario, query_index_, repetition_, x);
-      runs_.push_back(std::make_unique<ExchangeRun>(context_, q.exchanges[x], seed, *this));
+      // One that runs alone is made when it starts, if the cache cannot take it.
+      runs_.push_back(alone[x] ? nullptr : std::make_unique<ExchangeRun>(context_, q.exchanges[x], seed_of(x), *this));
     }
     started_.assign(runs_.size(), false);
+    apart_.assign(runs_.size(), nullptr);
+    apart_start_.assign(runs_.size(), -1);
+    apart_end_.assign(runs_.size(), -1);
     start_ready();
   }
+
+  SimTime finished_at(std::size_t x) const { return runs_[x] ? runs_[x]->finished_at() : apart_end_[x]; }
 
   void start_ready() {
     const Query& q = query();
     for (std::size_t x = 0; x < runs_.size(); ++x) {
       if (started_[x]) continue;
       bool ready = std::all_of(q.exchanges[x].after.begin(), q.exchanges[x].after.end(),
-                               [&](int dep) { return runs_[static_cast<std::size_t>(dep)]->finished_at() >= 0; });
+                               [&](int dep) { return finished_at(static_cast<std::size_t>(dep)) >= 0; });
       if (!ready) continue;
       started_[x] = true;
-      runs_[x]->start();
+      if (runs_[x] || !context_.memory.idle()) {
+        if (!runs_[x]) runs_[x] = std::make_unique<ExchangeRun>(context_, q.exchanges[x], seed_of(x), *this);
+        runs_[x]->start();
+      } else {
+        take_apart(x);
+      }
     }
+  }
+
+  // Exchange x, which runs alone, from the cache: the model as the run leaves
+  // it, and its end when its time has passed.
+  void take_apart(std::size_t x) {
+    apart_[x] = alone_runs_->run(context_, query().exchanges[x], seed_of(x), scheduler_);
+    const sim::AloneRun& run = *apart_[x];
+    apart_start_[x] = context_.simulator.now();
+    context_.cpu = run.cpu;
+    context_.memory.set_peaks(run.peaks);
+    context_.rpc_network_ns.merge(run.rpc_network_ns);
+    context_.rpc_receiver_ns.merge(run.rpc_receiver_ns);
+    context_.sender_wake_ns.merge(run.sender_wake_ns);
+    context_.rows_produced += query().exchanges[x].rows;
+    apart_counters_.events += run.events;
+    apart_counters_.rpc_records = std::max(apart_counters_.rpc_records, run.rpc_records);
+    apart_counters_.max_pending = std::max(apart_counters_.max_pending, run.max_pending);
+    context_.simulator.after(run.duration, this, x + 1);
+  }
+
+  // Exchange x's record; one taken apart with its clock moved to when it started here.
+  sim::RecordedRun recorded(std::size_t x) const {
+    if (runs_[x]) return sim::record_run(*runs_[x], query().name, repetition_);
+    sim::RecordedRun r = apart_[x]->recorded;
+    const SimTime offset = apart_start_[x];
+    r.result.repetition = repetition_;
+    r.track.start += offset;
+    r.track.end += offset;
+    for (sim::ProgressMark& mark : r.track.marks) {
+      if (mark.at >= 0) mark.at += offset;
+    }
+    return r;
   }
 
   void record_query() {
@@ -90,47 +149,15 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
     std::vector<Bytes> sums(context_.scenario.cluster.hosts.size(), 0);
     if (repetition_ == 0) result_.queries.push_back({q.name, q.repeat, 0});
     result_.queries.back().wall_s += wall;
-    for (const auto& run : runs_) {
-      const sim::ExchangeStats& s = run->stats();
-      ExchangeResult x;
-      x.query = q.name;
-      x.id = run->exchange().id;
-      x.kind = to_string(run->exchange().kind);
-      x.repetition = repetition_;
-      x.wall_s = static_cast<double>(run->finished_at() - run->started_at()) * 1e-9;
-      x.rows = s.rows_delivered;
-      x.rpcs = s.rpcs;
-      x.eos_rpcs = s.eos_rpcs;
-      x.bytes_wire = s.bytes_wire;
-      x.bytes_uncompressed = s.bytes_uncompressed;
-      x.sender_blocked_s = static_cast<double>(s.blocked_ns) * 1e-9;
-      x.deferred_rpcs = s.deferred_rpcs;
-      if (s.rpcs > 0) {
-        x.rpc_network_us_mean = static_cast<double>(s.network_ns) * 1e-3 / static_cast<double>(s.rpcs);
-        x.rpc_receiver_us_mean = static_cast<double>(s.receiver_ns) * 1e-3 / static_cast<double>(s.rpcs);
-      }
-      for (std::size_t b = 0; b < kBounds; ++b) x.sender_time.seconds[b] = static_cast<double>(s.sender_time_ns[b]) * 1e-9;
-      // After the last sender's end of stream is answered, the receivers still
-      // drain their queues: every sender instance waits on the consumers.
-      x.sender_time[Bound::kConsumer] += static_cast<double>((run->finished_at() - s.last_sender_done) *
-                                                             static_cast<SimTime>(run->senders().size())) * 1e-9;
-      x.sender_instance_peak_bytes = 0;
-      for (const auto& sender : run->senders()) {
-        x.sender_instance_peak_bytes = std::max(x.sender_instance_peak_bytes, sender->peak_bytes());
-        x.impala_tracked_peak_bytes = std::max(x.impala_tracked_peak_bytes, sender->tracked_peak_bytes());
-      }
-      result_.add_exchange(std::move(x));
-      sim::EventRun::Track track{run->started_at(), run->finished_at(), 0, 0, s.middle, s.marks};
-      for (const auto& sender : run->senders()) {
-        track.rooms += sender->buffer_rooms();
-        track.outbound += sender->outbound_buffers();
-      }
-      tracks_.push_back(track);
-      const Bytes estimate = planner_sender_estimate(run->exchange());
-      for (const auto& sender : run->senders()) {
-        sums[static_cast<std::size_t>(sender->host())] += sender->peak_bytes();
-        result_.planner.add(sender->peak_bytes(), estimate);
-        result_.planner.by_kind[to_string(run->exchange().kind)].add(sender->peak_bytes(), estimate);
+    for (std::size_t x = 0; x < runs_.size(); ++x) {
+      sim::RecordedRun r = recorded(x);
+      result_.add_exchange(std::move(r.result));
+      tracks_.push_back(r.track);
+      const Bytes estimate = planner_sender_estimate(q.exchanges[x]);
+      for (const auto& [host, peak] : r.sender_peaks) {
+        sums[static_cast<std::size_t>(host)] += peak;
+        result_.planner.add(peak, estimate);
+        result_.planner.by_kind[to_string(q.exchanges[x].kind)].add(peak, estimate);
       }
     }
     peak_sums_.resize(sums.size(), 0);
@@ -140,11 +167,16 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
   ModelContext& context_;
   RunResult& result_;
   std::vector<sim::EventRun::Track>& tracks_;
+  sim::AloneRunCache* alone_runs_;
+  std::string scheduler_;
   std::size_t query_index_ = 0;
   int repetition_ = 0;
   SimTime query_started_ = 0;
-  std::vector<std::unique_ptr<ExchangeRun>> runs_;
+  std::vector<std::unique_ptr<ExchangeRun>> runs_;  // null: taken apart, or not made yet
   std::vector<bool> started_;
+  std::vector<std::shared_ptr<const sim::AloneRun>> apart_;
+  std::vector<SimTime> apart_start_, apart_end_;
+  SimulationCounters apart_counters_;
   std::vector<Bytes> peak_sums_;
   std::size_t finished_ = 0;
   SimTime finished_at_ = -1;
@@ -164,7 +196,9 @@ EventRun simulate_events(const Scenario& scenario, const Policy& policy, const S
   context.trace = options.trace;
   context.trace_pid_base = options.trace_pid_base;
   context.trace_prefix = policy.name + ": ";
-  QueryDriver driver(context, result, run.tracks);
+  // A trace shows every span on one clock: nothing is taken apart.
+  sim::AloneRunCache* alone_runs = options.kept && !options.trace ? &options.kept->alone : nullptr;
+  QueryDriver driver(context, result, run.tracks, alone_runs, options.scheduler);
   driver.start();
   if (options.progress) {
     double rows = 0;  // every input row of the workload, each query as often as it repeats
@@ -197,9 +231,10 @@ EventRun simulate_events(const Scenario& scenario, const Policy& policy, const S
   describe_hosts(result, scenario, policy, sender_peak, receiver_peak);
   // As Impala's profiles add them up (simulated only).
   for (std::size_t h = 0; h < result.hosts.size(); ++h) result.hosts[h].sender_peak_sum_bytes = driver.sender_peak_sums().at(h);
-  run.counters.events = context.simulator.events_processed();
-  run.counters.rpc_records = context.transport->rpcs_allocated();
-  run.counters.max_pending = context.simulator.max_pending();
+  const SimulationCounters& apart = driver.apart_counters();
+  run.counters.events = context.simulator.events_processed() + apart.events;
+  run.counters.rpc_records = std::max<std::uint64_t>(context.transport->rpcs_allocated(), apart.rpc_records);
+  run.counters.max_pending = std::max(context.simulator.max_pending(), apart.max_pending);
   return run;
 }
 
@@ -211,7 +246,10 @@ RunResult simulate(const Scenario& scenario, const Policy& policy, const Simulat
   if (!options.exact && !options.trace) {
     if (auto fast = sim::fast_forward(scenario, policy, options, counters)) return std::move(*fast);
   }
-  sim::EventRun run = sim::simulate_events(scenario, policy, options);
+  // Exact: nothing taken from other simulations either, a reference on its own.
+  SimulateOptions whole = options;
+  if (options.exact) whole.kept = nullptr;
+  sim::EventRun run = sim::simulate_events(scenario, policy, whole);
   if (counters) *counters = run.counters;
   return std::move(run.result);
 }

@@ -14,7 +14,7 @@ namespace exsim {
 
 class Trace;
 namespace sim {
-class CountCache;
+struct KeptRuns;
 }
 
 struct SimulateOptions {
@@ -32,9 +32,10 @@ struct SimulateOptions {
   // workload's input rows produced so far (for a progress display).
   std::function<void(double)> progress;
   std::uint64_t progress_events = 1 << 20;  // about a quarter of a second
-  // When set, the counts of shortened exchanges are kept here and taken from
-  // here (sim/count_cache.h): simulations of one scenario apart from costs.
-  sim::CountCache* counts = nullptr;
+  // When set, the counts of shortened exchanges and the runs of exchanges that
+  // run alone are kept here and taken from here (sim/kept_runs.h): simulations
+  // of one scenario apart from costs and policy. The figures are the same.
+  sim::KeptRuns* kept = nullptr;
 };
 
 // What the engine did, for benchmarks.

@@ -43,7 +43,7 @@ Advice advise(const Scenario& scenario, const Policy& base, const AdviceOptions&
     ranges.jobs = options.search.jobs;
     ranges.relative = options.cost_spread;
     ranges.exact = options.exact;
-    ranges.counts = options.counts;
+    ranges.kept = options.kept;
     if (has_cost_uncertainty(scenario.costs, ranges.relative)) {
       advice.verdict = contenders_verdict(scenario, policies, results, ranges, pick.name,
                                           std::max(options.search.margin, kTieMargin));

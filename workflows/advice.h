@@ -15,7 +15,7 @@
 #include "workflows/policy_search.h"
 
 namespace exsim::sim {
-class CountCache;
+struct KeptRuns;
 }
 
 namespace exsim::workflows {
@@ -25,7 +25,7 @@ struct AdviceOptions {
   bool sensitivity = true;  // judge the pick over each cost's range
   double cost_spread = 0;   // > 0: every cost this fraction either way instead of the profile's ranges
   bool exact = false;       // every exchange simulated whole (SimulateOptions::exact)
-  sim::CountCache* counts = nullptr;  // the search's kept counts, for the cost-range judging too
+  sim::KeptRuns* kept = nullptr;  // what the search's simulations kept, for the cost-range judging too
 };
 
 struct Advice {

@@ -6,7 +6,7 @@
 
 #include "workflows/parallel.h"
 #include "models/scenario/cost_figures.h"
-#include "sim/count_cache.h"
+#include "sim/kept_runs.h"
 #include "sim/simulate.h"
 
 namespace exsim::workflows {
@@ -37,11 +37,11 @@ void simulate_cost_corners(const Scenario& scenario, const std::vector<Policy>& 
   Scenario cheap = scenario, dear = scenario;
   cheap.costs = cost_corner(scenario.costs, CostCorner::kCheap, options.relative);
   dear.costs = cost_corner(scenario.costs, CostCorner::kDear, options.relative);
-  sim::CountCache own;
+  sim::KeptRuns own;
   SimulateOptions plain;
   plain.scheduler = options.scheduler;
   plain.exact = options.exact;
-  plain.counts = options.counts ? options.counts : &own;
+  plain.kept = options.kept ? options.kept : &own;
   for (auto& r : results) r.wall_range = {r.wall_s, r.wall_s, "", 0};
   run_all(2 * policies.size(), options, [&](std::size_t k) {
     const std::size_t i = k / 2;
@@ -67,11 +67,11 @@ void simulate_cost_sensitivity(const Scenario& scenario, const std::vector<Polic
       results[i].sensitivity.push_back({std::string(figure->key), ends.cheap, ends.dear, 0, 0});
     }
   }
-  sim::CountCache own;
+  sim::KeptRuns own;
   SimulateOptions plain;
   plain.scheduler = options.scheduler;
   plain.exact = options.exact;
-  plain.counts = options.counts ? options.counts : &own;
+  plain.kept = options.kept ? options.kept : &own;
   // k: policy, figure, end.
   run_all(2 * policies.size() * figures.size(), options, [&](std::size_t k) {
     const std::size_t end = k % 2, f = (k / 2) % figures.size(), i = k / (2 * figures.size());
@@ -86,9 +86,9 @@ void simulate_cost_sensitivity(const Scenario& scenario, const std::vector<Polic
 SensitivityVerdict contenders_verdict(const Scenario& scenario, const std::vector<Policy>& contenders,
                                       std::vector<RunResult> results, const CostRangeOptions& options,
                                       const std::string& pick, double margin) {
-  sim::CountCache own;
+  sim::KeptRuns own;
   CostRangeOptions shared = options;
-  if (!shared.counts) shared.counts = &own;
+  if (!shared.kept) shared.kept = &own;
   simulate_cost_corners(scenario, contenders, results, shared);
   simulate_cost_sensitivity(scenario, contenders, results, shared);
   return sensitivity_verdict(sensitivity_rows(results), pick, margin);

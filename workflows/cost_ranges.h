@@ -14,7 +14,7 @@
 #include "models/scenario/scenario.h"
 
 namespace exsim::sim {
-class CountCache;
+struct KeptRuns;
 }
 
 namespace exsim::workflows {
@@ -25,7 +25,7 @@ struct CostRangeOptions {
   std::string scheduler = "calendar";
   bool exact = false;    // every exchange simulated whole (SimulateOptions::exact)
   std::function<void()> simulated;  // called after each simulation (progress)
-  sim::CountCache* counts = nullptr;  // shared by the simulations (sim/count_cache.h); one of their own if unset
+  sim::KeptRuns* kept = nullptr;  // shared by the simulations (sim/kept_runs.h); their own if unset
 };
 
 // Fills each result's wall_range (cheap and dear ends; `from` says whence).

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/count_cache.h"
+#include "sim/kept_runs.h"
 #include "validate/validated_region.h"
 #include "workflows/cost_ranges.h"
 #include "workflows/parallel.h"
@@ -17,12 +17,12 @@ namespace exsim::workflows {
 
 std::vector<RunResult> simulate_policies(const Scenario& scenario, const std::vector<Policy>& policies,
                                          const PolicySimulations& request) {
-  // One scenario throughout, costs apart: the counts of long exchanges are shared.
-  sim::CountCache counts;
+  // One scenario throughout, costs and policies apart: counts and runs are shared.
+  sim::KeptRuns kept;
   SimulateOptions options;
   options.scheduler = request.scheduler;
   options.exact = request.exact;
-  options.counts = &counts;
+  options.kept = &kept;
   const int jobs = std::min(request.jobs, static_cast<int>(policies.size()));
   // A bar on a terminal; elsewhere a line per policy once the run has taken a
   // second (a quick run prints nothing).
@@ -67,7 +67,7 @@ std::vector<RunResult> simulate_policies(const Scenario& scenario, const std::ve
     ranges.jobs = request.jobs;
     ranges.scheduler = request.scheduler;
     ranges.exact = request.exact;
-    ranges.counts = &counts;
+    ranges.kept = &kept;
     const std::size_t count =
         2 * policies.size() +
         (request.sensitivity ? sensitivity_simulations(scenario, policies.size(), request.cost_spread) : 0);

@@ -15,6 +15,7 @@ namespace exsim {
 // How one measured figure varied over its repetitions.
 struct FigureSpread {
   double median = 0, min = 0, max = 0;
+  bool operator==(const FigureSpread&) const = default;
 };
 
 struct CostProfile {
@@ -108,6 +109,7 @@ struct CostProfile {
   // How calibrate's repetitions of each figure varied (the profile's "spread"),
   // by key; figures not in it are not known to vary.
   std::map<std::string, FigureSpread> spread;
+  bool operator==(const CostProfile&) const = default;
 };
 
 // The costs at one end of their uncertainty: every figure of `costs` moved by

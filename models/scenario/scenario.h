@@ -39,6 +39,7 @@ const char* to_string(PartitionKind kind);
 struct RowShape {
   Bytes fixed_bytes = 0;  // Impala's fixed-length row size; a STRING slot counts 12 B
   VarLenDistribution varlen;
+  bool operator==(const RowShape&) const = default;
 };
 
 // Where the instances of one side of an exchange run.
@@ -48,6 +49,7 @@ struct Placement {
   int instances() const { return static_cast<int>(hosts.size()) * per_host; }
   // Host of instance i: instances are numbered host by host.
   int host_of(int instance) const { return hosts[static_cast<size_t>(instance / per_host)]; }
+  bool operator==(const Placement&) const = default;
 };
 
 // The scan beneath the operator that feeds a sender (Impala's HDFS scan node).
@@ -59,6 +61,7 @@ struct Placement {
 struct ScanSource {
   double rows_per_s = 0;  // 0: no scan of its own (the operator's cost is all)
   int threads = 0;
+  bool operator==(const ScanSource&) const = default;
 };
 
 struct Exchange {
@@ -85,6 +88,7 @@ struct Exchange {
   PartitionKind send_path() const {
     return kind == PartitionKind::kHash && receivers.instances() == 1 ? PartitionKind::kRandom : kind;
   }
+  bool operator==(const Exchange&) const = default;
 };
 
 struct Query {

@@ -35,6 +35,8 @@ class VarLenDistribution {
   // One row's var-len bytes.
   double draw(Random& random) const;
 
+  bool operator==(const VarLenDistribution&) const = default;
+
  private:
   Kind kind_ = Kind::kFixed;
   double mean_ = 0;

@@ -121,6 +121,26 @@ class MemoryLedger {
   Bytes sender_peak(int host) const { return sender_peak_[host]; }
   Bytes receiver_peak(int host) const { return receiver_peak_[host]; }
 
+  // The high-water marks, per host: what a run started from them sees (an
+  // exchange simulated apart, sim/alone_runs.h).
+  struct Peaks {
+    std::vector<Bytes> sender, receiver, held;
+    bool operator==(const Peaks&) const = default;
+  };
+  Peaks peaks() const { return {sender_peak_, receiver_peak_, held_peak_}; }
+  void set_peaks(const Peaks& peaks) {
+    sender_peak_ = peaks.sender;
+    receiver_peak_ = peaks.receiver;
+    held_peak_ = peaks.held;
+  }
+  // No buffer held on any host.
+  bool idle() const {
+    for (std::size_t h = 0; h < sender_now_.size(); ++h) {
+      if (sender_now_[h] != 0 || receiver_now_[h] != 0) return false;
+    }
+    return true;
+  }
+
  private:
   static void track(Bytes& now, Bytes& peak, Bytes delta) {
     now += delta;

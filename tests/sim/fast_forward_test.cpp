@@ -11,7 +11,7 @@
 #include "models/results/results.h"
 #include "models/scenario/scenario_loader.h"
 #include "models/scenario/cost_figures.h"
-#include "sim/count_cache.h"
+#include "sim/kept_runs.h"
 #include "sim/fast_forward.h"
 #include "sim/simulate.h"
 
@@ -261,9 +261,10 @@ TEST_CASE("fast-forward: counts kept across simulations give the same results, w
   const Scenario scenario =
       load_scenario(kSource + "/scenarios/default.json", {"workload.queries.0.exchanges.1.rows=800000000"});
   const Policy& policy = scenario.policies.front();
-  sim::CountCache cache;
+  sim::KeptRuns kept;
+  const sim::CountCache& cache = kept.counts;
   SimulateOptions cached;
-  cached.counts = &cache;
+  cached.kept = &kept;
   const RunResult first = simulate(scenario, policy, cached);
   REQUIRE(first.fast_forward.applied());
   CHECK(cache.keys() == 1);

@@ -57,7 +57,8 @@ int simulate_command(const std::vector<std::string>& args) {
        "error in this validation\n(exsim validate -o FILE), and say when the fastest leads by less")
       ("exact", "simulate every exchange to its last row; by default an exchange of many calls a channel\n"
        "is simulated shortened and its steady middle lengthened to the whole rows where checks say\n"
-       "that is exact, its calls and bytes counted in full (docs/simulator.md, Fast-forward)")
+       "that is exact, its calls and bytes counted in full (docs/simulator.md, Fast-forward), and an\n"
+       "exchange that runs alone is taken from another policy's simulation where it is the same run")
       ("scheduler", po::value<std::string>()->value_name("NAME")->default_value("calendar"),
        fmt::format("event queue: {}", sim::kSchedulerNames).c_str());
   add_results_option(visible, "the results (spec results format, an array)");

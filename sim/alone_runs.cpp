@@ -71,13 +71,13 @@ std::vector<bool> runs_alone(const Query& query) {
 }
 
 bool AloneRunCache::Key::operator==(const Key& other) const {
-  return exchange == other.exchange && policy == other.policy && costs == other.costs && peaks == other.peaks &&
+  return exchange == other.exchange && mt_dop == other.mt_dop && cluster == other.cluster && policy == other.policy && costs == other.costs && peaks == other.peaks &&
          same_cpu(cpu, other.cpu);
 }
 
 std::shared_ptr<const AloneRun> AloneRunCache::run(const ModelContext& context, const Exchange& exchange,
                                                    std::uint64_t seed, const std::string& scheduler) {
-  Key key{exchange, policy_seen_by(context.policy, exchange), context.scenario.costs, context.memory.peaks(),
+  Key key{exchange, context.scenario.cluster, context.scenario.mt_dop, policy_seen_by(context.policy, exchange), context.scenario.costs, context.memory.peaks(),
           context.cpu};
   {
     const std::lock_guard<std::mutex> guard(mutex_);

@@ -12,9 +12,9 @@
 // others: only the clock is offset. A workflow's simulations then share such
 // runs: the production scenario's broadcast is the same run under every flat
 // buffer size, and a cost range's policies at one corner of the costs share
-// theirs. Every simulation given one cache must be of the same scenario apart
-// from its costs, policy and shortened rows (which the key holds): the
-// workflow that makes the cache sees to it. Safe to share between threads.
+// theirs. The key holds all of the scenario a run reads (the exchange, its
+// seed, the cluster, MT_DOP, the costs), so one cache may serve any
+// simulations. Safe to share between threads.
 #ifndef EXSIM_SIM_ALONE_RUNS_H_
 #define EXSIM_SIM_ALONE_RUNS_H_
 
@@ -57,6 +57,8 @@ class AloneRunCache {
  private:
   struct Key {
     Exchange exchange;
+    Cluster cluster;
+    int mt_dop;
     Policy policy;  // as the exchange reads it
     CostProfile costs;
     MemoryLedger::Peaks peaks;

@@ -23,6 +23,8 @@ class LatencyMatrix {
   void set_rtt(int from, int to, Nanos rtt) { rtt_[static_cast<size_t>(from) * hosts_ + to] = rtt; }
   double rtt_ms(int from, int to) const { return static_cast<double>(rtt(from, to)) / 1e6; }
 
+  bool operator==(const LatencyMatrix&) const = default;
+
  private:
   int hosts_ = 0;
   std::vector<Nanos> rtt_;

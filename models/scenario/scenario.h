@@ -19,6 +19,7 @@ namespace exsim {
 struct Host {
   std::string name;
   std::string group;
+  bool operator==(const Host&) const = default;
 };
 
 struct Cluster {
@@ -29,6 +30,7 @@ struct Cluster {
   // flagged; 0: not given (anything past kAssumedHostMemory is flagged).
   Bytes memory_per_host = 0;
   LatencyMatrix rtt;
+  bool operator==(const Cluster&) const = default;
 };
 inline constexpr Bytes kAssumedHostMemory = Bytes{8} << 30;
 

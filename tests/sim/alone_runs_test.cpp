@@ -88,9 +88,14 @@ TEST_CASE("alone runs: a broadcast's run is shared by flat buffer sizes, not by 
   dearer.costs.rpc_latency_us *= 2;
   simulated(dearer, policy("16K"), &kept);
   CHECK(kept.alone.runs_kept() == 7);
+  // Nor on another cluster: one host pair 0.1 ms farther apart.
+  Scenario farther = scenario;
+  farther.cluster.rtt.set_rtt(0, 1, farther.cluster.rtt.rtt(0, 1) + 100000);
+  simulated(farther, policy("16K"), &kept);
+  CHECK(kept.alone.runs_kept() == 9);
   // And what is taken again gives what a simulation of its own gives.
   CHECK(simulated(scenario, policy("256K"), &kept) == simulated(scenario, policy("256K"), nullptr));
-  CHECK(kept.alone.runs_kept() == 8);
+  CHECK(kept.alone.runs_kept() == 10);
 }
 
 }  // namespace exsim

@@ -34,9 +34,9 @@ AloneRun simulate_apart(const ModelContext& context, const Exchange& exchange, s
   alone.duration = run.finished_at() - run.started_at();
   alone.cpu = apart.cpu;
   alone.peaks = apart.memory.peaks();
-  alone.rpc_network_ns = apart.rpc_network_ns;
-  alone.rpc_receiver_ns = apart.rpc_receiver_ns;
-  alone.sender_wake_ns = apart.sender_wake_ns;
+  alone.rpc_network_ns = apart.rpc_network_ns.buckets();
+  alone.rpc_receiver_ns = apart.rpc_receiver_ns.buckets();
+  alone.sender_wake_ns = apart.sender_wake_ns.buckets();
   alone.events = apart.simulator.events_processed();
   alone.rpc_records = apart.transport->rpcs_allocated();
   alone.max_pending = apart.simulator.max_pending();

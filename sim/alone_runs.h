@@ -40,7 +40,12 @@ struct AloneRun {
   SimTime duration = 0;
   CpuByStage cpu;                       // the model's CPU seconds at its end (from those at its start)
   MemoryLedger::Peaks peaks;            // the ledger's high-water marks at its end
-  LogHistogram rpc_network_ns, rpc_receiver_ns, sender_wake_ns;  // its calls' alone
+  // Its calls' times alone (LogHistogram::buckets: a few of the thousands of buckets).
+  using Buckets = std::vector<std::pair<int, std::int64_t>>;
+  Buckets rpc_network_ns, rpc_receiver_ns, sender_wake_ns;
+  static void add(LogHistogram& to, const Buckets& buckets) {
+    for (const auto& [index, count] : buckets) to.add_bucket(index, count);
+  }
   std::uint64_t events = 0, rpc_records = 0;
   std::size_t max_pending = 0;
 };

@@ -119,9 +119,9 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
     apart_start_[x] = context_.simulator.now();
     context_.cpu = run.cpu;
     context_.memory.set_peaks(run.peaks);
-    context_.rpc_network_ns.merge(run.rpc_network_ns);
-    context_.rpc_receiver_ns.merge(run.rpc_receiver_ns);
-    context_.sender_wake_ns.merge(run.sender_wake_ns);
+    sim::AloneRun::add(context_.rpc_network_ns, run.rpc_network_ns);
+    sim::AloneRun::add(context_.rpc_receiver_ns, run.rpc_receiver_ns);
+    sim::AloneRun::add(context_.sender_wake_ns, run.sender_wake_ns);
     context_.rows_produced += query().exchanges[x].rows;
     apart_counters_.events += run.events;
     apart_counters_.rpc_records = std::max(apart_counters_.rpc_records, run.rpc_records);

@@ -26,6 +26,7 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   const Exchange& x = run.exchange();
   const int count = run.channels();
   channels_.resize(static_cast<std::size_t>(count));
+  listing_.assign((static_cast<std::size_t>(count) + 63) / 64, 0);
   for (int c = 0; c < count; ++c) {
     Channel& ch = channels_[c];
     ch.host = x.receivers.host_of(c);

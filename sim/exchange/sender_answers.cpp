@@ -45,10 +45,11 @@ void SenderInstance::keep_answered(const Rpc& rpc, SimTime back, const CallParts
   while (*end >= 0) end = &answered_[static_cast<std::size_t>(*end)].next;  // at most in_flight long
   *end = slot;
   ++listed_;
+  listing_[static_cast<std::size_t>(rpc.channel) >> 6] |= std::uint64_t{1} << (rpc.channel & 63);
 }
 
 void SenderInstance::retire_all() {
-  for (int c = 0; c < static_cast<int>(channels_.size()); ++c) retire(c);
+  for_each_listed([&](int c) { retire(c); });
   FinalAnswers& last = final_answers_;
   // Once every call's answer is known and back, none is in flight.
   if (last.count == 0 || unknown_ > 0 || listed_ > 0 || last.back > context_.simulator.now()) return;
@@ -60,9 +61,13 @@ void SenderInstance::retire_all() {
 // takes the last one in its place: the order in which answers at the same
 // moment are retired and waited for.
 void SenderInstance::retire(int channel) {
+  std::uint64_t& word = listing_[static_cast<std::size_t>(channel) >> 6];
+  const std::uint64_t bit = std::uint64_t{1} << (channel & 63);
+  if ((word & bit) == 0) return;
   const auto at = [&](int slot) -> Answered& { return answered_[static_cast<std::size_t>(slot)]; };
   const SimTime now = context_.simulator.now();
-  for (int* link = &channels_[static_cast<std::size_t>(channel)].answered; *link >= 0;) {
+  int& head = channels_[static_cast<std::size_t>(channel)].answered;
+  for (int* link = &head; *link >= 0;) {
     const int slot = *link;
     Answered& a = at(slot);
     if (a.back > now) {
@@ -88,6 +93,7 @@ void SenderInstance::retire(int channel) {
                            span.rows, span.wire);
     }
   }
+  if (head < 0) word &= ~bit;
 }
 
 void SenderInstance::schedule_wake() {
@@ -107,7 +113,7 @@ void SenderInstance::schedule_wake() {
     }
   } else if (waiting_all_ && unknown_ == 0) {
     int channel = -1;  // of the latest
-    for (int c = 0; c < static_cast<int>(channels_.size()); ++c) {
+    for_each_listed([&](int c) {
       for (int slot = channels_[static_cast<std::size_t>(c)].answered; slot >= 0;) {
         const Answered& a = answered_[static_cast<std::size_t>(slot)];
         if (a.back > when) {
@@ -116,7 +122,7 @@ void SenderInstance::schedule_wake() {
         }
         slot = a.next;
       }
-    }
+    });
     const FinalAnswers& last = final_answers_;
     if (last.count > 0 && (last.back > when || (last.back == when && last.channel < channel))) {
       when = last.back;

@@ -70,26 +70,28 @@ std::vector<bool> runs_alone(const Query& query) {
   return alone;
 }
 
+// The cheap and telling first: under one seed, runs differ in their CPU so far,
+// policy or costs; the cluster (a matrix of RTTs) last.
 bool AloneRunCache::Key::operator==(const Key& other) const {
-  return exchange == other.exchange && mt_dop == other.mt_dop && cluster == other.cluster && policy == other.policy && costs == other.costs && peaks == other.peaks &&
-         same_cpu(cpu, other.cpu);
+  return same_cpu(cpu, other.cpu) && mt_dop == other.mt_dop && policy == other.policy && peaks == other.peaks &&
+         costs == other.costs && exchange == other.exchange && cluster == other.cluster;
 }
 
-std::shared_ptr<const AloneRun> AloneRunCache::run(const ModelContext& context, const Exchange& exchange,
-                                                   std::uint64_t seed, const std::string& scheduler) {
+AloneRunCache::Taken AloneRunCache::run(const ModelContext& context, const Exchange& exchange, std::uint64_t seed,
+                                        const std::string& scheduler) {
   Key key{exchange, context.scenario.cluster, context.scenario.mt_dop, policy_seen_by(context.policy, exchange), context.scenario.costs, context.memory.peaks(),
           context.cpu};
   {
     const std::lock_guard<std::mutex> guard(mutex_);
     for (const auto& [kept_key, kept_run] : kept_[seed]) {
-      if (kept_key == key) return kept_run;
+      if (kept_key == key) return {kept_run, false};
     }
   }
   // Simulated outside the lock: another thread may simulate the same run, to the same figures.
   auto alone = std::make_shared<const AloneRun>(simulate_apart(context, exchange, seed, scheduler));
   const std::lock_guard<std::mutex> guard(mutex_);
   kept_[seed].emplace_back(std::move(key), alone);
-  return alone;
+  return {alone, true};
 }
 
 std::size_t AloneRunCache::runs_kept() const {

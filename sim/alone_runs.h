@@ -55,8 +55,11 @@ class AloneRunCache {
   // The run of `exchange` (run `seed`) as it would go in `context` now: kept,
   // or simulated apart and kept. REQUIRES: context.memory.idle() and no other
   // exchange running.
-  std::shared_ptr<const AloneRun> run(const ModelContext& context, const Exchange& exchange, std::uint64_t seed,
-                                      const std::string& scheduler);
+  struct Taken {
+    std::shared_ptr<const AloneRun> run;
+    bool simulated;  // now, rather than kept from another simulation
+  };
+  Taken run(const ModelContext& context, const Exchange& exchange, std::uint64_t seed, const std::string& scheduler);
   std::size_t runs_kept() const;
 
  private:

@@ -96,6 +96,11 @@ TEST_CASE("alone runs: a broadcast's run is shared by flat buffer sizes, not by 
   // And what is taken again gives what a simulation of its own gives.
   CHECK(simulated(scenario, policy("256K"), &kept) == simulated(scenario, policy("256K"), nullptr));
   CHECK(kept.alone.runs_kept() == 10);
+  // A query of another name takes the same runs, under its own name.
+  Scenario renamed = scenario;
+  renamed.queries[0].name = "renamed";
+  CHECK(simulated(renamed, policy("16K"), &kept) == simulated(renamed, policy("16K"), nullptr));
+  CHECK(kept.alone.runs_kept() == 10);
 }
 
 }  // namespace exsim

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "models/rules/sizing_policy.h"
 #include "sim/exchange/rpc_transport.h"
+#include "sim/run_inputs.h"
 
 namespace exsim::sim {
 namespace {
@@ -79,7 +79,12 @@ bool AloneRunCache::Key::operator==(const Key& other) const {
 
 AloneRunCache::Taken AloneRunCache::run(const ModelContext& context, const Exchange& exchange, std::uint64_t seed,
                                         const std::string& scheduler) {
-  Key key{exchange, context.scenario.cluster, context.scenario.mt_dop, policy_seen_by(context.policy, exchange), context.scenario.costs, context.memory.peaks(),
+  Key key{exchange,
+          context.scenario.cluster,
+          context.scenario.mt_dop,
+          policy_seen_by(context.policy, exchange),
+          costs_seen_by(context.scenario.costs, exchange),
+          context.memory.peaks(),
           context.cpu};
   {
     const std::lock_guard<std::mutex> guard(mutex_);

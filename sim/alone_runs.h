@@ -4,17 +4,16 @@
 // An exchange that runs alone in its query (`after` orders it with every other
 // one) starts on an idle cluster: no buffer held, no call, transfer or CPU
 // step of another exchange left. Its run then depends only on the exchange and
-// its seed, the costs, the policy as it reads it (policy_seen_by), and what the
-// run before it leaves behind: the memory high-water marks (they decide which
+// its seed, the cluster, MT_DOP, the costs and the policy as it reads them
+// (sim/run_inputs.h), and what the run before it leaves behind: the memory high-water marks (they decide which
 // bytes fault in fresh) and the CPU seconds so far (its own are added to them,
 // in the same order). Simulated apart in a model of its own started from those,
 // it gives the same events, and so the same figures bit for bit, as among the
 // others: only the clock is offset. A workflow's simulations then share such
 // runs: the production scenario's broadcast is the same run under every flat
-// buffer size, and a cost range's policies at one corner of the costs share
-// theirs. The key holds all of the scenario a run reads (the exchange, its
-// seed, the cluster, MT_DOP, the costs), so one cache may serve any
-// simulations. Safe to share between threads.
+// buffer size and every cost of a hash sender's routing. The key holds all of
+// the scenario a run reads, so one cache may serve any simulations. Safe to
+// share between threads.
 #ifndef EXSIM_SIM_ALONE_RUNS_H_
 #define EXSIM_SIM_ALONE_RUNS_H_
 
@@ -67,7 +66,7 @@ class AloneRunCache {
     Exchange exchange;
     Cluster cluster;
     int mt_dop;
-    Policy policy;  // as the exchange reads it
+    Policy policy;      // as the exchange reads them (sim/run_inputs.h)
     CostProfile costs;
     MemoryLedger::Peaks peaks;
     CpuByStage cpu;

@@ -54,14 +54,4 @@ BatchSize typical_batch(const Policy& policy, const Exchange& exchange) {
   return full_channel_batch(channel_capacity(policy, exchange.row, exchange.receivers.instances()), row_bytes);
 }
 
-Policy policy_seen_by(const Policy& policy, const Exchange& exchange) {
-  Policy seen = policy;
-  seen.name.clear();
-  if (exchange.send_path() != PartitionKind::kHash) {
-    seen.buffer = BufferSizing{};
-    seen.capacity = CapacityRule{};
-  }
-  return seen;
-}
-
 }  // namespace exsim

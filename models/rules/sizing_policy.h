@@ -50,13 +50,6 @@ BatchSize full_input_batch(double row_bytes, std::int64_t rows);
 // channel batch for hash, a whole input batch for the other kinds.
 BatchSize typical_batch(const Policy& policy, const Exchange& exchange);
 
-// The policy as a run of `exchange` reads it: a whole-batch sender (every send
-// path but hash) sends its input batches as they come, so the channel buffer's
-// sizing and capacity rule touch neither its batches nor its memory
-// (sender_static_bytes, channel_buffer_bytes); the name touches nothing. Two
-// policies the same here give the exchange's run the same events.
-Policy policy_seen_by(const Policy& policy, const Exchange& exchange);
-
 }  // namespace exsim
 
 #endif  // EXSIM_MODELS_RULES_SIZING_POLICY_H_

@@ -3,13 +3,17 @@
 // for bit, and a run is taken again only where its key says it is the same.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/results/results.h"
+#include "models/scenario/cost_figures.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/alone_runs.h"
 #include "sim/kept_runs.h"
+#include "sim/run_inputs.h"
 #include "sim/simulate.h"
 
 namespace exsim {
@@ -34,6 +38,38 @@ TEST_CASE("alone runs: which exchanges run alone") {
   CHECK(sim::runs_alone(q) == std::vector<bool>{true, false, false, true});
   q.exchanges[2].after = {1};  // now a chain
   CHECK(sim::runs_alone(q) == std::vector<bool>{true, true, true, true});
+}
+
+TEST_CASE("alone runs: a whole-batch sender reads neither the buffer sizing nor the routing's costs") {
+  Policy small, large = small;
+  small.name = "16K";
+  large.name = "256K";
+  large.buffer.flat = 256 * kKiB;
+  large.capacity = CapacityRule::kBytes;
+  CostProfile costs, routed = costs;
+  routed.append_bytes_per_s = 1e9;
+  routed.cache_miss_row_ns = 3;
+  Exchange x;
+  x.senders = {{0, 1}, 2};
+  x.receivers = {{0, 1}, 2};
+  for (const PartitionKind kind : {PartitionKind::kBroadcast, PartitionKind::kRandom, PartitionKind::kMerge}) {
+    x.kind = kind;
+    CHECK(sim::policy_seen_by(small, x) == sim::policy_seen_by(large, x));  // names and sizes apart, the same
+    CHECK(sim::costs_seen_by(costs, x) == sim::costs_seen_by(routed, x));
+  }
+  x.kind = PartitionKind::kHash;
+  CHECK_FALSE(sim::policy_seen_by(small, x) == sim::policy_seen_by(large, x));
+  CHECK_FALSE(sim::costs_seen_by(costs, x) == sim::costs_seen_by(routed, x));
+  x.receivers = {{1}, 1};  // one channel: the whole-batch path
+  CHECK(sim::policy_seen_by(small, x) == sim::policy_seen_by(large, x));
+  CHECK(sim::costs_seen_by(costs, x) == sim::costs_seen_by(routed, x));
+  // What else a whole-batch sender reads still tells them apart.
+  Policy two = small;
+  two.in_flight = 2;
+  CHECK_FALSE(sim::policy_seen_by(small, x) == sim::policy_seen_by(two, x));
+  CostProfile wire = costs;
+  wire.transfer_miss_byte_ns = 0.5;
+  CHECK_FALSE(sim::costs_seen_by(costs, x) == sim::costs_seen_by(wire, x));
 }
 
 TEST_CASE("alone runs: taken apart and shared, the figures of one model run to the end") {
@@ -96,11 +132,29 @@ TEST_CASE("alone runs: a broadcast's run is shared by flat buffer sizes, not by 
   // And what is taken again gives what a simulation of its own gives.
   CHECK(simulated(scenario, policy("256K"), &kept) == simulated(scenario, policy("256K"), nullptr));
   CHECK(kept.alone.runs_kept() == 10);
+  // Each cost moved alone: what is taken again (the broadcast, under a cost of
+  // the hash routing's) gives the figures of a simulation of its own, and what
+  // the broadcast reads is simulated again.
+  const std::set<std::string_view> routing = {"partition_rows_per_s", "append_bytes_per_s", "core_cache_bytes",
+                                              "core_miss_byte_ns",    "cache_miss_row_ns",  "cache_miss_byte_ns",
+                                              "prefetch_streams",     "prefetched_miss_share"};
+  for (const CostFigure& figure : cost_figures()) {
+    CAPTURE(figure.key);
+    Scenario moved = scenario;
+    const double value = figure.get(moved.costs);
+    figure.set(moved.costs, value != 0 ? value * 0.5 : 1.0);
+    const std::size_t before = kept.alone.runs_kept();
+    CHECK(simulated(moved, policy("16K"), &kept) == simulated(moved, policy("16K"), nullptr));
+    // The shuffle is simulated again under every cost; the broadcast only
+    // under one it reads.
+    CHECK(kept.alone.runs_kept() - before == (routing.contains(figure.key) ? 1u : 2u));
+  }
   // A query of another name takes the same runs, under its own name.
   Scenario renamed = scenario;
   renamed.queries[0].name = "renamed";
+  const std::size_t kept_before = kept.alone.runs_kept();
   CHECK(simulated(renamed, policy("16K"), &kept) == simulated(renamed, policy("16K"), nullptr));
-  CHECK(kept.alone.runs_kept() == 10);
+  CHECK(kept.alone.runs_kept() == kept_before);
 }
 
 }  // namespace exsim

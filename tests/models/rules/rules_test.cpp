@@ -87,32 +87,6 @@ TEST_CASE("fixed_len capacity ignores var-len bytes, so batches overshoot") {
   CHECK(full_input_batch(100, 814).tuple_bytes == 81400);
 }
 
-TEST_CASE("an exchange's run reads the buffer sizing only on the hash path") {
-  Policy small, large = small;
-  small.name = "16K";
-  large.name = "256K";
-  large.buffer.flat = 256 * kKiB;
-  large.capacity = CapacityRule::kBytes;
-  Exchange x;
-  x.senders = {{0, 1}, 2};
-  x.receivers = {{0, 1}, 2};
-  for (const PartitionKind kind : {PartitionKind::kBroadcast, PartitionKind::kRandom, PartitionKind::kMerge}) {
-    x.kind = kind;
-    CHECK(policy_seen_by(small, x) == policy_seen_by(large, x));  // names and sizes apart, the same
-  }
-  x.kind = PartitionKind::kHash;
-  CHECK_FALSE(policy_seen_by(small, x) == policy_seen_by(large, x));
-  x.receivers = {{1}, 1};  // one channel: the whole-batch path
-  CHECK(policy_seen_by(small, x) == policy_seen_by(large, x));
-  // What else a whole-batch sender reads still tells policies apart.
-  Policy two = small;
-  two.in_flight = 2;
-  CHECK_FALSE(policy_seen_by(small, x) == policy_seen_by(two, x));
-  Policy uncompressed = small;
-  uncompressed.compression = Compression::kNone;
-  CHECK_FALSE(policy_seen_by(small, x) == policy_seen_by(uncompressed, x));
-}
-
 TEST_CASE("static sender memory of a hash sender equals the formula of docs/impala.md §2.6, with growth by doubling") {
   // HEAD, 16K, 100-byte rows, 4 channels (none local), LZ4 on: each channel holds a
   // collector and one outbound buffer, each with room for LZ4bound(B) = 16379 B grown

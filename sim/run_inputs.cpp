@@ -1,0 +1,33 @@
+#include "sim/run_inputs.h"
+
+namespace exsim::sim {
+
+Policy policy_seen_by(const Policy& policy, const Exchange& exchange) {
+  Policy seen = policy;
+  seen.name.clear();
+  if (exchange.send_path() != PartitionKind::kHash) {
+    seen.buffer = BufferSizing{};
+    seen.capacity = CapacityRule{};
+  }
+  return seen;
+}
+
+CostProfile costs_seen_by(const CostProfile& costs, const Exchange& exchange) {
+  CostProfile seen = costs;
+  seen.source.clear();
+  seen.spread.clear();
+  if (exchange.send_path() != PartitionKind::kHash) {
+    const CostProfile none;
+    seen.partition_rows_per_s = none.partition_rows_per_s;
+    seen.append_bytes_per_s = none.append_bytes_per_s;
+    seen.core_cache_bytes = none.core_cache_bytes;
+    seen.core_miss_byte_ns = none.core_miss_byte_ns;
+    seen.cache_miss_row_ns = none.cache_miss_row_ns;
+    seen.cache_miss_byte_ns = none.cache_miss_byte_ns;
+    seen.prefetch_streams = none.prefetch_streams;
+    seen.prefetched_miss_share = none.prefetched_miss_share;
+  }
+  return seen;
+}
+
+}  // namespace exsim::sim

@@ -13,7 +13,8 @@
 // runs: the production scenario's broadcast is the same run under every flat
 // buffer size and every cost of a hash sender's routing. The key holds all of
 // the scenario a run reads, so one cache may serve any simulations. Safe to
-// share between threads.
+// share between threads. The query driver takes only a simulation's leading
+// alone exchanges from it (sim/simulate.cpp).
 #ifndef EXSIM_SIM_ALONE_RUNS_H_
 #define EXSIM_SIM_ALONE_RUNS_H_
 

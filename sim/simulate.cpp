@@ -23,9 +23,12 @@ using sim::ModelContext;
 using sim::SimTime;
 
 // Runs the queries one after another, each `repeat` times; within a query,
-// exchanges start together unless `after` orders them. With `alone_runs`, an
-// exchange that runs alone is taken from it (sim/alone_runs.h): simulated
-// apart or kept from another simulation, the same figures either way.
+// exchanges start together unless `after` orders them. With `alone_runs`, the
+// leading exchanges that run alone are taken from it (sim/alone_runs.h):
+// simulated apart or kept from another simulation, the same figures either
+// way. Only those lead: once an exchange has run in this model, the CPU and
+// memory marks the next one starts from are this simulation's own, which no
+// other shares, and keeping its runs would only fill the cache.
 class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler {
  public:
   QueryDriver(ModelContext& context, RunResult& result, std::vector<sim::EventRun::Track>& tracks,
@@ -80,7 +83,8 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
     query_started_ = context_.simulator.now();
     const Query& q = query();
     context_.query = q.name;
-    const std::vector<bool> alone = alone_runs_ ? sim::runs_alone(q) : std::vector<bool>(q.exchanges.size(), false);
+    const std::vector<bool> alone =
+        alone_runs_ && leading_ ? sim::runs_alone(q) : std::vector<bool>(q.exchanges.size(), false);
     for (std::size_t x = 0; x < q.exchanges.size(); ++x) {
       // One that runs alone is made when it starts, if the cache cannot take it.
       runs_.push_back(alone[x] ? nullptr : std::make_unique<ExchangeRun>(context_, q.exchanges[x], seed_of(x), *this));
@@ -102,9 +106,10 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
                                [&](int dep) { return finished_at(static_cast<std::size_t>(dep)) >= 0; });
       if (!ready) continue;
       started_[x] = true;
-      if (runs_[x] || !context_.memory.idle()) {
+      if (runs_[x] || !leading_ || !context_.memory.idle()) {
         if (!runs_[x]) runs_[x] = std::make_unique<ExchangeRun>(context_, q.exchanges[x], seed_of(x), *this);
         runs_[x]->start();
+        leading_ = false;
       } else {
         take_apart(x);
       }
@@ -173,6 +178,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
   std::vector<sim::EventRun::Track>& tracks_;
   sim::AloneRunCache* alone_runs_;
   std::string scheduler_;
+  bool leading_ = true;  // every exchange so far taken from alone_runs_
   std::size_t query_index_ = 0;
   int repetition_ = 0;
   SimTime query_started_ = 0;

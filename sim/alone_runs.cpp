@@ -13,11 +13,6 @@ class Ended final : public ExchangeRun::Listener {
   void exchange_finished(ExchangeRun& /*run*/) override {}
 };
 
-bool same_cpu(const CpuByStage& a, const CpuByStage& b) {
-  return a.produce == b.produce && a.serialize == b.serialize && a.compress == b.compress && a.call == b.call &&
-         a.rpc == b.rpc && a.decompress == b.decompress && a.deserialize == b.deserialize && a.consume == b.consume;
-}
-
 AloneRun simulate_apart(const ModelContext& context, const Exchange& exchange, std::uint64_t seed,
                         const std::string& scheduler) {
   ModelContext apart(context.scenario, context.policy, make_scheduler(scheduler));
@@ -73,7 +68,7 @@ std::vector<bool> runs_alone(const Query& query) {
 // The cheap and telling first: under one seed, runs differ in their CPU so far,
 // policy or costs; the cluster (a matrix of RTTs) last.
 bool AloneRunCache::Key::operator==(const Key& other) const {
-  return same_cpu(cpu, other.cpu) && mt_dop == other.mt_dop && policy == other.policy && peaks == other.peaks &&
+  return cpu == other.cpu && mt_dop == other.mt_dop && policy == other.policy && peaks == other.peaks &&
          costs == other.costs && exchange == other.exchange && cluster == other.cluster;
 }
 

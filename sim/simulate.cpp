@@ -40,7 +40,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
   void exchange_finished(ExchangeRun& /*run*/) override { one_finished(); }
 
   void on_event(std::uint64_t tag) override {
-    if (tag > 0) {  // an exchange taken whole ends
+    if (tag > 0) {  // an exchange taken apart ends
       apart_end_[tag - 1] = context_.simulator.now();
       one_finished();
       return;
@@ -61,7 +61,7 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
   SimTime finished_at() const { return finished_at_; }
   // Per host, the largest over queries of the sum of its sender instances' peaks.
   const std::vector<Bytes>& sender_peak_sums() const { return peak_sums_; }
-  // The events, RPC records and queue of the runs taken whole.
+  // The events, RPC records and queue of the runs taken apart and simulated in this call.
   const SimulationCounters& apart_counters() const { return apart_counters_; }
 
  private:
@@ -78,7 +78,6 @@ class QueryDriver final : public ExchangeRun::Listener, public sim::EventHandler
   void start_query() {
     runs_.clear();
     started_.clear();
-    apart_.clear();
     finished_ = 0;
     query_started_ = context_.simulator.now();
     const Query& q = query();

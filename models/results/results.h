@@ -38,6 +38,7 @@ struct CpuByStage {
   double decompress = 0;
   double deserialize = 0;
   double consume = 0;      // the operator fed by each receiver (consume_rows_per_s)
+  bool operator==(const CpuByStage&) const = default;
 };
 
 struct QueryResult {

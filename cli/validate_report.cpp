@@ -119,7 +119,7 @@ std::string render_validation(const std::vector<Comparison>& comparisons, const 
   Table table({"scenario / policy", "wall pred", "wall meas", "error", "bound by (pred / meas)", "RPCs pred", "RPCs meas", "error", "wire pred",
                "wire meas", "error", "peak pred", "peak meas", "error"});
   for (const auto& c : comparisons) {
-    table.add_row({c.predicted.scenario + " / " + c.predicted.policy + (c.steady ? "" : " (unsteady)"),
+    table.add_row({c.predicted.scenario + " / " + c.predicted.policy + (c.steady ? "" : " (unjudged)"),
                    format_seconds(c.predicted.wall_s), format_seconds(c.measured.wall_s),
                    format_signed_percent(c.wall_error), bounds(c), fmt::format("{}", c.predicted.rpcs),
                    fmt::format("{}", c.measured.rpcs), format_signed_percent(c.rpcs_error),
@@ -171,16 +171,24 @@ std::string render_validation(const std::vector<Comparison>& comparisons, const 
     for (const auto& why : verdict.no_verdict) out += item + why + "\n";
     return out;
   }
+  if (!verdict.unjudged.empty()) {
+    out += fmt::format("\nNOT JUDGED: the machine was too busy or too noisy for these rows; the verdict is the "
+                       "other rows' (the thresholds allow {} unjudged):\n",
+                       t.unjudged_max);
+    for (const auto& why : verdict.unjudged) out += item + why + "\n";
+  }
   out += verdict.passed() ? "\nPASS: every error within its threshold\n" : "\nFAIL:\n";
   for (const auto& v : verdict.violations) out += item + v + "\n";
   std::vector<const Comparison*> shown;
   for (const auto& c : comparisons) {
-    if (validate::row_exceeds(c, t)) shown.push_back(&c);
+    if (c.steady && validate::row_exceeds(c, t)) shown.push_back(&c);
   }
   if (!verdict.passed() && shown.empty()) {
     // A median beyond its threshold, no row beyond its own: the rows furthest
     // off say whether one stage or everything was off.
-    for (const auto& c : comparisons) shown.push_back(&c);
+    for (const auto& c : comparisons) {
+      if (c.steady) shown.push_back(&c);
+    }
     std::sort(shown.begin(), shown.end(),
               [](const Comparison* a, const Comparison* b) { return std::abs(a->wall_error) > std::abs(b->wall_error); });
     shown.resize(std::min<std::size_t>(shown.size(), 3));

@@ -49,19 +49,26 @@ Verdict judge(const std::vector<Comparison>& comparisons, const Thresholds& t) {
   }
   std::vector<double> walls;
   for (const auto& c : comparisons) {
+    if (!c.steady) {
+      v.unjudged.push_back(fmt::format("{} / {}: {}", c.predicted.scenario, c.predicted.policy,
+                                       c.unsteady_why.empty() ? "measured only on an unsteady machine" : c.unsteady_why));
+      continue;
+    }
     walls.push_back(std::abs(c.wall_error));
     v.rpcs_max_error = std::max(v.rpcs_max_error, std::abs(c.rpcs_error));
     v.bytes_max_error = std::max(v.bytes_max_error, std::abs(c.bytes_error));
     v.sender_peak_max_error = std::max(v.sender_peak_max_error, std::abs(c.sender_peak_error));
   }
-  const FigureSpread wall = spread_of(std::move(walls));
-  v.wall_median_error = wall.median;
-  for (const auto& c : comparisons) {
-    if (!c.steady) {
-      v.no_verdict.push_back(fmt::format("{} / {}: measured only on an unsteady machine", c.predicted.scenario,
-                                         c.predicted.policy));
+  if (walls.empty() || static_cast<int>(v.unjudged.size()) > t.unjudged_max) {
+    v.no_verdict = v.unjudged;
+    if (t.unjudged_max > 0) {
+      v.no_verdict.push_back(fmt::format("{} of {} rows unjudged, more than the {} the thresholds allow",
+                                         v.unjudged.size(), comparisons.size(), t.unjudged_max));
     }
   }
+  if (walls.empty()) return v;
+  const FigureSpread wall = spread_of(std::move(walls));
+  v.wall_median_error = wall.median;
   v.wall_max_error = wall.max;
 
   auto check = [&](const char* what, double error, double limit) {
@@ -96,7 +103,18 @@ std::string comparisons_to_json(const std::vector<Comparison>& comparisons, cons
                     {"costs", ordered::parse(cost_profile_json(c.costs, c.costs.source, {}, {}))},
                     {"predicted", pair[0]},
                     {"measured", pair[1]}});
+    if (!c.steady && !c.unsteady_why.empty()) rows.back()["unsteady_why"] = c.unsteady_why;
     if (!c.cluster.empty()) rows.back()["cluster"] = ordered::parse(c.cluster);
+    if (!c.run_wall_errors.empty()) {
+      ordered runs = ordered::array();
+      for (double e : c.run_wall_errors) runs.push_back(error(e));
+      rows.back()["runs_wall_error"] = std::move(runs);
+    }
+    if (!c.set_aside_wall_errors.empty()) {
+      ordered runs = ordered::array();
+      for (double e : c.set_aside_wall_errors) runs.push_back(error(e));
+      rows.back()["set_aside_wall_error"] = std::move(runs);
+    }
     if (!c.slowdown.none()) {
       rows.back()["machine_slowdown"] = {{"compute", c.slowdown.compute}, {"calls", c.slowdown.calls}};
     }
@@ -105,7 +123,8 @@ std::string comparisons_to_json(const std::vector<Comparison>& comparisons, cons
                                  {"wall_max_error", t.wall_max_error},
                                  {"rpcs_error", t.rpcs_error},
                                  {"bytes_error", t.bytes_error},
-                                 {"sender_peak_error", t.sender_peak_error}}},
+                                 {"sender_peak_error", t.sender_peak_error},
+                                 {"unjudged_max", t.unjudged_max}}},
                  {"summary", {{"wall_median_error", v.wall_median_error},
                               {"wall_max_error", v.wall_max_error},
                               {"rpcs_max_error", v.rpcs_max_error},
@@ -113,6 +132,7 @@ std::string comparisons_to_json(const std::vector<Comparison>& comparisons, cons
                               {"sender_peak_max_error", v.sender_peak_max_error},
                               {"passed", v.judged() ? ordered(v.passed()) : ordered(nullptr)},
                               {"violations", v.violations},
+                              {"unjudged", v.unjudged},
                               {"no_verdict", v.no_verdict}}},
                  {"comparisons", rows}};
   return out.dump(2) + "\n";

@@ -26,8 +26,9 @@ struct Comparison {
   RunResult measured;   // source "measured"
   double wall_error = 0, rpcs_error = 0, bytes_error = 0, sender_peak_error = 0;  // signed
   // False when the measurement was taken on a machine too busy or too noisy
-  // for it to judge the model: shown, never judged.
+  // for it to judge the model (too few steady runs): shown, never judged.
   bool steady = true;
+  std::string unsteady_why;  // why, when not steady ("" says it in general terms)
   // The cluster the run had in place of its scenario's, as JSON text (a real
   // cluster's, validate --hosts; cut to the scenario's hosts when simulated):
   // "" for the scenario's own.
@@ -35,6 +36,11 @@ struct Comparison {
   // How much slower the machine ran around the measurement than when `costs`
   // were measured: they are already moved by it (at_slowdown); said, not applied again.
   MachineSlowdown slowdown;
+  // The wall-clock error of every run the row stands for, from the lowest:
+  // how far the runs of one policy agree (empty for a recorded row).
+  std::vector<double> run_wall_errors;
+  // Those of the runs set aside as taken on an unsteady machine, beside a steady row's.
+  std::vector<double> set_aside_wall_errors;
 };
 
 Comparison compare(std::string scenario_file, RunResult predicted, RunResult measured, CostProfile costs = {});
@@ -43,9 +49,12 @@ struct Verdict {
   double wall_median_error = 0;  // of |wall error| over rows
   double wall_max_error = 0;
   double rpcs_max_error = 0, bytes_max_error = 0, sender_peak_max_error = 0;
-  std::vector<std::string> violations;  // one line per threshold exceeded
-  // Why the measurements cannot be judged (the machine was too busy or too
-  // noisy while they were taken): then there is no verdict, pass or fail.
+  std::vector<std::string> violations;  // one line per threshold exceeded, over the judged rows
+  // Rows left out of the verdict, each with why: measured on a machine too busy
+  // or too noisy. Up to the thresholds' unjudged_max, the other rows are judged.
+  std::vector<std::string> unjudged;
+  // Why the measurements cannot be judged (more rows unjudged than allowed):
+  // then there is no verdict, pass or fail.
   std::vector<std::string> no_verdict;
   bool judged() const { return no_verdict.empty(); }
   bool passed() const { return judged() && violations.empty(); }

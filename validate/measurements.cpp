@@ -19,6 +19,7 @@ Measurements load_measurements(const std::string& path) {
       out.thresholds.rpcs_error = t.required("rpcs_error").number(0, 0);
       out.thresholds.bytes_error = t.required("bytes_error").number(0, 0);
       out.thresholds.sender_peak_error = t.required("sender_peak_error").number(0, 0);
+      out.thresholds.unjudged_max = static_cast<int>(t.member("unjudged_max").integer(0, 0, 1000));
     }
     const JsonNode rows = root.required("comparisons");
     if (rows.expect_array()) {
@@ -30,6 +31,7 @@ Measurements load_measurements(const std::string& path) {
         m.scenario_file = row.required("scenario_file").string();
         m.costs = read_cost_profile(row.required("costs"));
         m.steady = row.member("steady").boolean(true);
+        m.unsteady_why = row.member("unsteady_why").string();
         if (const JsonNode cluster = row.member("cluster"); cluster.present() && cluster.expect_object()) {
           m.cluster = cluster.json().dump();
         }

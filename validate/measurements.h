@@ -19,6 +19,7 @@ struct Measurement {
   CostProfile costs;
   RunResult measured;
   bool steady = true;  // false: taken on a machine too busy or too noisy to judge the model by
+  std::string unsteady_why;
   std::string cluster;  // the real cluster's in place of the scenario's (JSON text), "" for its own
   MachineSlowdown slowdown;  // what `costs` were moved by for the machine's speed (already in them)
 };

@@ -19,6 +19,10 @@ bool RunSchedule::short_of_runs(PolicyIndex index) const {
   return static_cast<int>(runs(index).steady.size()) < repeat_;
 }
 
+bool RunSchedule::judgeable(PolicyIndex index) const {
+  return static_cast<int>(runs(index).steady.size()) >= steady_runs_for_verdict(repeat_);
+}
+
 std::vector<PolicyIndex> RunSchedule::next_round(Duration elapsed) {
   std::vector<PolicyIndex> wanted;
   for (std::size_t s = 0; s < runs_.size(); ++s) {

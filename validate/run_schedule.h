@@ -22,6 +22,11 @@ namespace exsim::validate {
 // How many tries a policy gets per steady run wanted.
 inline constexpr int kTriesPerRun = 4;
 
+// How many steady runs a policy needs for a verdict when `repeat` were asked:
+// a majority, whose median no single disturbed run decides (2 of 3). The
+// schedule still makes runs again until `repeat` are steady, while time allows.
+inline constexpr int steady_runs_for_verdict(int repeat) { return repeat / 2 + 1; }
+
 // The machine's speed and the cost of a call between processes, by probes
 // (transport/testbed/speed_probe.h, call_probe.h; larger is slower): around a
 // run, the mean of those before and after it; for a round's costs, the median
@@ -75,7 +80,8 @@ class RunSchedule {
 
   const PolicyRuns& runs(PolicyIndex index) const { return runs_.at(index.scenario).at(index.policy); }
   PolicyRuns& runs(PolicyIndex index) { return runs_.at(index.scenario).at(index.policy); }
-  bool short_of_runs(PolicyIndex index) const;
+  bool short_of_runs(PolicyIndex index) const;  // fewer steady runs than `repeat`
+  bool judgeable(PolicyIndex index) const;      // at least steady_runs_for_verdict(repeat)
 
  private:
   bool wants_a_run(const PolicyRuns& runs) const;

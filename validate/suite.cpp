@@ -19,7 +19,7 @@ Thresholds parse_thresholds(const std::string& text, const std::string& file) {
   Thresholds t;
   if (root.expect_object()) {
     root.reject_unknown_keys({"description", "wall_median_error", "wall_max_error", "rpcs_error", "bytes_error",
-                              "sender_peak_error"});
+                              "sender_peak_error", "unjudged_max"});
     root.member("description").string();
     // Fractions: 0.10 is 10%. Above 10 is almost surely a percentage typed by mistake.
     auto fraction = [&](const char* key, double fallback) { return root.member(key).number(fallback, 0, false, 10); };
@@ -28,6 +28,7 @@ Thresholds parse_thresholds(const std::string& text, const std::string& file) {
     t.rpcs_error = fraction("rpcs_error", t.rpcs_error);
     t.bytes_error = fraction("bytes_error", t.bytes_error);
     t.sender_peak_error = fraction("sender_peak_error", t.sender_peak_error);
+    t.unjudged_max = static_cast<int>(root.member("unjudged_max").integer(t.unjudged_max, 0, 1000));
   }
   diagnostics.throw_if_errors();
   return t;

@@ -16,6 +16,9 @@ struct Thresholds {
   double rpcs_error = 0.01;         // any row
   double bytes_error = 0.02;        // bytes on the wire, any row
   double sender_peak_error = 0.15;  // largest per-host sender peak, any row
+  // How many rows may go unjudged, for want of steady runs, while the others
+  // still get a verdict: 0, every row must be judged.
+  int unjudged_max = 0;
 };
 
 struct Suite {

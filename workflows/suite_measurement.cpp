@@ -239,12 +239,17 @@ MeasuredSuite measure_suite(const std::vector<LoadedScenario>& scenarios, const 
     MeasuredScenario& out = suite.scenarios[s];
     for (std::size_t p = 0; p < policies.size(); ++p) {
       validate::PolicyRuns& r = schedule.runs({s, p});
-      if (schedule.short_of_runs({s, p})) {
-        out.unsteady += fmt::format("{}{}: {} of {} runs {}", out.unsteady.empty() ? "" : "; ", policies[p].name,
-                                    r.steady.size(), r.tries,
-                                    options.real_cluster ? "steady on the cluster (no stall, each host at its calibrated speed)"
-                                                         : "on a steady machine (its speed held, its CPU its own)");
+      std::string why;
+      if (!schedule.judgeable({s, p})) {
+        why = fmt::format("{} of {} runs {}, fewer than the {} a verdict needs", r.steady.size(), r.tries,
+                          options.real_cluster ? "steady on the cluster (no stall, each host at its calibrated speed)"
+                                               : "on a steady machine (its speed held, its CPU its own)",
+                          validate::steady_runs_for_verdict(options.repeat));
+      } else if (schedule.short_of_runs({s, p})) {
+        fmt::print(stderr, "validate: {}: {}: judged on {} steady runs of {} asked ({} tries)\n", scenarios[s].file,
+                   policies[p].name, r.steady.size(), options.repeat, r.tries);
       }
+      out.unjudged.push_back(std::move(why));
       out.runs.push_back(std::move(r.steady));
       out.set_aside.push_back(std::move(r.set_aside));
     }

@@ -10,9 +10,9 @@
 // processes took its CPU (transport/testbed/cpu_set.h: CoreShare). A round whose calibration after
 // it was unsteady or found the speed changed takes the costs of the one before it alone (each run
 // was held to those); that one unsteady, the costs of the one after it alone; and its runs are set
-// aside only when both were unsteady (choose_round_costs). A scenario
-// left without enough steady runs when its tries or the time limit run out gets no verdict: the
-// machine was too busy or too noisy, which is said, never reported as a model error.
+// aside only when both were unsteady (choose_round_costs). A policy
+// left without a majority of its steady runs when its tries or the time limit run out is not judged:
+// the machine was too busy or too noisy, which is said, never reported as a model error.
 #ifndef EXSIM_WORKFLOWS_SUITE_MEASUREMENT_H_
 #define EXSIM_WORKFLOWS_SUITE_MEASUREMENT_H_
 
@@ -71,8 +71,8 @@ struct MeasuredScenario {
   // Per policy: its runs set aside, kept so that a policy with no steady run
   // still shows what was measured (flagged, never judged).
   std::vector<std::vector<validate::RoundRun>> set_aside;
-  // Why the scenario gets no verdict ("" when it does).
-  std::string unsteady;
+  // Per policy: why it gets no verdict, too few runs on a steady machine ("" when it gets one).
+  std::vector<std::string> unjudged;
 };
 
 struct MeasuredSuite {

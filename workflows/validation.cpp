@@ -1,6 +1,7 @@
 #include "workflows/validation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -57,25 +58,45 @@ Judged compare_measured(std::vector<LoadedScenario> scenarios, MeasuredSuite mea
   for (std::size_t s = 0; s < scenarios.size(); ++s) {
     Scenario& scenario = scenarios[s].scenario;
     MeasuredScenario& m = measured.scenarios.at(s);
-    if (!m.unsteady.empty()) judged.no_verdict.push_back(fmt::format("{}: {}", scenarios[s].file, m.unsteady));
     for (std::size_t i = 0; i < scenario.policies.size(); ++i) {
-      const bool steady = !m.runs.at(i).empty();
-      std::vector<validate::Comparison> rounds;
-      for (validate::RoundRun& run : steady ? m.runs.at(i) : m.set_aside.at(i)) {
+      // A run against the simulation of its round's costs, moved to the machine's speed around it.
+      auto compare_run = [&](validate::RoundRun& run) {
         const auto round = static_cast<std::size_t>(run.round);
-        // The round's costs, moved to the machine's speed around this run.
         const MachineSlowdown slowdown =
             round < measured.round_probes.size() ? validate::slowdown_of(run.probes, measured.round_probes[round])
                                                  : MachineSlowdown{};
         scenario.costs = at_slowdown(measured.round_costs.empty() ? fixed : measured.round_costs.at(round), slowdown);
-        rounds.push_back(validate::compare(scenarios[s].file, predict(scenario, i, error), std::move(run.result),
-                                           scenario.costs));
+        validate::Comparison c =
+            validate::compare(scenarios[s].file, predict(scenario, i, error), std::move(run.result), scenario.costs);
+        c.slowdown = slowdown;
+        return c;
+      };
+      // Unjudged, a policy shows its steady runs, or without one those set aside.
+      const bool steady = i >= m.unjudged.size() || m.unjudged[i].empty();
+      const bool any_steady = !m.runs.at(i).empty();
+      std::vector<validate::Comparison> rounds;
+      for (validate::RoundRun& run : any_steady ? m.runs.at(i) : m.set_aside.at(i)) {
+        rounds.push_back(compare_run(run));
         rounds.back().steady = steady;
-        rounds.back().slowdown = slowdown;
+        if (!steady) rounds.back().unsteady_why = m.unjudged[i];
       }
       if (rounds.empty()) continue;  // never run: every try failed
       std::sort(rounds.begin(), rounds.end(), [](const auto& a, const auto& b) { return a.wall_error < b.wall_error; });
-      judged.comparisons.push_back(std::move(rounds[rounds.size() / 2]));
+      std::vector<double> errors, set_aside;
+      for (const auto& r : rounds) errors.push_back(r.wall_error);
+      if (any_steady) {
+        for (validate::RoundRun& run : m.set_aside.at(i)) set_aside.push_back(compare_run(run).wall_error);
+        std::sort(set_aside.begin(), set_aside.end());
+      }
+      // The median run; of an even number, the middle one nearer the prediction: a row is then beyond
+      // a threshold only when a majority of its runs are, 2 of 2 as 2 of 3.
+      std::size_t middle = rounds.size() / 2;
+      if (rounds.size() % 2 == 0 && std::abs(rounds[middle - 1].wall_error) < std::abs(rounds[middle].wall_error)) {
+        --middle;
+      }
+      judged.comparisons.push_back(std::move(rounds[middle]));
+      judged.comparisons.back().run_wall_errors = std::move(errors);
+      judged.comparisons.back().set_aside_wall_errors = std::move(set_aside);
     }
   }
   return judged;
@@ -113,6 +134,7 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
     RunResult predicted = predict(scenario, static_cast<std::size_t>(it - policies.begin()), error);
     comparisons.push_back(validate::compare(row.scenario_file, std::move(predicted), row.measured, row.costs));
     comparisons.back().steady = row.steady;
+    comparisons.back().unsteady_why = row.unsteady_why;
     comparisons.back().cluster = row.cluster;
     comparisons.back().slowdown = row.slowdown;
   }
@@ -150,7 +172,9 @@ MachineValidation validate_on_this_machine(const validate::Suite& suite, Measure
     // So that `validate --measured` simulates them on the same cluster.
     for (auto& c : out.judged.comparisons) c.cluster = options.real_cluster->cluster_text;
   }
-  if (!out.judged.no_verdict.empty()) out.judged.no_verdict.push_back(machine_load());
+  for (const auto& c : out.judged.comparisons) {
+    if (!c.steady) out.machine_load = machine_load();
+  }
   return out;
 }
 
@@ -179,7 +203,7 @@ ValidationRun run_validation(const validate::Suite& suite, const std::optional<s
                              std::optional<validate::ModelError> error) {
   ValidationRun run;
   run.judged_by = suite;
-  std::vector<std::string> no_verdict;  // why the measurements cannot be judged
+  std::string load;  // the machine's, when measured here
   if (measured_file) {
     Recorded recorded = judge_recorded(*measured_file, suite, suite_given, error);
     run.comparisons = std::move(recorded.comparisons);
@@ -188,13 +212,16 @@ ValidationRun run_validation(const validate::Suite& suite, const std::optional<s
   } else {
     MachineValidation done = validate_on_this_machine(suite, options, profile, error);
     run.comparisons = std::move(done.judged.comparisons);
-    no_verdict = std::move(done.judged.no_verdict);
+    load = std::move(done.machine_load);
     run.profile_source = std::move(done.profile_source);
     run.calibration = std::move(done.calibration);
   }
   if (error) run.profile_source += fmt::format("; the model with a deliberate error: {}", validate::to_string(*error));
   run.verdict = validate::judge(run.comparisons, run.judged_by.thresholds);
-  run.verdict.no_verdict.insert(run.verdict.no_verdict.begin(), no_verdict.begin(), no_verdict.end());
+  if (!load.empty() && !run.verdict.unjudged.empty()) {
+    run.verdict.unjudged.push_back(load);
+    if (!run.verdict.no_verdict.empty()) run.verdict.no_verdict.push_back(load);
+  }
   return run;
 }
 

@@ -23,15 +23,14 @@ namespace exsim::workflows {
 std::vector<LoadedScenario> load_suite_scenarios(const validate::Suite& suite);
 
 struct Judged {
-  std::vector<validate::Comparison> comparisons;  // one per policy measured
-  std::vector<std::string> no_verdict;            // scenarios without steady runs, and why
+  std::vector<validate::Comparison> comparisons;  // one per policy measured; unjudged ones not steady
 };
 
 // Each steady run of `measured` against the model at its round's costs (or
 // `fixed` when the suite ran on a fixed profile), through `error` if any; per
 // policy the run of median wall-clock error counts (a slowdown the probes
-// missed touches one round). A policy without a steady run shows the runs set
-// aside, flagged, never judged.
+// missed touches one round). A policy without a majority of its steady runs
+// shows those it has, or without one the runs set aside: flagged, never judged.
 Judged compare_measured(std::vector<LoadedScenario> scenarios, MeasuredSuite measured, const CostProfile& fixed,
                         std::optional<validate::ModelError> error);
 
@@ -42,15 +41,16 @@ std::vector<validate::Comparison> compare_again(const validate::Measurements& me
                                                 const validate::Suite& suite,
                                                 std::optional<validate::ModelError> error);
 
-// What else the machine was doing, for a verdict withheld: its load average.
+// What else the machine was doing, for rows left unjudged: its load average.
 std::string machine_load();
 
 // The whole of `validate` on this machine: the suite read, measured in rounds
 // (suite_measurement.h) with this machine's costs calibrated around them, or
-// with `profile`'s when given, and each run judged (compare_measured); a
-// verdict withheld says the machine's load.
+// with `profile`'s when given, and each run judged (compare_measured); rows
+// left unjudged say the machine's load.
 struct MachineValidation {
   Judged judged;
+  std::string machine_load;  // when a row is unjudged
   std::string profile_source;                         // where the model's costs came from, in words
   std::optional<transport::CalibrationSamples> calibration;  // when calibrated: every bracket's repetitions
 };

@@ -77,6 +77,27 @@ TEST_CASE("the time limit stops the runs made again, never the first `repeat` ro
   CHECK(before_limit.stopped_by_time_limit());
 }
 
+TEST_CASE("a majority of the steady runs asked gets a verdict when the time limit leaves a policy short") {
+  CHECK(steady_runs_for_verdict(1) == 1);
+  CHECK(steady_runs_for_verdict(2) == 2);
+  CHECK(steady_runs_for_verdict(3) == 2);
+  CHECK(steady_runs_for_verdict(5) == 3);
+  RunSchedule schedule({3}, 3, seconds(100));
+  // Policy 1 is disturbed in one round, policy 2 in two; every later try too.
+  int round = 0;
+  const auto disturbed = [&](PolicyIndex i) { return (i.policy == 1 && round == 0) || (i.policy == 2 && round != 1); };
+  for (; run_round(schedule, seconds(60 * round), disturbed) > 0; ++round) {
+  }
+  CHECK(schedule.stopped_by_time_limit());
+  CHECK_FALSE(schedule.short_of_runs({0, 0}));
+  CHECK(schedule.judgeable({0, 0}));
+  CHECK(schedule.short_of_runs({0, 1}));  // 2 of 3: judged on those
+  CHECK(schedule.judgeable({0, 1}));
+  CHECK(schedule.runs({0, 1}).steady.size() == 2);
+  CHECK_FALSE(schedule.judgeable({0, 2}));  // 1 of 3: no verdict of its own
+  CHECK(schedule.runs({0, 2}).steady.size() == 1);
+}
+
 TEST_CASE("a round whose costs did not hold has its steady runs set aside and made again") {
   RunSchedule schedule({2}, 1, seconds(0));
   CHECK(run_round(schedule, seconds(0), [](PolicyIndex i) { return i.policy == 1; }) == 2);

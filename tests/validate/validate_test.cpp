@@ -57,6 +57,8 @@ TEST_CASE("thresholds: the issue's defaults, each key optional") {
   CHECK(t.wall_max_error == 0.2);
   CHECK(t.rpcs_error == 0);
   CHECK(t.wall_median_error == 0.10);
+  CHECK(t.unjudged_max == 0);  // by default every row is judged
+  CHECK(parse_thresholds(R"({"unjudged_max": 2})", "suite.json").unjudged_max == 2);
 }
 
 TEST_CASE("thresholds: bad suite files name the file, the key and what was expected") {
@@ -66,6 +68,8 @@ TEST_CASE("thresholds: bad suite files name the file, the key and what was expec
   CHECK(error_of(R"({"rpcs_error": "1%"})").find("/rpcs_error") != std::string::npos);
   CHECK(error_of(R"({"bytes_error": 0.02,})").find("suite.json:1:") != std::string::npos);
   CHECK(error_of("[]").find("suite.json") != std::string::npos);
+  CHECK(error_of(R"({"unjudged_max": -1})").find("/unjudged_max") != std::string::npos);
+  CHECK(error_of(R"({"unjudged_max": 1.5})").find("/unjudged_max") != std::string::npos);
 }
 
 TEST_CASE("a suite directory: its scenarios sorted, suite.json not among them, its thresholds applied") {
@@ -166,6 +170,44 @@ TEST_CASE("a row measured only on an unsteady machine is shown and never judged"
   CHECK(j["comparisons"][1]["steady"] == false);
 }
 
+TEST_CASE("rows left unjudged, up to unjudged_max: the verdict is the others', and says which were left out") {
+  std::vector<Comparison> rows{compare("s.json", result(1.05, 100, 1000, 100, "simulated"),
+                                       result(1.0, 100, 1000, 100, "measured")),
+                               compare("s.json", result(3.0, 100, 1000, 100, "simulated"),
+                                       result(1.0, 100, 1000, 100, "measured")),
+                               compare("s.json", result(1.1, 100, 1000, 100, "simulated"),
+                                       result(1.0, 100, 1000, 100, "measured"))};
+  rows[1].steady = false;
+  rows[1].unsteady_why = "1 of 6 runs on a steady machine";
+  Thresholds t;
+  t.unjudged_max = 1;
+  Verdict v = judge(rows, t);
+  CHECK(v.judged());
+  CHECK(v.passed());  // the 200% row is not among the judged
+  REQUIRE(v.unjudged.size() == 1);
+  CHECK(v.unjudged[0] == "s / p: 1 of 6 runs on a steady machine");
+  CHECK(v.wall_max_error == doctest::Approx(0.1));
+  CHECK(v.wall_median_error == doctest::Approx(0.075));
+  // A judged row beyond its threshold still fails.
+  rows[2].wall_error = 0.3;
+  CHECK_FALSE(judge(rows, t).passed());
+  CHECK(judge(rows, t).judged());
+  // More unjudged than allowed: no verdict, saying how many.
+  rows[0].steady = false;
+  v = judge(rows, t);
+  CHECK_FALSE(v.judged());
+  REQUIRE(v.no_verdict.size() == 3);
+  CHECK(v.no_verdict[2] == "2 of 3 rows unjudged, more than the 1 the thresholds allow");
+  // None judged: no verdict, however many are allowed.
+  rows[2].steady = false;
+  t.unjudged_max = 5;
+  CHECK_FALSE(judge(rows, t).judged());
+  const auto j = nlohmann::json::parse(comparisons_to_json(rows, t, judge(rows, t)));
+  CHECK(j["thresholds"]["unjudged_max"] == 5);
+  CHECK(j["summary"]["unjudged"].size() == 3);
+  CHECK(j["comparisons"][1]["unsteady_why"] == "1 of 6 runs on a steady machine");
+}
+
 TEST_CASE("a validation's measurements read back: scenario file, costs, measured result, thresholds") {
   const auto dir = std::filesystem::temp_directory_path() / ("exsim-measured-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -178,8 +220,10 @@ TEST_CASE("a validation's measurements read back: scenario file, costs, measured
                                compare("scenarios/x.json", result(1.05, 100, 1000, 100, "simulated"),
                                        result(1.0, 100, 1000, 100, "measured"), costs)};
   rows[1].steady = false;
+  rows[1].unsteady_why = "0 of 4 runs on a steady machine";
   Thresholds t;
   t.wall_max_error = 0.2;
+  t.unjudged_max = 1;
   {
     std::ofstream(dir / "v.json") << comparisons_to_json(rows, t, judge(rows, t));
   }
@@ -193,6 +237,8 @@ TEST_CASE("a validation's measurements read back: scenario file, costs, measured
   CHECK(m.rows[0].measured.wall_s == 1.0);
   CHECK(m.rows[0].measured.source == "measured");
   CHECK(m.thresholds.wall_max_error == 0.2);
+  CHECK(m.thresholds.unjudged_max == 1);
+  CHECK(m.rows[1].unsteady_why == "0 of 4 runs on a steady machine");
   // A document that is not a validation's names what is missing.
   {
     std::ofstream(dir / "bad.json") << R"({"comparisons": [{"scenario_file": 3, "steady": "yes"}]})";

@@ -74,7 +74,7 @@ TEST_CASE("a policy's run of median wall-clock error counts; without a steady ru
   // 64K: no steady run, one set aside.
   m.runs.push_back({});
   m.set_aside.push_back({{0, measured_at(scenario, 1, 1.5), {}}});
-  m.unsteady = "the machine was busy";
+  m.unjudged = {"", "the machine was busy"};
   measured.scenarios.push_back(m);
   const workflows::Judged judged =
       workflows::compare_measured({{file, kScenario, scenario}}, measured, scenario.costs, std::nullopt);
@@ -83,8 +83,33 @@ TEST_CASE("a policy's run of median wall-clock error counts; without a steady ru
   // (predicted - measured) / measured of the run kept: the model predicts the unscaled wall-clock.
   CHECK(judged.comparisons[0].wall_error == doctest::Approx(-0.02 / 1.02).epsilon(1e-6));
   CHECK_FALSE(judged.comparisons[1].steady);
-  REQUIRE(judged.no_verdict.size() == 1);
-  CHECK(judged.no_verdict[0].find("the machine was busy") != std::string::npos);
+  CHECK(judged.comparisons[1].unsteady_why == "the machine was busy");
+  std::filesystem::remove(file);
+}
+
+TEST_CASE("of two steady runs the one nearer the prediction counts: a row is beyond a threshold only when both are") {
+  const std::string file = temp_file("exsim_workflows_two.json", kScenario);
+  const Scenario scenario = parse_scenario(kScenario, file);
+  auto judge_two = [&](double a, double b) {
+    workflows::MeasuredSuite measured;
+    workflows::MeasuredScenario m;
+    m.runs.push_back({{0, measured_at(scenario, 0, a), {}}, {1, measured_at(scenario, 0, b), {}}});
+    m.set_aside.push_back({});
+    m.runs.push_back({{0, measured_at(scenario, 1, 1.0), {}}});
+    m.set_aside.push_back({});
+    m.unjudged = {"", ""};
+    measured.scenarios.push_back(m);
+    const workflows::Judged judged =
+        workflows::compare_measured({{file, kScenario, scenario}}, measured, scenario.costs, std::nullopt);
+    REQUIRE(judged.comparisons.size() == 2);
+    CHECK(judged.comparisons[0].steady);
+    CHECK(judged.comparisons[0].run_wall_errors.size() == 2);
+    return judged.comparisons[0].wall_error;
+  };
+  CHECK(judge_two(1.2, 0.95) == doctest::Approx(0.05 / 0.95).epsilon(1e-6));  // one slow, one 5% fast
+  CHECK(judge_two(0.95, 1.2) == doctest::Approx(0.05 / 0.95).epsilon(1e-6));  // in either order
+  CHECK(judge_two(0.8, 0.7) == doctest::Approx(0.2 / 0.8).epsilon(1e-6));     // both fast: the nearer
+  CHECK(judge_two(1.3, 1.25) == doctest::Approx(-0.25 / 1.25).epsilon(1e-6));  // both slow: the nearer
   std::filesystem::remove(file);
 }
 

@@ -153,6 +153,11 @@ void read_verdict(const JsonNode& root, const std::string& path, ReportInput& in
   if (reasons.present() && reasons.expect_array()) {
     for (std::size_t i = 0; i < reasons.size(); ++i) v.reasons.push_back(reasons.element(i).string());
   }
+  // A verdict on fewer rows says which were left out.
+  const JsonNode unjudged = summary.member("unjudged");
+  if (judged && unjudged.present() && unjudged.expect_array()) {
+    for (std::size_t i = 0; i < unjudged.size(); ++i) v.reasons.push_back("unjudged: " + unjudged.element(i).string());
+  }
   in.verdicts.push_back(std::move(v));
 }
 

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "models/base/error.h"
 #include "models/results/report_input.h"
 #include "plots/figures.h"
@@ -252,6 +254,21 @@ TEST_CASE("results files: arrays, JSON Lines and validation; anything else is na
   CHECK_THROWS_WITH_AS(read_report_input({(dir / "cut.json").string()}), doctest::Contains("cut.json:3:"),
                        InputError);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a validation judged on fewer rows: the report names those left out") {
+  const auto dir = std::filesystem::temp_directory_path() / "exsim-report-unjudged";
+  std::filesystem::create_directories(dir);
+  std::ifstream recorded(std::string(EXSIM_SOURCE_DIR) + "/tests/data/validate/suite-measured.json");
+  auto doc = nlohmann::json::parse(recorded);
+  doc["summary"]["unjudged"] = {"val-latency / 128K: 1 of 6 runs on a steady machine"};
+  std::ofstream(dir / "v.json") << doc.dump();
+  const ReportInput in = read_report_input({(dir / "v.json").string()});
+  std::filesystem::remove_all(dir);
+  REQUIRE(in.verdicts.size() == 1);
+  CHECK(in.verdicts[0].outcome == "passed");
+  REQUIRE(in.verdicts[0].reasons.size() == 1);
+  CHECK(in.verdicts[0].reasons[0] == "unjudged: val-latency / 128K: 1 of 6 runs on a steady machine");
 }
 
 TEST_CASE("a validation's report leads with its verdict and thresholds, and recommends no measured twin") {

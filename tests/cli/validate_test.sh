@@ -69,7 +69,7 @@ if [ "$all_steady" = True ]; then
   check "steady measurements judged again: a verdict" test "$code" -le 1
 else
   check "runs set aside judged again: no verdict" test "$code" -eq 4
-  check "runs set aside are flagged in the table" has "(unsteady)" "$work/again-val.out"
+  check "rows without a majority of steady runs are flagged in the table" has "(unjudged)" "$work/again-val.out"
 fi
 check "nothing ran again" hasnt "on the real exchange (round" "$work/again-val.out"
 # A row's costs moved to its machine's speed say so, read back; a factor that is not above 0 is refused by its path.

@@ -138,8 +138,8 @@ for error in no-latency one-in-flight lz4-double-cost nic-doubled; do
     >"$work/err.out" 2>&1
   check "2 rows unjudged: model error $error still fails the others" test $? -eq 1
 done
-# The one row of a capped link left unjudged: the others cannot catch NICs twice
-# as fast, so the gate, which demands every model error fail, fails.
+# The capped link's rows left unjudged (the recorded suite has its 64K): the others
+# cannot catch NICs twice as fast, so the gate, which demands every model error fail, fails.
 python3 - "$recorded" "$work/no-nic-row.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -150,7 +150,7 @@ json.dump(d, open(sys.argv[2], 'w'))
 PY
 "$exsim" validate --measured "$work/no-nic-row.json" "$src/scenarios/validation" --model-error nic-doubled \
   >"$work/err.out" 2>&1
-check "the capped link's row unjudged: nic-doubled goes uncaught (exit 0), which fails the gate" test $? -eq 0
+check "the capped link's rows unjudged: nic-doubled goes uncaught (exit 0), which fails the gate" test $? -eq 0
 "$exsim" validate --measured "$work/unjudged3.json" "$src/scenarios/validation" >"$work/unjudged3.out" 2>&1
 check "3 rows unjudged: no verdict (exit 4)" test $? -eq 4
 check "3 rows unjudged: says how many the thresholds allow" has "3 of 21 rows unjudged, more than the 2" \

@@ -8,7 +8,7 @@
 #    round, alone, until 240 s after the first round (the suite's three rounds
 #    take about 150 s). A policy then short of its 3 steady runs is judged on 2;
 #    with fewer it is left unjudged, and up to suite.json's unjudged_max (2 of
-#    21) the verdict is the other rows'. More, and there is no verdict (exit 4),
+#    22) the verdict is the other rows'. More, and there is no verdict (exit 4),
 #    which fails the gate with the reason: the suite is never measured again as
 #    a whole, which had made `make test` take up to 9 minutes.
 # 2. The same measurements judged again with each deliberate error in the model

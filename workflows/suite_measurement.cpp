@@ -138,24 +138,28 @@ RoundCosts choose_round_costs(const transport::CalibrationSamples& before, const
   transport::CalibrationSamples around = before;
   around.append(after);
   const transport::Calibration both = transport::summarize_costs(around);
+  const transport::Calibration alone = transport::summarize_costs(before);
+  const transport::Calibration after_alone = transport::summarize_costs(after);
+  // Both together only when each was steady on its own: a majority of their
+  // repetitions together could all be the one bracket's.
+  const bool both_steady = !both.too_noisy && !alone.too_noisy && !after_alone.too_noisy;
   // The costs hold for the round's runs only if the machine kept its speed
   // from the calibration before the round to the one after it.
   const double drift =
       after.probes_us.empty() || start.speed_us <= 0 ? 0 : std::abs(median_of(after.probes_us) / start.speed_us - 1);
-  if (!both.too_noisy && drift <= transport::kSteadySpeed) return {both.profile, probes_of(around), false, ""};
-  const std::string why_not_both = both.too_noisy ? std::string("the calibration after it was too noisy")
-                                                  : fmt::format("the machine's speed changed by {:.0f}% over it",
-                                                                100 * drift);
+  if (both_steady && drift <= transport::kSteadySpeed) return {both.profile, probes_of(around), false, ""};
+  const std::string why_not_both = !both_steady ? std::string("the calibration after it was too noisy")
+                                                : fmt::format("the machine's speed changed by {:.0f}% over it",
+                                                              100 * drift);
   // The one before, to which every steady run was held (in a busy spell, two
   // rounds in a row lost 11 and 9 steady runs to the calibration after them).
-  if (const transport::Calibration alone = transport::summarize_costs(before); !alone.too_noisy) {
+  if (!alone.too_noisy) {
     return {alone.profile, start, false, why_not_both + ": its runs take the costs of the calibration before it alone"};
   }
   // The one after: each run's probes say how fast its machine ran, against
   // these as against any, unless the machine had moved further than costs
   // are moved (a CI machine lost a round's 17 steady runs, and the gate its
   // verdict, to a noisy calibration before them).
-  const transport::Calibration after_alone = transport::summarize_costs(after);
   if (!after_alone.too_noisy && drift <= kScalableSlowdown) {
     return {after_alone.profile, probes_of(after), false,
             "the calibration before it was too noisy: its runs take the costs of the calibration after it alone"};

@@ -108,12 +108,12 @@ PY
 check "the measured cluster simulates as a scenario's" test $? -eq 0
 
 # 1b. Each host's CPU costs, by `exsim calibrate` run on it through its agent
-# (two repetitions, small: the run's machinery, not its figures, is tested here;
-# with one, a noisy spell once set every host aside), and the RPC layer's bytes
-# over the paths, in sessions of their own.
+# (three repetitions, small: the run's machinery, not its figures, is tested here;
+# a host needs 2 steady; with 1 of 1 and with 2 of 2, noisy spells set every host
+# aside), and the RPC layer's bytes over the paths, in sessions of their own.
 start_agents "$work/hosts1b" --keep-serving
 timeout 180 ip netns exec "${tag}hc" "$exsim" calibrate --hosts "$work/hosts1b" --token-file "$work/token" \
-  --round-trips 20 --bulk-mib 2 ${NETNS_CPU_CALIBRATION:---repetitions 2 --scale 0.05} -o "$work/profile.json" \
+  --round-trips 20 --bulk-mib 2 ${NETNS_CPU_CALIBRATION:---repetitions 3 --scale 0.05} -o "$work/profile.json" \
   --cluster "$work/cluster1b.json" \
   >"$work/out1b" 2>"$work/err1c"
 code=$?

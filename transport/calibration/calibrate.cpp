@@ -257,11 +257,11 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
                                           samples.unsteady, 100 * kSteadySpeed, 100 * kSteadyCalls,
                                           100 * kOthersShare));
   }
-  if (samples.steady < samples.wanted) {
+  if (samples.steady < steady_repetitions_needed(samples.wanted)) {
     result.too_noisy = true;
-    result.warnings.push_back(fmt::format("only {} of {} repetitions ran at a steady speed: the machine is too busy or "
-                                          "too noisy for these figures to be trusted",
-                                          samples.steady, samples.wanted));
+    result.warnings.push_back(fmt::format("only {} of {} repetitions ran at a steady speed, fewer than the {} needed: "
+                                          "the machine is too busy or too noisy for these figures to be trusted",
+                                          samples.steady, samples.wanted, steady_repetitions_needed(samples.wanted)));
   }
   return result;
 }

@@ -59,9 +59,14 @@ struct Calibration {
   // Figures that varied more than kUnsteadyFigure, repetitions set aside, too
   // few steady repetitions: one line each, for stderr and the profile.
   std::vector<std::string> warnings;
-  // Fewer repetitions steady than asked: the machine was too noisy to trust.
+  // Fewer repetitions steady than steady_repetitions_needed: the machine was too noisy to trust.
   bool too_noisy = false;
 };
+
+// Steady repetitions a calibration of `wanted` needs: a majority, as a
+// validation's policy needs a majority of its runs (validate/run_schedule.h).
+// Each figure is the median of the steady ones; the others are set aside.
+inline constexpr int steady_repetitions_needed(int wanted) { return wanted / 2 + 1; }
 
 // A figure outside its physical bounds in every repetition tried.
 class CalibrationError : public std::runtime_error {

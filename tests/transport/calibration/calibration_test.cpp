@@ -135,9 +135,16 @@ TEST_CASE("calibration: a figure that varies beyond 30% is flagged, a steady one
   CHECK_FALSE(c.too_noisy);
 }
 
-TEST_CASE("calibration: fewer steady repetitions than asked for make a machine too noisy to trust") {
-  CalibrationSamples s = samples_of(steady_figures(), 5);  // three kept of five asked
+TEST_CASE("calibration: fewer steady repetitions than a majority of those asked make a machine too noisy to trust") {
+  CHECK(steady_repetitions_needed(1) == 1);
+  CHECK(steady_repetitions_needed(2) == 2);
+  CHECK(steady_repetitions_needed(3) == 2);
+  CHECK(steady_repetitions_needed(5) == 3);
+  CalibrationSamples s = samples_of(steady_figures(), 5);  // three kept of five asked: a majority
   s.unsteady = 2;
+  CHECK_FALSE(summarize_costs(s).too_noisy);
+  s.wanted = 7;  // three of seven: not
+  s.unsteady = 4;
   CHECK(summarize_costs(s).too_noisy);
   // None steady: every repetition kept to show, still too noisy to trust.
   s.steady = 0;

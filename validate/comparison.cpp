@@ -61,7 +61,9 @@ Verdict judge(const std::vector<Comparison>& comparisons, const Thresholds& t) {
   }
   if (walls.empty() || static_cast<int>(v.unjudged.size()) > t.unjudged_max) {
     v.no_verdict = v.unjudged;
-    if (t.unjudged_max > 0) {
+    if (walls.empty()) {
+      v.no_verdict.push_back("no row judged");
+    } else if (t.unjudged_max > 0) {
       v.no_verdict.push_back(fmt::format("{} of {} rows unjudged, more than the {} the thresholds allow",
                                          v.unjudged.size(), comparisons.size(), t.unjudged_max));
     }

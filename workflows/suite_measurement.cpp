@@ -140,9 +140,9 @@ RoundCosts choose_round_costs(const transport::CalibrationSamples& before, const
   const transport::Calibration both = transport::summarize_costs(around);
   const transport::Calibration alone = transport::summarize_costs(before);
   const transport::Calibration after_alone = transport::summarize_costs(after);
-  // Both together only when each was steady on its own: a majority of their
-  // repetitions together could all be the one bracket's.
-  const bool both_steady = !both.too_noisy && !alone.too_noisy && !after_alone.too_noisy;
+  // Both together only when each was steady on its own (then so are they
+  // together): a majority of their repetitions together could all be one's.
+  const bool both_steady = !alone.too_noisy && !after_alone.too_noisy;
   // The costs hold for the round's runs only if the machine kept its speed
   // from the calibration before the round to the one after it.
   const double drift =

@@ -72,7 +72,7 @@ Judged compare_measured(std::vector<LoadedScenario> scenarios, MeasuredSuite mea
         return c;
       };
       // Unjudged, a policy shows its steady runs, or without one those set aside.
-      const bool steady = i >= m.unjudged.size() || m.unjudged[i].empty();
+      const bool steady = m.unjudged.at(i).empty();
       const bool any_steady = !m.runs.at(i).empty();
       std::vector<validate::Comparison> rounds;
       for (validate::RoundRun& run : any_steady ? m.runs.at(i) : m.set_aside.at(i)) {
@@ -172,8 +172,9 @@ MachineValidation validate_on_this_machine(const validate::Suite& suite, Measure
     // So that `validate --measured` simulates them on the same cluster.
     for (auto& c : out.judged.comparisons) c.cluster = options.real_cluster->cluster_text;
   }
-  for (const auto& c : out.judged.comparisons) {
-    if (!c.steady) out.machine_load = machine_load();
+  const auto& rows = out.judged.comparisons;
+  if (std::any_of(rows.begin(), rows.end(), [](const validate::Comparison& c) { return !c.steady; })) {
+    out.machine_load = machine_load();
   }
   return out;
 }

@@ -202,6 +202,7 @@ TEST_CASE("rows left unjudged, up to unjudged_max: the verdict is the others', a
   rows[2].steady = false;
   t.unjudged_max = 5;
   CHECK_FALSE(judge(rows, t).judged());
+  CHECK(judge(rows, t).no_verdict.back() == "no row judged");
   const auto j = nlohmann::json::parse(comparisons_to_json(rows, t, judge(rows, t)));
   CHECK(j["thresholds"]["unjudged_max"] == 5);
   CHECK(j["summary"]["unjudged"].size() == 3);

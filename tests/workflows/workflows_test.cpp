@@ -62,10 +62,17 @@ RunResult measured_at(const Scenario& scenario, std::size_t policy, double wall_
   return run;
 }
 
+// `scenario`'s measured policies (`m`: per policy its steady runs, those set
+// aside, why unjudged) judged at its own costs, or at `measured`'s rounds'.
+workflows::Judged judge_measured(const std::string& file, const Scenario& scenario, workflows::MeasuredScenario m,
+                                 workflows::MeasuredSuite measured = {}) {
+  measured.scenarios.push_back(std::move(m));
+  return workflows::compare_measured({{file, kScenario, scenario}}, std::move(measured), scenario.costs, std::nullopt);
+}
+
 TEST_CASE("a policy's run of median wall-clock error counts; without a steady run, those set aside show, unjudged") {
   const std::string file = temp_file("exsim_workflows_small.json", kScenario);
   const Scenario scenario = parse_scenario(kScenario, file);
-  workflows::MeasuredSuite measured;
   workflows::MeasuredScenario m;
   // 16K: three steady runs, 20% slow, 2% slow and 30% fast: the 2% one counts.
   m.runs.push_back({{0, measured_at(scenario, 0, 1.2), {}}, {1, measured_at(scenario, 0, 1.02), {}},
@@ -75,9 +82,7 @@ TEST_CASE("a policy's run of median wall-clock error counts; without a steady ru
   m.runs.push_back({});
   m.set_aside.push_back({{0, measured_at(scenario, 1, 1.5), {}}});
   m.unjudged = {"", "the machine was busy"};
-  measured.scenarios.push_back(m);
-  const workflows::Judged judged =
-      workflows::compare_measured({{file, kScenario, scenario}}, measured, scenario.costs, std::nullopt);
+  const workflows::Judged judged = judge_measured(file, scenario, std::move(m));
   REQUIRE(judged.comparisons.size() == 2);
   CHECK(judged.comparisons[0].steady);
   // (predicted - measured) / measured of the run kept: the model predicts the unscaled wall-clock.
@@ -91,16 +96,13 @@ TEST_CASE("of two steady runs the one nearer the prediction counts: a row is bey
   const std::string file = temp_file("exsim_workflows_two.json", kScenario);
   const Scenario scenario = parse_scenario(kScenario, file);
   auto judge_two = [&](double a, double b) {
-    workflows::MeasuredSuite measured;
     workflows::MeasuredScenario m;
     m.runs.push_back({{0, measured_at(scenario, 0, a), {}}, {1, measured_at(scenario, 0, b), {}}});
     m.set_aside.push_back({});
     m.runs.push_back({{0, measured_at(scenario, 1, 1.0), {}}});
     m.set_aside.push_back({});
     m.unjudged = {"", ""};
-    measured.scenarios.push_back(m);
-    const workflows::Judged judged =
-        workflows::compare_measured({{file, kScenario, scenario}}, measured, scenario.costs, std::nullopt);
+    const workflows::Judged judged = judge_measured(file, scenario, std::move(m));
     REQUIRE(judged.comparisons.size() == 2);
     CHECK(judged.comparisons[0].steady);
     CHECK(judged.comparisons[0].run_wall_errors.size() == 2);
@@ -131,9 +133,8 @@ TEST_CASE("a run on a machine slower than at its calibration is judged with the 
   m.set_aside.push_back({});
   m.runs.push_back({});
   m.set_aside.push_back({});
-  measured.scenarios.push_back(m);
-  const workflows::Judged judged =
-      workflows::compare_measured({{file, kScenario, scenario}}, measured, scenario.costs, std::nullopt);
+  m.unjudged = {"", ""};
+  const workflows::Judged judged = judge_measured(file, scenario, m, measured);
   REQUIRE(judged.comparisons.size() == 1);
   const validate::Comparison& c = judged.comparisons[0];
   CHECK(c.slowdown.compute == doctest::Approx(1.2));
@@ -142,10 +143,7 @@ TEST_CASE("a run on a machine slower than at its calibration is judged with the 
   CHECK(c.wall_error == doctest::Approx(0).epsilon(1e-9));
   // Held to the calibration's speed instead, the same run reads as a model error.
   measured.round_probes = {{1200, 13}};
-  const double unmoved =
-      workflows::compare_measured({{file, kScenario, scenario}}, measured, scenario.costs, std::nullopt)
-          .comparisons.at(0)
-          .wall_error;
+  const double unmoved = judge_measured(file, scenario, m, measured).comparisons.at(0).wall_error;
   CHECK(unmoved < -0.05);
   std::filesystem::remove(file);
 }

@@ -77,11 +77,11 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
   probes = {(before + after) / 2, (calls_before + calls_after) / 2};
   const double others = share.others_share(run.agents_process_cpu_s());
   std::string why = unscalable(before, after, costs.speed_us, transport::speed_deviation(before, after, costs.speed_us),
-                               transport::kSteadySpeed, "the machine's speed");
+                               kSpeedProbeLimits, "the machine's speed");
   if (why.empty()) {
     // Only dearer calls stray: a cheap probe is one the scheduler did not delay.
     why = unscalable(calls_before, calls_after, costs.calls_us,
-                     transport::call_slowdown(calls_before, calls_after, costs.calls_us), transport::kSteadyCalls,
+                     transport::call_slowdown(calls_before, calls_after, costs.calls_us), kCallProbeLimits,
                      "calls between processes");
   }
   if (why.empty() && others > transport::kOthersShare) {
@@ -98,20 +98,20 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
 
 }  // namespace
 
-std::string unscalable(double before, double after, double costs, double deviation, double steady,
+std::string unscalable(double before, double after, double costs, double deviation, const ProbeLimits& limits,
                        const char* what) {
-  if (deviation <= steady) return "";
+  if (deviation <= limits.steady) return "";
   const double changed = std::max(before, after) / std::min(before, after) - 1;
-  if (changed > steady) {
+  if (changed > limits.changed) {
     return fmt::format("{} changed by {:.0f}% over the run (probes {:.1f} and {:.1f} us against {:.1f})", what,
                        100 * changed, before, after, costs);
   }
   const double slowdown = (before + after) / 2 / costs;
-  if (std::abs(slowdown - 1) > kScalableSlowdown) {
+  if (std::abs(slowdown - 1) > limits.scalable) {
     return fmt::format("{} ran {:.0f}% {} than when its costs were measured (probes {:.1f} and {:.1f} us against "
                        "{:.1f}), more than the {:.0f}% they are moved by",
                        what, 100 * std::abs(slowdown - 1), slowdown > 1 ? "slower" : "faster", before, after, costs,
-                       100 * kScalableSlowdown);
+                       100 * limits.scalable);
   }
   return "";
 }
@@ -124,7 +124,7 @@ ClusterSpeed cluster_speed(const RunResult& run, const std::vector<double>& refe
     const double before = host.speed_probe_before_us, after = host.speed_probe_after_us, reference = reference_us[h];
     if (reference <= 0 || before < 0 || after < 0) continue;
     const std::string why = unscalable(before, after, reference, transport::speed_deviation(before, after, reference),
-                                       transport::kSteadySpeed, ("host " + host.name + "'s speed").c_str());
+                                       kSpeedProbeLimits, ("host " + host.name + "'s speed").c_str());
     if (!why.empty() && out.unscalable.empty()) out.unscalable = why;
     probed += (before + after) / 2;
     calibrated += reference;

@@ -6,7 +6,7 @@
 // (at_slowdown), and per policy the round of median error counts: a slowdown of the machine that
 // lasts tens of seconds touches one round of a policy, not all of them. A run is set aside and made
 // again in a later round when its probes strayed from the calibration's and disagree with each other
-// (the machine changed during it), agree on a machine more than kScalableSlowdown away, or other
+// (the machine changed during it), agree on a machine further than it was checked to scale, or other
 // processes took its CPU (transport/testbed/cpu_set.h: CoreShare). A round whose calibration after
 // it was unsteady or found the speed changed takes the costs of the one before it alone (each run
 // was held to those); that one unsteady, the costs of the one after it alone; and its runs are set
@@ -24,6 +24,8 @@
 #include "models/results/results.h"
 #include "models/scenario/scenario.h"
 #include "transport/calibration/calibrate.h"
+#include "transport/testbed/call_probe.h"
+#include "transport/testbed/speed_probe.h"
 #include "validate/run_schedule.h"
 
 namespace exsim::workflows {
@@ -112,13 +114,35 @@ RoundCosts choose_round_costs(const transport::CalibrationSamples& before, const
 // 50-120% slower, slows different work unevenly.
 inline constexpr double kScalableSlowdown = 0.35;
 
+// What a run's probes of one kind (before and after it) may say and still
+// tell how fast its machine ran against its costs' probe.
+struct ProbeLimits {
+  double steady;    // either probe within it of the costs': the run is held to them as they are
+  double changed;   // the probes disagree by more: what the machine ran at during the run is unknown
+  double scalable;  // their mean further away, either way: the costs cannot be moved to it
+};
+
+// The speed probe. Its probes may disagree by up to twice its quiet variation:
+// in the gates of 22 fresh-clone CI runs in a noisy spell, the 17 runs set
+// aside for a speed that changed by 12-24% over them, their costs moved to the
+// mean of the two, erred by 5.5% median and 9.8% at the 90th percentile (the
+// steady runs: 4.7% and 14.0%).
+inline constexpr ProbeLimits kSpeedProbeLimits{transport::kSteadySpeed, 2 * transport::kSteadySpeed,
+                                               kScalableSlowdown};
+
+// The call probe. Calls that got dearer during a run stay unknown (the 73 runs
+// set aside so erred by 7.6% median, 12 of them beyond 15%: 16%, against 9% of
+// the steady runs); calls dearer throughout, by 35-54% in that spell, moved
+// the per-call costs in proportion (15 runs: 5.1% median, largest 13.3%).
+inline constexpr ProbeLimits kCallProbeLimits{transport::kSteadyCalls, transport::kSteadyCalls, 0.55};
+
 // Why a run's probes (before and after it, of speed or calls) cannot say how
-// fast its machine ran against its costs' probes (`costs`), in words naming
+// fast its machine ran against its costs' probe (`costs`), in words naming
 // `what`; "" when they can: they strayed beyond the costs' quiet variation
-// (`deviation`, transport::speed_deviation or call_slowdown, > `steady`) and
-// disagree with each other by more than `steady` (the machine changed during
-// the run), or agree on a machine more than kScalableSlowdown away.
-std::string unscalable(double before, double after, double costs, double deviation, double steady,
+// (`deviation`, transport::speed_deviation or call_slowdown, > limits.steady)
+// and disagree with each other by more than limits.changed (the machine changed
+// during the run), or their mean lies more than limits.scalable away.
+std::string unscalable(double before, double after, double costs, double deviation, const ProbeLimits& limits,
                        const char* what);
 
 // A cluster's run against the speeds its hosts' costs were calibrated at

@@ -151,21 +151,25 @@ TEST_CASE("a run on a machine slower than at its calibration is judged with the 
 TEST_CASE("a run's probes say its machine's speed unless it changed during the run or strayed too far") {
   const auto why = [](double before, double after) {
     return workflows::unscalable(before, after, 1000, transport::speed_deviation(before, after, 1000),
-                                 transport::kSteadySpeed, "the machine's speed");
+                                 workflows::kSpeedProbeLimits, "the machine's speed");
   };
   CHECK(why(1000, 1050).empty());  // within the calibration's own variation
   CHECK(why(1200, 1230).empty());  // 21% slower throughout: its costs are moved so
   CHECK(why(700, 690).empty());    // 30% faster throughout
+  CHECK(why(1000, 1200).empty());  // changed by 20% over the run: moved to their mean
   CHECK(why(1000, 1300).find("changed by 30% over the run") != std::string::npos);
   CHECK(why(1500, 1520).find("ran 51% slower than when its costs were measured") != std::string::npos);
   CHECK(why(600, 610).find("40% faster") != std::string::npos);
   // Calls count only when dearer: a cheap probe is one the scheduler did not delay.
-  CHECK(workflows::unscalable(4.4, 6.0, 5.5, transport::call_slowdown(4.4, 6.0, 5.5), transport::kSteadyCalls,
-                              "calls")
-            .empty());
-  CHECK_FALSE(workflows::unscalable(4.4, 7.0, 5.5, transport::call_slowdown(4.4, 7.0, 5.5),
-                                    transport::kSteadyCalls, "calls")
-                  .empty());
+  const auto calls = [](double before, double after) {
+    return workflows::unscalable(before, after, 5.5, transport::call_slowdown(before, after, 5.5),
+                                 workflows::kCallProbeLimits, "calls");
+  };
+  CHECK(calls(4.4, 6.0).empty());
+  CHECK(calls(5.5, 7.0).find("changed by 27% over the run") != std::string::npos);  // dearer during it
+  CHECK(calls(7.9, 8.0).empty());  // 45% dearer throughout: moved so
+  CHECK(calls(8.9, 9.0).find("ran 63% slower") != std::string::npos);
+  CHECK(calls(8.9, 9.0).find("more than the 55% they are moved by") != std::string::npos);
 }
 
 TEST_CASE("the recorded suite judged again passes with the model, and fails with a deliberate error in it") {

@@ -134,7 +134,8 @@ inline constexpr ProbeLimits kSpeedProbeLimits{transport::kSteadySpeed, 2 * tran
 // set aside so erred by 7.6% median, 12 of them beyond 15%: 16%, against 9% of
 // the steady runs); calls dearer throughout, by 35-54% in that spell, moved
 // the per-call costs in proportion (15 runs: 5.1% median, largest 13.3%).
-inline constexpr ProbeLimits kCallProbeLimits{transport::kSteadyCalls, transport::kSteadyCalls, 0.55};
+inline constexpr ProbeLimits kCallProbeLimits{transport::kSteadyCalls, transport::kSteadyCalls,
+                                              transport::kScalableCallSlowdown};
 
 // Why a run's probes (before and after it, of speed or calls) cannot say how
 // fast its machine ran against its costs' probe (`costs`), in words naming

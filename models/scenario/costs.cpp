@@ -194,27 +194,30 @@ CostProfile cost_corner(const CostProfile& costs, CostCorner corner, double rela
   return out;
 }
 
-CostProfile at_slowdown(const CostProfile& costs, const MachineSlowdown& slowdown) {
+bool moves_with_calls(const CostFigure& figure) {
+  return figure.key.starts_with("rpc_") || figure.key == "sender_wake_us";
+}
+
+double at_factor(const CostFigure& figure, double value, double factor) {
   using Reading = CostFigure::Reading;
+  if (value <= 0) return value;  // free, or none (rpc_cpu_busy_us < 0)
+  switch (figure.reading) {
+    case Reading::kRate:
+    case Reading::kOptionalRate:
+      return std::max(1.0, value / factor);
+    case Reading::kMicros:
+    case Reading::kNanos:
+    case Reading::kBusyMicros:
+      return value * factor;
+    default:
+      return value;  // not work: a size, a count, the machine, a share
+  }
+}
+
+CostProfile at_slowdown(const CostProfile& costs, const MachineSlowdown& slowdown) {
   CostProfile out = costs;
   for (const CostFigure& figure : cost_figures()) {
-    const bool per_call = figure.key.starts_with("rpc_") || figure.key == "sender_wake_us";
-    const double factor = per_call ? slowdown.calls : slowdown.compute;
-    const double value = figure.get(costs);
-    if (value <= 0) continue;  // free, or none (rpc_cpu_busy_us < 0)
-    switch (figure.reading) {
-      case Reading::kRate:
-      case Reading::kOptionalRate:
-        figure.set(out, std::max(1.0, value / factor));
-        break;
-      case Reading::kMicros:
-      case Reading::kNanos:
-      case Reading::kBusyMicros:
-        figure.set(out, value * factor);
-        break;
-      default:
-        break;  // not work: a size, a count, the machine, a share
-    }
+    figure.set(out, at_factor(figure, figure.get(costs), moves_with_calls(figure) ? slowdown.calls : slowdown.compute));
   }
   return out;
 }

@@ -146,6 +146,15 @@ struct MachineSlowdown {
 // does the spread, which figure_ends reads relative to the figure.
 CostProfile at_slowdown(const CostProfile& costs, const MachineSlowdown& slowdown);
 
+struct CostFigure;
+// Whether `figure` moves with the cost of calls between processes (the per-call
+// ones above) rather than with the machine's compute speed.
+bool moves_with_calls(const CostFigure& figure);
+// `value` of `figure` on a machine `factor` times slower: a time multiplied, a
+// rate divided (at least 1 a second); a size, count or share, and a value <= 0
+// (free, or none), as it is.
+double at_factor(const CostFigure& figure, double value, double factor);
+
 // The median (of the middle two for an even count), least and largest of
 // `values`. REQUIRES: values not empty.
 FigureSpread spread_of(std::vector<double> values);

@@ -93,6 +93,9 @@ void CalibrationSamples::append(const CalibrationSamples& other) {
   cache_points.insert(cache_points.end(), other.cache_points.begin(), other.cache_points.end());
   steady += other.steady;
   unsteady += other.unsteady;
+  unsteady_speed += other.unsteady_speed;
+  unsteady_calls += other.unsteady_calls;
+  unsteady_others += other.unsteady_others;
   out_of_bounds += other.out_of_bounds;
   wanted += other.wanted;
 }
@@ -123,10 +126,29 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
   struct Usual {
     double speed_us, calls_us;
   };
-  auto steady = [&](const Repetition& r, const Usual& usual) {
-    return speed_deviation(r.before_us, r.after_us, usual.speed_us) <= kSteadySpeed &&
-           call_slowdown(r.calls_before_us, r.calls_after_us, usual.calls_us) <= kSteadyCalls &&
-           r.others <= kOthersShare;
+  // A repetition whose calls were dearer throughout (calls_factor > 1) is kept
+  // with its per-call figures moved back by it, as a validation's run's costs
+  // are moved to its probes.
+  auto calls_of = [](const Repetition& r, const Usual& usual) {
+    return calls_factor(r.calls_before_us, r.calls_after_us, usual.calls_us);
+  };
+  // Why a repetition cannot be kept: 0 it can, 1 its speed, 2 its calls, 3 other processes.
+  auto unsteady_for = [&](const Repetition& r, const Usual& usual) {
+    if (speed_deviation(r.before_us, r.after_us, usual.speed_us) > kSteadySpeed) return 1;
+    if (calls_of(r, usual) == 0) return 2;
+    return r.others > kOthersShare ? 3 : 0;
+  };
+  auto steady = [&](const Repetition& r, const Usual& usual) { return unsteady_for(r, usual) == 0; };
+  // A repetition's figures and call probes, moved to the usual call cost, into the samples.
+  auto take = [&](const Repetition& r, double factor) {
+    for (const auto& [key, value] : r.figures) {
+      const CostFigure* figure = find_cost_figure(key);
+      const bool moved = factor != 1 && figure != nullptr && moves_with_calls(*figure);
+      samples.figures[key].push_back(moved ? at_factor(*figure, value, 1 / factor) : value);
+    }
+    samples.probes_us.insert(samples.probes_us.end(), {r.before_us, r.after_us});
+    samples.call_probes_us.insert(samples.call_probes_us.end(), {r.calls_before_us / factor, r.calls_after_us / factor});
+    samples.cache_points.push_back(r.cache_points);
   };
   auto usual = [&] {
     std::vector<double> probes, call_probes;
@@ -171,24 +193,17 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
   }
   const Usual u = usual();
   for (const auto& r : kept) {
-    if (!steady(r, u)) {
+    if (const int why = unsteady_for(r, u); why != 0) {
       ++samples.unsteady;
+      ++(why == 1 ? samples.unsteady_speed : why == 2 ? samples.unsteady_calls : samples.unsteady_others);
       continue;
     }
-    for (const auto& [key, value] : r.figures) samples.figures[key].push_back(value);
-    samples.probes_us.insert(samples.probes_us.end(), {r.before_us, r.after_us});
-    samples.call_probes_us.insert(samples.call_probes_us.end(), {r.calls_before_us, r.calls_after_us});
-    samples.cache_points.push_back(r.cache_points);
+    take(r, calls_of(r, u));
     ++samples.steady;
   }
   if (samples.figures.empty()) {
-    // Not one repetition at the usual speed: keep them all, flagged as noisy.
-    for (const auto& r : kept) {
-      for (const auto& [key, value] : r.figures) samples.figures[key].push_back(value);
-      samples.probes_us.insert(samples.probes_us.end(), {r.before_us, r.after_us});
-      samples.call_probes_us.insert(samples.call_probes_us.end(), {r.calls_before_us, r.calls_after_us});
-      samples.cache_points.push_back(r.cache_points);
-    }
+    // Not one repetition at the usual speed: keep them all, unmoved, flagged as noisy.
+    for (const auto& r : kept) take(r, 1);
   }
   return samples;
 }
@@ -251,11 +266,12 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
                                           samples.out_of_bounds));
   }
   if (samples.unsteady > 0) {
-    result.warnings.push_back(fmt::format("{} repetition(s) ran while the machine's speed changed by more than {:.0f}%, "
-                                          "calls between processes cost more than {:.0f}% above their usual, or other "
-                                          "processes took more than {:.0f}% of its CPU, and were set aside",
-                                          samples.unsteady, 100 * kSteadySpeed, 100 * kSteadyCalls,
-                                          100 * kOthersShare));
+    result.warnings.push_back(fmt::format(
+        "{} repetition(s) set aside: {} while the machine's speed changed by more than {:.0f}%, {} while calls "
+        "between processes cost more than {:.0f}% above their usual and changed during it or cost more than {:.0f}% "
+        "above it throughout, {} while other processes took more than {:.0f}% of its CPU",
+        samples.unsteady, samples.unsteady_speed, 100 * kSteadySpeed, samples.unsteady_calls, 100 * kSteadyCalls,
+        100 * kScalableCallSlowdown, samples.unsteady_others, 100 * kOthersShare));
   }
   if (samples.steady < steady_repetitions_needed(samples.wanted)) {
     result.too_noisy = true;

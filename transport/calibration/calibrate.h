@@ -42,6 +42,8 @@ struct CalibrationSamples {
   std::vector<std::vector<CacheMeasure>> cache_points;
   int steady = 0;         // repetitions kept at a steady speed
   int unsteady = 0;       // repetitions set aside: the machine's speed or its calls' cost changed during them
+  // Of those, by the first reason each failed: the speed, the calls, other processes on our CPUs.
+  int unsteady_speed = 0, unsteady_calls = 0, unsteady_others = 0;
   int out_of_bounds = 0;  // repetitions set aside: a figure outside its physical bounds
   int wanted = 0;         // repetitions asked for
   void append(const CalibrationSamples& other);

@@ -337,6 +337,20 @@ TEST_CASE("costs moved to a slower machine: per-call figures by the calls' slowd
   CHECK(at_slowdown(s.costs, {}).rpc_cpu_us == s.costs.rpc_cpu_us);
 }
 
+TEST_CASE("costs: a figure at another machine's speed: times multiplied, rates divided, sizes as they are") {
+  const CostFigure& rpc = *find_cost_figure("rpc_cpu_us");
+  const CostFigure& serialize = *find_cost_figure("serialize_bytes_per_s");
+  const CostFigure& cache = *find_cost_figure("cache_bytes");
+  CHECK(moves_with_calls(rpc));
+  CHECK(moves_with_calls(*find_cost_figure("sender_wake_us")));
+  CHECK_FALSE(moves_with_calls(serialize));
+  CHECK(at_factor(rpc, 40, 1.5) == doctest::Approx(60));
+  CHECK(at_factor(rpc, 60, 1 / 1.5) == doctest::Approx(40));  // moved back
+  CHECK(at_factor(serialize, 3e9, 1.5) == doctest::Approx(2e9));
+  CHECK(at_factor(cache, 1 << 20, 1.5) == 1 << 20);
+  CHECK(at_factor(*find_cost_figure("rpc_cpu_busy_us"), -1, 1.5) == -1);  // none stays none
+}
+
 TEST_CASE("a costs profile means the same inline and as a file: keys it leaves out take the reference's") {
   const std::string profile = R"({"serialize_bytes_per_s": 2.0e9, "deserialize_bytes_per_s": 4.0e9,
     "lz4_compress_bytes_per_s": 5.0e8, "lz4_decompress_bytes_per_s": 2.5e9, "rpc_cpu_us": 8.0})";

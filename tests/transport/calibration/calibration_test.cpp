@@ -282,6 +282,13 @@ TEST_CASE("the call probe: round trips with an echo process, and a slowdown agai
   CHECK(call_slowdown(100, 115, 100) < kSteadyCalls);
   CHECK(call_slowdown(100, 125, 100) > kSteadyCalls);
   CHECK(call_slowdown(50, 50, 100) == doctest::Approx(-0.5));
+  // What a measurement's per-call figures are moved back by: nothing within the
+  // quiet variation; the probes' mean when dearer throughout; unknown (0) when
+  // they changed during it, or strayed beyond what moves costs.
+  CHECK(calls_factor(100, 115, 100) == 1);
+  CHECK(calls_factor(140, 145, 100) == doctest::Approx(1.425));
+  CHECK(calls_factor(100, 140, 100) == 0);  // changed by 40% during it
+  CHECK(calls_factor(160, 160, 100) == 0);  // 60% dearer: beyond kScalableCallSlowdown
 }
 
 TEST_CASE("a thread's minor faults count each fresh page it writes, and a page written again none") {

@@ -11,6 +11,7 @@
 #include "transport/agent/measurable.h"
 #include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"
+#include "transport/testbed/probe_limits.h"
 #include "transport/testbed/speed_probe.h"
 #include "validate/run_schedule.h"
 
@@ -76,13 +77,14 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
   const double after = transport::probe_speed_us();
   probes = {(before + after) / 2, (calls_before + calls_after) / 2};
   const double others = share.others_share(run.agents_process_cpu_s());
-  std::string why = unscalable(before, after, costs.speed_us, transport::speed_deviation(before, after, costs.speed_us),
-                               kSpeedProbeLimits, "the machine's speed");
+  std::string why =
+      transport::unscalable(before, after, costs.speed_us, transport::speed_deviation(before, after, costs.speed_us),
+                            transport::kSpeedProbeLimits, "the machine's speed");
   if (why.empty()) {
     // Only dearer calls stray: a cheap probe is one the scheduler did not delay.
-    why = unscalable(calls_before, calls_after, costs.calls_us,
-                     transport::call_slowdown(calls_before, calls_after, costs.calls_us), kCallProbeLimits,
-                     "calls between processes");
+    why = transport::unscalable(calls_before, calls_after, costs.calls_us,
+                                transport::call_slowdown(calls_before, calls_after, costs.calls_us),
+                                transport::kCallProbeLimits, "calls between processes");
   }
   if (why.empty() && others > transport::kOthersShare) {
     why = fmt::format("other processes took {:.0f}% of the CPU it ran on", 100 * others);
@@ -98,24 +100,6 @@ bool run_steady(const LoadedScenario& loaded, const Policy& policy, const Measur
 
 }  // namespace
 
-std::string unscalable(double before, double after, double costs, double deviation, const ProbeLimits& limits,
-                       const char* what) {
-  if (deviation <= limits.steady) return "";
-  const double changed = std::max(before, after) / std::min(before, after) - 1;
-  if (changed > limits.changed) {
-    return fmt::format("{} changed by {:.0f}% over the run (probes {:.1f} and {:.1f} us against {:.1f})", what,
-                       100 * changed, before, after, costs);
-  }
-  const double slowdown = (before + after) / 2 / costs;
-  if (std::abs(slowdown - 1) > limits.scalable) {
-    return fmt::format("{} ran {:.0f}% {} than when its costs were measured (probes {:.1f} and {:.1f} us against "
-                       "{:.1f}), more than the {:.0f}% they are moved by",
-                       what, 100 * std::abs(slowdown - 1), slowdown > 1 ? "slower" : "faster", before, after, costs,
-                       100 * limits.scalable);
-  }
-  return "";
-}
-
 ClusterSpeed cluster_speed(const RunResult& run, const std::vector<double>& reference_us) {
   ClusterSpeed out;
   double probed = 0, calibrated = 0;
@@ -123,8 +107,9 @@ ClusterSpeed cluster_speed(const RunResult& run, const std::vector<double>& refe
     const HostResult& host = run.hosts[h];
     const double before = host.speed_probe_before_us, after = host.speed_probe_after_us, reference = reference_us[h];
     if (reference <= 0 || before < 0 || after < 0) continue;
-    const std::string why = unscalable(before, after, reference, transport::speed_deviation(before, after, reference),
-                                       kSpeedProbeLimits, ("host " + host.name + "'s speed").c_str());
+    const std::string why =
+        transport::unscalable(before, after, reference, transport::speed_deviation(before, after, reference),
+                              transport::kSpeedProbeLimits, ("host " + host.name + "'s speed").c_str());
     if (!why.empty() && out.unscalable.empty()) out.unscalable = why;
     probed += (before + after) / 2;
     calibrated += reference;
@@ -160,7 +145,7 @@ RoundCosts choose_round_costs(const transport::CalibrationSamples& before, const
   // these as against any, unless the machine had moved further than costs
   // are moved (a CI machine lost a round's 17 steady runs, and the gate its
   // verdict, to a noisy calibration before them).
-  if (!after_alone.too_noisy && drift <= kScalableSlowdown) {
+  if (!after_alone.too_noisy && drift <= transport::kScalableSlowdown) {
     return {after_alone.profile, probes_of(after), false,
             "the calibration before it was too noisy: its runs take the costs of the calibration after it alone"};
   }

@@ -6,8 +6,8 @@
 // (at_slowdown), and per policy the round of median error counts: a slowdown of the machine that
 // lasts tens of seconds touches one round of a policy, not all of them. A run is set aside and made
 // again in a later round when its probes strayed from the calibration's and disagree with each other
-// (the machine changed during it), agree on a machine further than it was checked to scale, or other
-// processes took its CPU (transport/testbed/cpu_set.h: CoreShare). A round whose calibration after
+// (the machine changed during it), agree on a machine further than it was checked to scale
+// (transport/testbed/probe_limits.h), or other processes took its CPU (transport/testbed/cpu_set.h: CoreShare). A round whose calibration after
 // it was unsteady or found the speed changed takes the costs of the one before it alone (each run
 // was held to those); that one unsteady, the costs of the one after it alone; and its runs are set
 // aside only when both were unsteady (choose_round_costs). A policy
@@ -24,8 +24,7 @@
 #include "models/results/results.h"
 #include "models/scenario/scenario.h"
 #include "transport/calibration/calibrate.h"
-#include "transport/testbed/call_probe.h"
-#include "transport/testbed/speed_probe.h"
+#include "transport/testbed/probe_limits.h"
 #include "validate/run_schedule.h"
 
 namespace exsim::workflows {
@@ -95,7 +94,7 @@ struct MeasuredSuite {
 // `probes`. Both together when both were steady and the machine kept its speed
 // over the round; else the one before alone when it was steady; else the one
 // after alone when it was and the machine's speed had moved by no more than
-// kScalableSlowdown (the runs' own probes move its costs to them, as they
+// transport::kScalableSlowdown (the runs' own probes move its costs to them, as they
 // would the one before's); else the round's steady runs are set aside.
 struct RoundCosts {
   CostProfile profile;
@@ -106,49 +105,9 @@ struct RoundCosts {
 RoundCosts choose_round_costs(const transport::CalibrationSamples& before, const transport::CalibrationSamples& after,
                               const validate::MachineProbes& start);
 
-// How far from its costs' speed, either way, a run's machine may have run for
-// them to be moved to it (at_slowdown); further, the run is set aside. Within
-// it, a slower machine slowed the real exchange in proportion (on a cluster
-// whose hosts all ran 15-25% faster than at their calibration, the model's
-// wall-clock errors were 19.6% median); a core shared with another process,
-// 50-120% slower, slows different work unevenly.
-inline constexpr double kScalableSlowdown = 0.35;
-
-// What a run's probes of one kind (before and after it) may say and still
-// tell how fast its machine ran against its costs' probe.
-struct ProbeLimits {
-  double steady;    // either probe within it of the costs': the run is held to them as they are
-  double changed;   // the probes disagree by more: what the machine ran at during the run is unknown
-  double scalable;  // their mean further away, either way: the costs cannot be moved to it
-};
-
-// The speed probe. Its probes may disagree by up to twice its quiet variation:
-// in the gates of 22 fresh-clone CI runs in a noisy spell, the 17 runs set
-// aside for a speed that changed by 12-24% over them, their costs moved to the
-// mean of the two, erred by 5.5% median and 9.8% at the 90th percentile (the
-// steady runs: 4.7% and 14.0%).
-inline constexpr ProbeLimits kSpeedProbeLimits{transport::kSteadySpeed, 2 * transport::kSteadySpeed,
-                                               kScalableSlowdown};
-
-// The call probe. Calls that got dearer during a run stay unknown (the 73 runs
-// set aside so erred by 7.6% median, 12 of them beyond 15%: 16%, against 9% of
-// the steady runs); calls dearer throughout, by 35-54% in that spell, moved
-// the per-call costs in proportion (15 runs: 5.1% median, largest 13.3%).
-inline constexpr ProbeLimits kCallProbeLimits{transport::kSteadyCalls, transport::kSteadyCalls,
-                                              transport::kScalableCallSlowdown};
-
-// Why a run's probes (before and after it, of speed or calls) cannot say how
-// fast its machine ran against its costs' probe (`costs`), in words naming
-// `what`; "" when they can: they strayed beyond the costs' quiet variation
-// (`deviation`, transport::speed_deviation or call_slowdown, > limits.steady)
-// and disagree with each other by more than limits.changed (the machine changed
-// during the run), or their mean lies more than limits.scalable away.
-std::string unscalable(double before, double after, double costs, double deviation, const ProbeLimits& limits,
-                       const char* what);
-
 // A cluster's run against the speeds its hosts' costs were calibrated at
 // (`reference_us`, by agent; -1: none): why its probes cannot say how fast
-// the hosts ran (unscalable, the first such host named; "" when they can, or
+// the hosts ran (transport::unscalable, the first such host named; "" when they can, or
 // the run was not probed), and how much slower they ran together than at
 // their calibrations (the sum of their probes' means over the sum of those
 // speeds, the hosts probed; 1 when none was), which moves the one profile

@@ -21,6 +21,7 @@
 #include "models/scenario/scenario_loader.h"
 #include "sim/simulate.h"
 #include "transport/testbed/call_probe.h"
+#include "transport/testbed/probe_limits.h"
 #include "transport/testbed/speed_probe.h"
 
 namespace exsim {
@@ -150,8 +151,8 @@ TEST_CASE("a run on a machine slower than at its calibration is judged with the 
 
 TEST_CASE("a run's probes say its machine's speed unless it changed during the run or strayed too far") {
   const auto why = [](double before, double after) {
-    return workflows::unscalable(before, after, 1000, transport::speed_deviation(before, after, 1000),
-                                 workflows::kSpeedProbeLimits, "the machine's speed");
+    return transport::unscalable(before, after, 1000, transport::speed_deviation(before, after, 1000),
+                                 transport::kSpeedProbeLimits, "the machine's speed");
   };
   CHECK(why(1000, 1050).empty());  // within the calibration's own variation
   CHECK(why(1200, 1230).empty());  // 21% slower throughout: its costs are moved so
@@ -162,8 +163,8 @@ TEST_CASE("a run's probes say its machine's speed unless it changed during the r
   CHECK(why(600, 610).find("40% faster") != std::string::npos);
   // Calls count only when dearer: a cheap probe is one the scheduler did not delay.
   const auto calls = [](double before, double after) {
-    return workflows::unscalable(before, after, 5.5, transport::call_slowdown(before, after, 5.5),
-                                 workflows::kCallProbeLimits, "calls");
+    return transport::unscalable(before, after, 5.5, transport::call_slowdown(before, after, 5.5),
+                                 transport::kCallProbeLimits, "calls");
   };
   CHECK(calls(4.4, 6.0).empty());
   CHECK(calls(5.5, 7.0).find("changed by 27% over the run") != std::string::npos);  // dearer during it

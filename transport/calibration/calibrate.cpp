@@ -15,6 +15,7 @@
 #include "transport/calibration/cache_benchmarks.h"
 #include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"
+#include "transport/testbed/probe_limits.h"
 #include "transport/testbed/speed_probe.h"
 
 namespace exsim::transport {
@@ -132,13 +133,14 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
   auto calls_of = [](const Repetition& r, const Usual& usual) {
     return calls_factor(r.calls_before_us, r.calls_after_us, usual.calls_us);
   };
-  // Why a repetition cannot be kept: 0 it can, 1 its speed, 2 its calls, 3 other processes.
+  // Why a repetition cannot be kept, if it cannot.
+  enum class Unsteady { kNo, kSpeed, kCalls, kOthers };
   auto unsteady_for = [&](const Repetition& r, const Usual& usual) {
-    if (speed_deviation(r.before_us, r.after_us, usual.speed_us) > kSteadySpeed) return 1;
-    if (calls_of(r, usual) == 0) return 2;
-    return r.others > kOthersShare ? 3 : 0;
+    if (speed_deviation(r.before_us, r.after_us, usual.speed_us) > kSteadySpeed) return Unsteady::kSpeed;
+    if (calls_of(r, usual) == 0) return Unsteady::kCalls;
+    return r.others > kOthersShare ? Unsteady::kOthers : Unsteady::kNo;
   };
-  auto steady = [&](const Repetition& r, const Usual& usual) { return unsteady_for(r, usual) == 0; };
+  auto steady = [&](const Repetition& r, const Usual& usual) { return unsteady_for(r, usual) == Unsteady::kNo; };
   // A repetition's figures and call probes, moved to the usual call cost, into the samples.
   auto take = [&](const Repetition& r, double factor) {
     for (const auto& [key, value] : r.figures) {
@@ -193,9 +195,11 @@ CalibrationSamples measure_costs(const CalibrationOptions& options) {
   }
   const Usual u = usual();
   for (const auto& r : kept) {
-    if (const int why = unsteady_for(r, u); why != 0) {
+    if (const Unsteady why = unsteady_for(r, u); why != Unsteady::kNo) {
       ++samples.unsteady;
-      ++(why == 1 ? samples.unsteady_speed : why == 2 ? samples.unsteady_calls : samples.unsteady_others);
+      ++(why == Unsteady::kSpeed   ? samples.unsteady_speed
+         : why == Unsteady::kCalls ? samples.unsteady_calls
+                                   : samples.unsteady_others);
       continue;
     }
     take(r, calls_of(r, u));

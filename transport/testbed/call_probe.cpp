@@ -75,11 +75,4 @@ double call_slowdown(double before_us, double after_us, double usual_us) {
   return std::max(before_us, after_us) / usual_us - 1;
 }
 
-double calls_factor(double before_us, double after_us, double usual_us) {
-  if (call_slowdown(before_us, after_us, usual_us) <= kSteadyCalls) return 1;
-  const double mean = (before_us + after_us) / 2 / usual_us;
-  const bool agree = std::max(before_us, after_us) / std::min(before_us, after_us) - 1 <= kSteadyCalls;
-  return agree && mean - 1 <= kScalableCallSlowdown ? mean : 0;
-}
-
 }  // namespace exsim::transport

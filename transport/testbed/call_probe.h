@@ -52,20 +52,6 @@ double call_slowdown(double before_us, double after_us, double usual_us);
 // probes varied by up to 12%; those after the slowest runs, 25-30%).
 inline constexpr double kSteadyCalls = 0.20;
 
-// Calls dearer than usual throughout a measurement (its probes before and after
-// agreeing) by up to this much move its per-call figures in proportion: in the
-// validation gates of one noisy spell, 15 runs with calls 35-54% dearer, their
-// costs so moved, erred by 5.1% median and 13.3% at most, as the steady runs
-// (docs/validation.md, "How far a run's probes are trusted").
-inline constexpr double kScalableCallSlowdown = 0.55;
-
-// How much dearer than `usual_us` a measurement's calls were, by its call
-// probes before and after it: 1 within their quiet variation (kSteadyCalls);
-// the mean of the two over the usual when both say calls were dearer
-// throughout (agreeing within kSteadyCalls), by up to kScalableCallSlowdown;
-// 0 when they changed during it, or strayed further.
-double calls_factor(double before_us, double after_us, double usual_us);
-
 }  // namespace exsim::transport
 
 #endif  // EXSIM_TRANSPORT_TESTBED_CALL_PROBE_H_

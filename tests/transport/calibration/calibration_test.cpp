@@ -22,6 +22,7 @@
 #include "transport/net/thread_cpu.h"
 #include "transport/testbed/call_probe.h"
 #include "transport/testbed/cpu_set.h"
+#include "transport/testbed/probe_limits.h"
 #include "transport/testbed/speed_probe.h"
 
 namespace exsim::transport {

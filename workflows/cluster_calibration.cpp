@@ -79,13 +79,14 @@ void measure_path_transfer(const ClusterCalibrationOptions& options, ClusterCali
     run.timeout = std::chrono::seconds(120);
     return std::move(transport::run_on_agents(parse_scenario(text, run.scenario_file), run).at(0));
   };
-  std::vector<double> ns_per_byte, miss_ns_per_byte;
+  std::vector<double> ns_per_byte, miss_ns_per_byte, call_ns;
   try {
     for (int rep = 0; rep < std::max(1, options.cpu_repetitions); ++rep) {
       const transport::TransferFigures f = transport::measure_transfer(options.cpu_scale, kPathCallsSeed + 1 + rep,
                                                                        cache_bytes, run_exchange);
       ns_per_byte.push_back(f.ns_per_byte);
       miss_ns_per_byte.push_back(f.miss_ns_per_byte);
+      call_ns.push_back(f.call_ns);
     }
   } catch (const std::exception& e) {
     c.path_transfer_failure = e.what();
@@ -93,6 +94,11 @@ void measure_path_transfer(const ClusterCalibrationOptions& options, ClusterCali
   }
   c.path_calls["transfer_bytes_per_s"] = 1e9 / std::max(1e-6, spread_of(ns_per_byte).median);
   c.path_calls["transfer_miss_byte_ns"] = spread_of(miss_ns_per_byte).median;
+  // As calibrate bounds it: between a call in a train and one alone on the path.
+  double queued_us = spread_of(call_ns).median * 1e-3;
+  if (c.path_calls.contains("rpc_cpu_busy_us")) queued_us = std::max(queued_us, c.path_calls["rpc_cpu_busy_us"]);
+  if (c.path_calls.contains("rpc_cpu_us")) queued_us = std::min(queued_us, c.path_calls["rpc_cpu_us"]);
+  c.path_calls["rpc_cpu_queued_us"] = queued_us;
 }
 
 }  // namespace
@@ -302,7 +308,7 @@ nlohmann::ordered_json median_profile(const ClusterCalibration& c) {
   const bool spreads = profile.contains("spread") && profile["spread"].is_object();
   for (const auto& [key, value] : c.path_calls) {
     if (sources) {
-      const std::string path = key.rfind("transfer_", 0) == 0
+      const std::string path = key.rfind("transfer_", 0) == 0 || key == "rpc_cpu_queued_us"
                                    ? fmt::format("the paths from {} to the first three hosts", c.addresses.at(0))
                                    : fmt::format("the path {} -> {}", c.addresses.at(0), c.addresses.at(1));
       profile["sources"][key] = fmt::format("measured by calibrate --hosts over {} instead of through delay lines "

@@ -53,6 +53,8 @@ constexpr std::array kFigures{
     figure<&CostProfile::rpc_cpu_us>("rpc_cpu_us", R::kMicros, W::kAlways, S::kMedian, 0.1, 1000),
     figure<&CostProfile::rpc_cpu_busy_us>("rpc_cpu_busy_us",
         R::kBusyMicros, W::kWhenNonNegative, S::kMedian, 0.1, 1000),
+    figure<&CostProfile::rpc_cpu_queued_us>("rpc_cpu_queued_us",
+        R::kBusyMicros, W::kWhenNonNegative, S::kMedian, 0.1, 1000),
     figure<&CostProfile::rpc_caller_cpu_us>("rpc_caller_cpu_us", R::kMicros, W::kAlways, S::kMedian, 0, 1000),
     figure<&CostProfile::rpc_latency_us>("rpc_latency_us", R::kMicros, W::kAlways, S::kMedian, 0, 10000),
     // A wake-up's cost has two levels on a development machine, about 4.3 and

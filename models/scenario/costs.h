@@ -38,6 +38,12 @@ struct CostProfile {
   // calls and wake-ups: a call among k in flight costs busy + (rpc_cpu_us - busy) / k.
   // < 0: rpc_cpu_us whatever k (no sharing).
   double rpc_cpu_busy_us = -1;
+  // Of a call that waited for its receiver's service thread, the receiving
+  // side's CPU beyond its bytes, in place of the share above: the thread,
+  // busy with the calls before it, reads it without going to sleep and being
+  // woken, and so do the threads it hands the call to. Measured on calls a
+  // CPU-bound exchange makes back to back. < 0: none (shared as any other call).
+  double rpc_cpu_queued_us = -1;
   // Of rpc_cpu_us on the sending side, the part on the sending query's own
   // thread: building the request and queueing it to a reactor, and being woken
   // when it completes (Kudu's Proxy::AsyncRequest, krpc-data-stream-sender.cc's

@@ -18,6 +18,7 @@ CostRates::CostRates(const CostProfile& costs)
       decompress_ns_per_byte(1e9 / costs.lz4_decompress_bytes_per_s),
       rpc_cpu(to_ns(costs.rpc_cpu_us * 1e3)),
       rpc_cpu_busy(costs.rpc_cpu_busy_us < 0 ? static_cast<double>(rpc_cpu) : costs.rpc_cpu_busy_us * 1e3),
+      rpc_cpu_queued(costs.rpc_cpu_queued_us < 0 ? -1.0 : costs.rpc_cpu_queued_us * 1e3),
       rpc_caller_cpu(costs.rpc_caller_cpu_us * 1e3),
       transfer_ns_per_byte(costs.transfer_bytes_per_s > 0 ? 1e9 / costs.transfer_bytes_per_s : 0),
       partition_ns_per_row(costs.partition_rows_per_s > 0 ? 1e9 / costs.partition_rows_per_s : 0),

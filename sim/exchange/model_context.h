@@ -32,6 +32,7 @@ struct CostRates {
   double decompress_ns_per_byte;
   SimTime rpc_cpu;
   double rpc_cpu_busy;          // ns, with many calls in flight on the connection
+  double rpc_cpu_queued;        // ns, of a call that waited for its receiver's service thread; < 0: none
   double rpc_caller_cpu;        // ns, of a sending side's per-call CPU, on the sender's own thread
   double transfer_ns_per_byte;  // each side, per byte on the wire
   double partition_ns_per_row;  // hash senders, per row routed, batches in the cache
@@ -90,6 +91,13 @@ struct CostRates {
   double call_ns(Bytes wire, int sharing, double ns_per_byte) const {
     const double per_call = rpc_cpu_busy + (static_cast<double>(rpc_cpu) - rpc_cpu_busy) / std::max(1, sharing);
     return per_call + static_cast<double>(wire) * ns_per_byte;
+  }
+  // The receiving side of a call: as call_ns, unless it waited for the host's
+  // service thread, which then took it busy, without sleeping between
+  // (rpc_cpu_queued, when the profile has it).
+  double received_call_ns(Bytes wire, int sharing, double ns_per_byte, bool waited) const {
+    if (waited && rpc_cpu_queued >= 0) return rpc_cpu_queued + static_cast<double>(wire) * ns_per_byte;
+    return call_ns(wire, sharing, ns_per_byte);
   }
 };
 

@@ -33,7 +33,7 @@ Bytes ReceiverInstance::limit() const {
 
 void ReceiverInstance::on_arrival(Rpc* rpc) {
   if (rpc->eos) {  // EndDataStream is always admitted (IMPALA-13130)
-    const double rpc_work = context_.rates.call_ns(rpc->wire_bytes, sharing(*rpc), run_.transfer_ns_per_byte(host_));
+    const double rpc_work = context_.rates.received_call_ns(rpc->wire_bytes, sharing(*rpc), run_.transfer_ns_per_byte(host_), rpc->waited);
     context_.cpu.rpc += rpc_work * 1e-9;
     context_.transport->start_receiver_work(rpc, to_ns(rpc_work));
     return;
@@ -64,7 +64,7 @@ void ReceiverInstance::start_work(Rpc* rpc) {
                              static_cast<double>(fresh) * context_.rates.fresh_ns_per_byte;
   context_.cpu.decompress += decompress * 1e-9;
   context_.cpu.deserialize += deserialize * 1e-9;
-  const double rpc_work = context_.rates.call_ns(rpc->wire_bytes, sharing(*rpc), run_.transfer_ns_per_byte(host_));
+  const double rpc_work = context_.rates.received_call_ns(rpc->wire_bytes, sharing(*rpc), run_.transfer_ns_per_byte(host_), rpc->waited);
   context_.cpu.rpc += rpc_work * 1e-9;
   context_.transport->start_receiver_work(rpc, to_ns(decompress + deserialize + rpc_work));
 }

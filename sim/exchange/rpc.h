@@ -47,6 +47,7 @@ struct Rpc {
   ReceiverInstance* receiver = nullptr;
   int from_host = 0, to_host = 0;
   int together = 1;  // its sender's calls on its connection with it, itself included (SenderInstance::call_cpu)
+  bool waited = false;  // for one of its receiver host's service threads (CostRates::received_call_ns)
   std::int64_t rows = 0;
   Bytes tuple_bytes = 0;   // uncompressed tuple data
   Bytes wire_bytes = 0;    // payload on the wire incl. offsets and framing

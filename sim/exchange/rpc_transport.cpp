@@ -55,6 +55,7 @@ void RpcTransport::take_service_thread(Rpc* rpc) {
   if (s.free == 0) {
     // Waiting for the thread, the call is not yet in the receiving RPC layer's
     // hands: it shares none of that layer's work (calls_at_host).
+    rpc->waited = true;
     s.waiting.push(rpc);
     --at_host_[static_cast<std::size_t>(rpc->to_host)];
     return;

@@ -249,54 +249,6 @@ TEST_CASE("head-of-line: a channel that is full stalls the sender's other channe
   CHECK(result.exchanges.at(0).sender_blocked_s > 0.9 * result.wall_s);
 }
 
-TEST_CASE("calls in flight together share the per-call CPU down to rpc_cpu_busy_us") {
-  // rpc_cpu_us 10 alone; rpc_cpu_busy_us 2 among many: a call among k in flight
-  // at its host (from or to it) that share its system calls and wake-ups costs
-  // 2 + 8 / k us a side. A thread's own calls share one connection's when they
-  // are on it together, and nothing across connections.
-  auto with_busy = [](const std::string& json) { return test::with_value(json, "/costs/rpc_cpu_busy_us", "2"); };
-  // One sender, 4 in flight on its one channel (latency-bound: the window is
-  // always full): each call leaves with the other 3 on the connection, and is
-  // read among them, so 2 + 8 / 4 = 4 us a side where alone it cost 10. Only
-  // the first three calls and the end-of-stream go with fewer.
-  const auto call_cpu = [](const RunResult& r) { return r.cpu_s.rpc + r.cpu_s.call; };
-  const std::string one = one_channel(R"({"in_flight": 4, "compression": "none"})", 1000000);
-  CHECK(call_cpu(run(with_busy(one))) == doctest::Approx(0.4 * call_cpu(run(one))).epsilon(0.01));
-  // Four sender instances on host s, each with one channel to r: their calls
-  // share the connection s -> r. Less RPC CPU, but never below the floor of 2 us.
-  const std::string four = test::with_value(one_channel(R"({"in_flight": 4, "compression": "none"})"),
-                                            "/workload/queries/0/exchanges/0/senders/per_host", "4");
-  const RunResult alone = run(four);
-  const RunResult shared = run(with_busy(four));
-  CHECK(shared.rpcs == alone.rpcs);
-  CHECK(call_cpu(shared) < 0.4 * call_cpu(alone));
-  CHECK(call_cpu(shared) > 0.2 * call_cpu(alone));
-
-  // One call in flight a sender, one sender on each of four hosts, all into
-  // host r: no two calls share a connection, and each sender's host sees its
-  // own call only, so the senders' sides cost 10 us a call; r's RPC layer
-  // handles the four senders' calls together, so its side costs less. Half the
-  // RPC CPU is the senders': the total falls, but by less than half.
-  const std::string single = one_channel(R"({"in_flight": 1, "compression": "none"})");
-  const std::vector<std::string> spread{
-      R"(cluster.hosts=[{"name": "s0", "group": "a"}, {"name": "s1", "group": "a"}, {"name": "s2", "group": "a"},
-                        {"name": "s3", "group": "a"}, {"name": "r", "group": "a"}])",
-      R"(workload.queries.0.exchanges.0.senders={"hosts": ["s0", "s1", "s2", "s3"], "per_host": 1})"};
-  const RunResult apart = run(single, spread);
-  const RunResult together = run(with_busy(single), spread);
-  CHECK(together.rpcs == apart.rpcs);
-  CHECK(together.cpu_s.rpc < 0.9 * apart.cpu_s.rpc);
-  CHECK(together.cpu_s.rpc > 0.5 * apart.cpu_s.rpc);
-
-  // One sender whose two channels go to two hosts, 4 in flight on each: its
-  // calls to one host never travel with those to the other, so the calls to
-  // each cost what one channel's alone do (4 us a side), not less.
-  const std::vector<std::string> two_hosts{
-      R"(cluster.hosts=[{"name": "s", "group": "a"}, {"name": "r0", "group": "a"}, {"name": "r1", "group": "a"}])",
-      R"(workload.queries.0.exchanges.0.receivers={"hosts": ["r0", "r1"], "per_host": 1})"};
-  CHECK(call_cpu(run(with_busy(one), two_hosts)) == doctest::Approx(0.4 * call_cpu(run(one, two_hosts))).epsilon(0.01));
-}
-
 TEST_CASE("two RPCs in flight halve a latency-bound channel's time") {
   const RunResult one = run(one_channel(R"({"in_flight": 1, "compression": "none"})"));
   const RunResult two = run(one_channel(R"({"in_flight": 2, "compression": "none"})"));

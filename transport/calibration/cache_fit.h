@@ -76,8 +76,12 @@ struct TransferPair {
 struct TransferFigures {
   double ns_per_byte = 0;       // each side, a batch in the cache
   double miss_ns_per_byte = 0;  // each side, more for an evicted one
+  // Each side, a call's CPU beyond its bytes: the mean over the four exchanges
+  // of what the two figures above leave of their calls. They are CPU-bound and
+  // make their calls back to back (CostProfile::rpc_cpu_queued_us).
+  double call_ns = 0;
 };
-// Neither figure negative: noise that would make the extra so leaves it 0.
+// Neither per-byte figure negative: noise that would make the extra so leaves it 0.
 TransferFigures fit_transfer(const std::vector<TransferPair>& pairs);
 
 }  // namespace exsim::transport

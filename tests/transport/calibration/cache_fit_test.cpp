@@ -102,10 +102,15 @@ TEST_CASE("the RPC bytes' cached rate and their extra beyond the cache, from pai
   const TransferFigures f = fit_transfer({cached, beyond});
   CHECK(f.ns_per_byte == doctest::Approx(0.25));
   CHECK(f.miss_ns_per_byte == doctest::Approx(0.1));
+  // What the bytes leave of each call, each side: half the 20 us.
+  CHECK(f.call_ns == doctest::Approx(10e3));
   // Noise that would make the extra negative leaves it at 0, the rate from all the bytes.
   const TransferFigures flat = fit_transfer({{20e3, 29e3, 0, 20e3 + 2 * 431e3 * 0.3, 460e3, 0}});
   CHECK(flat.miss_ns_per_byte == 0);
   CHECK(flat.ns_per_byte == doctest::Approx(0.3));
+  // What the rate leaves of each call a side: 10 us less 29 KB at 0.3 ns a
+  // byte, in the small call and (by construction) in the large one.
+  CHECK(flat.call_ns == doctest::Approx(10e3 - 29e3 * 0.3));
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ std::map<std::string, std::vector<double>> steady_figures() {
       {"decode_miss_byte_ns", {0.05, 0.06, 0.05}},
       {"rpc_cpu_us", {40, 44, 41}},
       {"rpc_cpu_busy_us", {9, 8, 10}},
+      {"rpc_cpu_queued_us", {15, 16, 15}},
       {"rpc_caller_cpu_us", {6, 7, 6}},
       {"rpc_latency_us", {1, 1, 1}},
       {"sender_wake_us", {12, 14, 13}},
@@ -77,6 +78,7 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(c.profile.rpc_cpu_us == 41);
   CHECK(c.profile.rpc_cpu_busy_us == 9);
   CHECK(c.profile.rpc_caller_cpu_us == 6);
+  CHECK(c.profile.rpc_cpu_queued_us == 15);
   CHECK(c.spread.at("rpc_cpu_us").min == 40);
   CHECK(c.spread.at("rpc_cpu_us").max == 44);
   CHECK(c.profile.wire_overhead_bytes == 88);
@@ -86,6 +88,13 @@ TEST_CASE("calibration: medians of the samples, their spread, a loadable profile
   CHECK(c.speed_us == 1000);
   CHECK(c.speed_spread == doctest::Approx(0.02));
   CHECK_FALSE(c.too_noisy);
+  // A queued call never costs more than one alone, nor calls in flight together.
+  auto dear = figures;
+  dear["rpc_cpu_queued_us"] = {60, 60};
+  dear["rpc_cpu_busy_us"] = {50, 50};
+  const Calibration bounded = summarize_costs(samples_of(dear, 2));
+  CHECK(bounded.profile.rpc_cpu_queued_us == 41);  // rpc_cpu_us, the median of 40, 44 and 41
+  CHECK(bounded.profile.rpc_cpu_busy_us == 41);
 
   // The profile it writes is one the scenario loader reads back, figure for figure.
   const std::string json = cost_profile_json(c.profile, "test", c.sources, c.spread, {"a warning"});

@@ -26,6 +26,10 @@ int ReceiverInstance::sharing(const Rpc& rpc) const {
   return context_.transport->calls_at_host(host_) - rpc.sender->own_at(host_) + rpc.together;
 }
 
+double ReceiverInstance::call_work_ns(const Rpc& rpc) const {
+  return context_.rates.received_call_ns(rpc.wire_bytes, sharing(rpc), run_.transfer_ns_per_byte(host_), rpc.waited);
+}
+
 Bytes ReceiverInstance::limit() const {
   // A merging exchange divides the limit among the queues still open (docs/impala.md §5.2).
   return merging_ ? context_.policy.receiver_buffer / std::max(1, open_queues_) : context_.policy.receiver_buffer;
@@ -33,7 +37,7 @@ Bytes ReceiverInstance::limit() const {
 
 void ReceiverInstance::on_arrival(Rpc* rpc) {
   if (rpc->eos) {  // EndDataStream is always admitted (IMPALA-13130)
-    const double rpc_work = context_.rates.received_call_ns(rpc->wire_bytes, sharing(*rpc), run_.transfer_ns_per_byte(host_), rpc->waited);
+    const double rpc_work = call_work_ns(*rpc);
     context_.cpu.rpc += rpc_work * 1e-9;
     context_.transport->start_receiver_work(rpc, to_ns(rpc_work));
     return;
@@ -64,7 +68,7 @@ void ReceiverInstance::start_work(Rpc* rpc) {
                              static_cast<double>(fresh) * context_.rates.fresh_ns_per_byte;
   context_.cpu.decompress += decompress * 1e-9;
   context_.cpu.deserialize += deserialize * 1e-9;
-  const double rpc_work = context_.rates.received_call_ns(rpc->wire_bytes, sharing(*rpc), run_.transfer_ns_per_byte(host_), rpc->waited);
+  const double rpc_work = call_work_ns(*rpc);
   context_.cpu.rpc += rpc_work * 1e-9;
   context_.transport->start_receiver_work(rpc, to_ns(decompress + deserialize + rpc_work));
 }

@@ -45,6 +45,8 @@ class ReceiverInstance final : public EventHandler {
   // The calls in flight at this host that share a call's system calls and
   // wake-ups: other senders' calls from and to the host, and itself.
   int sharing(const Rpc& rpc) const;
+  // The RPC layer's CPU of the call's receiving side (CostRates::received_call_ns).
+  double call_work_ns(const Rpc& rpc) const;
   void start_work(Rpc* rpc);
   void consume_next();
   // The queue has changed: the consumer takes the next batch now if it is

@@ -298,8 +298,9 @@ wait "$first"; code_a=$?
 wait "$second"; code_b=$?
 check "two coordinators at once: exactly one succeeds" test $(( (code_a == 0) + (code_b == 0) )) -eq 1
 check "two coordinators at once: the other is not a timeout" test "$code_a" -ne 124 -a "$code_b" -ne 124
-check "two coordinators at once: the refused one says why" \
-  grep -qE "another (coordinator|run)" "$work/err13a" "$work/err13b"
+refused_says_why() { grep -qE "another (coordinator|run)" "$work/err13a" "$work/err13b"; }
+check "two coordinators at once: the refused one says why" refused_says_why
+refused_says_why || sed 's/^/  stderr: /' "$work/err13a" "$work/err13b" | head -10
 
 # 10. Hosts on CPUs of their own (--pin-hosts): every thread of each local agent
 # runs on its share of the run's CPUs; too few CPUs for the hosts is a usage

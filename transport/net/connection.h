@@ -81,7 +81,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     pace_chunk_ = chunk;
   }
   // Paces reads through `pacer`: after a read, the next waits until the bytes
-  // read have their tokens. A slower inbound NIC, felt by the sender as TCP
+  // read have their tokens, counted from when that read was asked for (its
+  // bytes arrived meanwhile). A slower inbound NIC, felt by the sender as TCP
   // backpressure. (Distance is emulated by the delay line, never by not reading.)
   void set_read_pacer(TokenBucket* pacer) { read_pacer_ = pacer; }
   // Queues a frame: `header` (its body_length is set from the pieces) and up to
@@ -127,7 +128,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Takes `bytes` of tokens; when they are not there yet, calls `then` once
   // they are (on a timer) and returns true. False: go ahead now, as a transfer
   // of at most kPacketBytes, or one due within kShortestWaitNs, always does.
-  bool wait_for_tokens(TokenBucket& bucket, std::size_t bytes, asio::steady_timer& timer, void (Connection::*then)());
+  // `since`: when the bytes may have started through the link (a read's: when it was asked for; < 0: now).
+  bool wait_for_tokens(TokenBucket& bucket, std::size_t bytes, asio::steady_timer& timer, void (Connection::*then)(),
+                       std::int64_t since = -1);
   void on_write(const asio::error_code& error, std::size_t bytes);
   void read_next();
   // Asks the kernel to report the socket readable only once `bytes` have
@@ -161,6 +164,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::steady_timer pace_timer_;
   asio::steady_timer read_timer_;
   std::size_t read_low_water_ = 1;
+  std::int64_t read_asked_ns_ = 0;  // when the read in progress was asked for (steady_now_ns)
   bool writing_ = false;
   bool open_ = true;
   bool authenticated_ = false;

@@ -21,9 +21,14 @@ class TokenBucket {
   // at which the write may start: `now` while the burst allows, later once the
   // bucket is in debt. Reservations are served in order, so writes keep theirs.
   // By any time t, the bytes started are at most rate x t + burst.
-  std::int64_t reserve(std::int64_t now, std::int64_t bytes) {
+  std::int64_t reserve(std::int64_t now, std::int64_t bytes) { return reserve_since(now, now, bytes); }
+
+  // The same for bytes that came through at any time from `since` to `now`
+  // (a read's, since it was asked for): the link may have carried them from
+  // `since`, so a lone sender already held to the rate is not held again.
+  std::int64_t reserve_since(std::int64_t since, std::int64_t now, std::int64_t bytes) {
     // Virtual finish time of all reserved bytes at the nominal rate (GCRA).
-    finish_ = std::max(finish_, now) + static_cast<std::int64_t>(static_cast<double>(bytes) * ns_per_byte_);
+    finish_ = std::max(finish_, since) + static_cast<std::int64_t>(static_cast<double>(bytes) * ns_per_byte_);
     return std::max(now, finish_ - burst_ns_);
   }
 

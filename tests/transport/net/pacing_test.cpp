@@ -29,6 +29,22 @@ TEST_CASE("the token bucket allows a burst, then the rate") {
   CHECK(last == 999'000);  // the 1000th write starts when 999 KB have gone at the rate, less the burst
 }
 
+TEST_CASE("bytes that came through since a read was asked for are not held again") {
+  TokenBucket bucket(1e9, 1000);  // 1 byte per ns, bursts of 1000 bytes
+  // A lone sender at the rate: 8000 bytes read at 8000 ns, asked for at 0. They
+  // took the link from 0 to 8000 ns; the next read need not wait.
+  CHECK(bucket.reserve_since(0, 8000, 8000) == 8000);
+  CHECK(bucket.reserve_since(8000, 16000, 8000) == 16000);
+  // Two senders at the rate each: 16000 bytes read by 24000 ns, asked for at
+  // 16000. The link carries 8000 in that time: the next read waits until 31000
+  // (32000 less the burst).
+  CHECK(bucket.reserve_since(16000, 24000, 16000) == 31000);
+  // Counted from the read alone, as reserve does, the lone sender's bytes would
+  // be held a second time.
+  TokenBucket at_read(1e9, 1000);
+  CHECK(at_read.reserve(8000, 8000) == 15000);
+}
+
 TEST_CASE("the delay line releases frames after the delay, in order, and measures it") {
   Reactor reactor;
   std::vector<std::uint64_t> order;

@@ -94,10 +94,10 @@ void measure_path_transfer(const ClusterCalibrationOptions& options, ClusterCali
   }
   c.path_calls["transfer_bytes_per_s"] = 1e9 / std::max(1e-6, spread_of(ns_per_byte).median);
   c.path_calls["transfer_miss_byte_ns"] = spread_of(miss_ns_per_byte).median;
-  // As calibrate bounds it: between a call in a train and one alone on the path.
+  // As calibrate bounds it, by the path's own per-call figures when measured.
   double queued_us = spread_of(call_ns).median * 1e-3;
-  if (c.path_calls.contains("rpc_cpu_busy_us")) queued_us = std::max(queued_us, c.path_calls["rpc_cpu_busy_us"]);
-  if (c.path_calls.contains("rpc_cpu_us")) queued_us = std::min(queued_us, c.path_calls["rpc_cpu_us"]);
+  if (c.path_calls.contains("rpc_cpu_us"))
+    queued_us = transport::bounded_queued_call_us(queued_us, c.path_calls["rpc_cpu_busy_us"], c.path_calls["rpc_cpu_us"]);
   c.path_calls["rpc_cpu_queued_us"] = queued_us;
 }
 

@@ -146,6 +146,10 @@ std::map<std::string, double> per_call_figures(const AgentCalls& alone, const Ag
           {"deserialize_batch_us", alone.deserialize_ns * 1e-3}};
 }
 
+double bounded_queued_call_us(double train_call_us, double busy_us, double alone_us) {
+  return std::max(std::min(busy_us, alone_us), std::min(train_call_us, alone_us));
+}
+
 std::string path_calls_scenario(int hosts, double scale, std::uint64_t seed) {
   BenchmarkShape shape = one_row_calls_shape(scale, seed);
   shape.hosts = hosts;
@@ -271,9 +275,9 @@ std::map<std::string, double> measure_figures(double scale, std::uint64_t seed,
   figures["transfer_bytes_per_s"] = 1e9 / std::max(1e-6, transfer.ns_per_byte);
   figures["transfer_miss_byte_ns"] = transfer.miss_ns_per_byte;
   // A call's CPU beyond its bytes where the exchange makes its calls back to
-  // back, the receiver's reactor busy with the calls before: never less than
-  // one in a train on one connection.
-  figures["rpc_cpu_queued_us"] = std::max(figures["rpc_cpu_busy_us"], transfer.call_ns * 1e-3);
+  // back, the receiver's reactor busy with the calls before.
+  figures["rpc_cpu_queued_us"] =
+      bounded_queued_call_us(transfer.call_ns * 1e-3, figures["rpc_cpu_busy_us"], figures["rpc_cpu_us"]);
   // Deserialization, per row and per byte: of narrow rows from both 64K
   // exchanges, uncompressed and compressed (its LZ4 part measured apart), and
   // the whole batches (three times the bytes of one exchange, whose own figure

@@ -69,6 +69,11 @@ AgentCalls calls_of(const RunResult& run);
 // one in flight (`alone`) and 64 in flight (`shared`).
 std::map<std::string, double> per_call_figures(const AgentCalls& alone, const AgentCalls& shared);
 
+// rpc_cpu_queued_us from a train's CPU per call and side beyond its bytes:
+// never less than a call in a train on one connection (rpc_cpu_busy_us), never
+// more than one alone that woke its receiver (rpc_cpu_us).
+double bounded_queued_call_us(double train_call_us, double busy_us, double alone_us);
+
 // Those calls as one scenario of `hosts` hosts (at least 2), from a sender on
 // h0 to h1, the others idle: policy "alone" one in flight, "shared" 64. For a
 // cluster's real path (calibrate --hosts), where no delay line runs.

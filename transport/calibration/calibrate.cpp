@@ -243,8 +243,8 @@ Calibration summarize_costs(const CalibrationSamples& samples) {
   }
   // Calls in flight together never cost more each than one alone.
   p.rpc_cpu_busy_us = std::min(p.rpc_cpu_busy_us, p.rpc_cpu_us);
-  // Nor does a call that found the receiver's reactor busy cost more than one that woke it.
-  p.rpc_cpu_queued_us = std::min(p.rpc_cpu_queued_us, p.rpc_cpu_us);
+  // The medians come from different repetitions: bound them again.
+  p.rpc_cpu_queued_us = bounded_queued_call_us(p.rpc_cpu_queued_us, p.rpc_cpu_busy_us, p.rpc_cpu_us);
   p.cores = available_cores();
   p.core_cache_bytes = core_cache_bytes();
   // The real exchange reads and decodes every call of a host on the host's one

@@ -25,10 +25,14 @@ class TokenBucket {
 
   // The same for bytes that came through at any time from `since` to `now`
   // (a read's, since it was asked for): the link may have carried them from
-  // `since`, so a lone sender already held to the rate is not held again.
+  // `since`, so a lone sender already held to the rate is not held again. They
+  // cannot have started before `now` less their own time at the rate: a read
+  // asked for long before its bytes came (an idle connection) gets no credit
+  // for the idle spell.
   std::int64_t reserve_since(std::int64_t since, std::int64_t now, std::int64_t bytes) {
+    const auto bytes_ns = static_cast<std::int64_t>(static_cast<double>(bytes) * ns_per_byte_);
     // Virtual finish time of all reserved bytes at the nominal rate (GCRA).
-    finish_ = std::max(finish_, since) + static_cast<std::int64_t>(static_cast<double>(bytes) * ns_per_byte_);
+    finish_ = std::max(finish_, std::max(since, now - bytes_ns)) + bytes_ns;
     return std::max(now, finish_ - burst_ns_);
   }
 

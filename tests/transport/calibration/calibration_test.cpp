@@ -349,6 +349,11 @@ TEST_CASE("per-call figures: a call's CPU per side, the caller's part, wake-up a
   // Many calls in flight never cost a call more than one alone.
   shared.cpu_s.rpc = 0.1;
   CHECK(per_call_figures(calls, calls_of(shared)).at("rpc_cpu_busy_us") == doctest::Approx(20));
+  // A queued call's figure lies between a call in a train and one alone.
+  CHECK(bounded_queued_call_us(15, 6, 20) == 15);
+  CHECK(bounded_queued_call_us(4, 6, 20) == 6);
+  CHECK(bounded_queued_call_us(25, 6, 20) == 20);
+  CHECK(bounded_queued_call_us(25, 30, 20) == 20);  // medians of different runs: one alone wins
   RunResult none;
   CHECK_THROWS_WITH_AS(calls_of(none), doctest::Contains("made no call"), std::runtime_error);
 }

@@ -45,6 +45,15 @@ TEST_CASE("bytes that came through since a read was asked for are not held again
   CHECK(at_read.reserve(8000, 8000) == 15000);
 }
 
+TEST_CASE("a read asked for long before its bytes came gets no credit for the wait") {
+  TokenBucket bucket(1e9, 1000);  // 1 byte per ns, bursts of 1000 bytes
+  // Two idle connections into one host, each asked for a read at 0; 8000 bytes
+  // come on each by 1 ms. The link carried them from 992 us at the earliest, so
+  // the first passes and the second is held to 1008 us less the burst.
+  CHECK(bucket.reserve_since(0, 1'000'000, 8000) == 1'000'000);
+  CHECK(bucket.reserve_since(0, 1'000'000, 8000) == 1'007'000);
+}
+
 TEST_CASE("the delay line releases frames after the delay, in order, and measures it") {
   Reactor reactor;
   std::vector<std::uint64_t> order;

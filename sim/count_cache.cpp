@@ -5,15 +5,22 @@
 namespace exsim::sim {
 namespace {
 
-Policy unnamed(Policy policy) {
+// The policy as a count reads it. Counting plans every batch without time
+// (SenderInstance::count_sends): the calls in flight (the window, and at HEAD
+// the outbound buffers a send takes, issue_batch) and the receiver's queue
+// only decide when batches go, and the name nothing. Two policies that differ
+// only there count alike: a policy and its two-in-flight variant share one.
+Policy as_counted(Policy policy) {
   policy.name.clear();
+  policy.in_flight = 1;
+  policy.receiver_buffer = 0;
   return policy;
 }
 
 }  // namespace
 
 const CountCache::Entry* CountCache::find(const Scenario& scenario, const Policy& policy) const {
-  const Policy key = unnamed(policy);
+  const Policy key = as_counted(policy);
   for (const Entry& e : entries_) {
     if (e.policy == key && e.wire_overhead_bytes == scenario.costs.wire_overhead_bytes &&
         e.lz4_compress_bytes_per_s == scenario.costs.lz4_compress_bytes_per_s) {
@@ -42,7 +49,7 @@ void CountCache::keep(const Scenario& scenario, const Policy& policy, const std:
   const std::lock_guard<std::mutex> guard(mutex_);
   Entry* e = find(scenario, policy);
   if (!e) {
-    entries_.push_back({unnamed(policy), scenario.costs.wire_overhead_bytes, scenario.costs.lz4_compress_bytes_per_s, {}});
+    entries_.push_back({as_counted(policy), scenario.costs.wire_overhead_bytes, scenario.costs.lz4_compress_bytes_per_s, {}});
     e = &entries_.back();
   }
   e->runs.resize(std::max(e->runs.size(), counted.size()));

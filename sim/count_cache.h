@@ -7,7 +7,7 @@
 // A count depends on the scenario's workload and seed and on the policy; of
 // the costs, only the bytes each call adds (wire_overhead_bytes, in the bytes
 // on the wire) and LZ4's rate (in CountedRun::compress_s) touch it. Those and
-// the policy (its name aside) are the key. Every simulation given one cache
+// the policy (its name, calls in flight and receiver queue aside) are the key. Every simulation given one cache
 // must be of the same scenario apart from its costs: the workflow that makes
 // the cache sees to it. Safe to share between threads.
 #ifndef EXSIM_SIM_COUNT_CACHE_H_
@@ -31,7 +31,7 @@ class CountCache {
 
  private:
   struct Entry {
-    Policy policy;  // its name cleared
+    Policy policy;  // as a count reads it (count_cache.cpp, as_counted)
     Bytes wire_overhead_bytes;
     double lz4_compress_bytes_per_s;
     std::vector<CountedRun> runs;

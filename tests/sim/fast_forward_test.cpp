@@ -290,4 +290,45 @@ TEST_CASE("fast-forward: counts kept across simulations give the same results, w
   }
 }
 
+TEST_CASE("fast-forward: the calls in flight and the receiver's queue leave a count as it was") {
+  const Scenario scenario =
+      load_scenario(kSource + "/scenarios/default.json", {"workload.queries.0.exchanges.1.rows=800000000"});
+  const auto variant = [](Policy policy) {
+    policy.name = "other";
+    policy.in_flight += 3;
+    policy.receiver_buffer /= 4;
+    return policy;
+  };
+  // Flat sizes and a budget (whose share per channel the count reads).
+  for (const Policy& base : scenario.policies) {
+    CAPTURE(base.name);
+    const std::vector<sim::CountedRun> a = sim::count_exchange_runs(scenario, base);
+    const std::vector<sim::CountedRun> b = sim::count_exchange_runs(scenario, variant(base));
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].counts.rpcs == b[i].counts.rpcs);
+      CHECK(a[i].counts.bytes_wire == b[i].counts.bytes_wire);
+      CHECK(a[i].counts.bytes_uncompressed == b[i].counts.bytes_uncompressed);
+      CHECK(a[i].rooms == b[i].rooms);
+      CHECK(a[i].compress_s == b[i].compress_s);
+    }
+  }
+  // So the cache keeps one count for both, and each simulation's results are
+  // those it gives with no cache; a buffer size, which the count reads, keeps a second.
+  const Policy& base = scenario.policies.front();
+  sim::KeptRuns kept;
+  SimulateOptions cached;
+  cached.kept = &kept;
+  const RunResult first = simulate(scenario, base, cached);
+  REQUIRE(first.fast_forward.applied());
+  const RunResult second = simulate(scenario, variant(base), cached);
+  CHECK(kept.counts.keys() == 1);
+  CHECK(results_to_json({second}) == results_to_json({simulate(scenario, variant(base))}));
+  CHECK(second.wall_s != first.wall_s);  // the two policies do run differently
+  Policy larger = base;
+  larger.buffer.flat *= 2;
+  simulate(scenario, larger, cached);
+  CHECK(kept.counts.keys() == 2);
+}
+
 }  // namespace exsim

@@ -39,10 +39,11 @@ int first_at_min(const std::vector<int>& nics, const std::vector<double>& share)
 }
 }  // namespace
 
-MaxMinShares::MaxMinShares(int hosts, double capacity, std::size_t scan_limit)
+MaxMinShares::MaxMinShares(int hosts, double capacity, std::size_t scan_limit, Filling filling)
     : hosts_(hosts),
       capacity_(capacity),
       scan_limit_(scan_limit),
+      filling_(filling),
       flows_(static_cast<std::size_t>(hosts) * hosts),
       slot_(static_cast<std::size_t>(hosts) * hosts, -1),
       nic_active_(2 * static_cast<std::size_t>(hosts)),
@@ -50,7 +51,8 @@ MaxMinShares::MaxMinShares(int hosts, double capacity, std::size_t scan_limit)
       nic_remaining_(2 * static_cast<std::size_t>(hosts)),
       nic_unfixed_(2 * static_cast<std::size_t>(hosts), 0),
       nic_share_(2 * static_cast<std::size_t>(hosts), kNoShare),
-      changed_(static_cast<std::size_t>(hosts) * hosts) {
+      changed_(static_cast<std::size_t>(hosts) * hosts),
+      nic_seen_(2 * static_cast<std::size_t>(hosts), 0) {
   // Each flow's NICs, worked out once: a division per use adds up.
   for (int from = 0; from < hosts; ++from) {
     for (int to = 0; to < hosts; ++to) {
@@ -75,6 +77,8 @@ bool MaxMinShares::add(int c) {
     flows_[c].rate = capacity_;
     return true;
   }
+  touched_nics_.push_back(out);
+  touched_nics_.push_back(in);
   return false;
 }
 
@@ -108,12 +112,21 @@ bool MaxMinShares::remove(int c) {
   }
   if (active_.empty()) nic_first_kept_ = false;  // kept again when many are busy
   // A flow that shared no NIC leaves everyone's rate as it was.
-  return !nic_active_[out].empty() || !nic_active_[in].empty();
+  if (nic_active_[out].empty() && nic_active_[in].empty()) return false;
+  touched_nics_.push_back(out);
+  touched_nics_.push_back(in);
+  return true;
 }
 
 std::span<const int> MaxMinShares::work_out() {
   changed_count_ = 0;
-  if (!star_rates()) fill_rates();
+  ++fill_pass_;
+  // With few busy, only the flows connected to a change are filled when they
+  // are not all (their stars in one round each, at the rates star_rates gives).
+  std::optional<std::size_t> part = active_.size() <= scan_limit_ ? mark_changed_part() : std::nullopt;
+  if (part && *part == active_.size()) part.reset();
+  if (part || !star_rates()) fill_rates(part);
+  touched_nics_.clear();
   return {changed_.data(), changed_count_};
 }
 
@@ -134,15 +147,19 @@ bool MaxMinShares::star_rates() {
   // Each flow of a star has a NIC of its own, and each star one more
   // (its centre): with no more busy NICs than flows, there are none.
   if (static_cast<int>(active_.size()) >= busy_nic_count_) return false;
-  bool stars = true;
+  // Whether they are stars first, without dividing: most sets the filling
+  // works out are not, and a failed try cost a division per busy flow.
+  for (int c : active_) {
+    const Flow& conn = flows_[c];
+    if (nic_active_[conn.out_nic].size() > 1 && nic_active_[conn.in_nic].size() > 1) return false;
+  }
   for (int c : active_) {
     Flow& conn = flows_[c];
     const std::size_t out = nic_active_[conn.out_nic].size(), in = nic_active_[conn.in_nic].size();
-    stars &= std::min(out, in) == 1;
     conn.next_rate = capacity_ / static_cast<int>(std::max(out, in));
     note_rate(c);
   }
-  return stars;
+  return true;
 }
 
 void MaxMinShares::list_busy_nic(int nic) {
@@ -152,19 +169,22 @@ void MaxMinShares::list_busy_nic(int nic) {
   busy_nics_.push_back(nic);
 }
 
-void MaxMinShares::fill_rates() {
+void MaxMinShares::fill_rates(std::optional<std::size_t> part) {
   // Progressive filling: repeatedly take the NIC with the smallest fair share
   // among its unfixed flows and fix those flows at that share.
   // Only NICs that carry an active flow take part, listed in the order
   // the active flows first reach them; that order breaks ties. A
   // flow counts as unfixed until this pass's number is on it, so that
-  // with many busy the setup need not visit every busy flow. (star_rates
-  // may have noted changed rates before giving up: they are noted again.)
-  changed_count_ = 0;
-  ++fill_pass_;
+  // with many busy the setup need not visit every busy flow.
   busy_nics_.clear();
+  std::size_t unfixed = part ? *part : active_.size();
   if (active_.size() <= scan_limit_) {
+    // Only the flows of `part` when marked: the others' filling reads and
+    // writes none of their NICs, so it would give them the rates they have,
+    // bit for bit. Those listed keep their order among themselves, which is
+    // all their ties and sums depend on.
     for (int c : active_) {
+      if (part && nic_seen_[flows_[c].out_nic] != fill_pass_) continue;
       for (int nic : {flows_[c].out_nic, flows_[c].in_nic}) {
         if (nic_unfixed_[nic] == 0) list_busy_nic(nic);  // not listed yet (idle NICs are left at zero)
       }
@@ -193,7 +213,6 @@ void MaxMinShares::fill_rates() {
     std::sort(order.begin(), order.end());
     for (const std::uint64_t entry : order) list_busy_nic(static_cast<int>(entry & 0xffffffffu));
   }
-  std::size_t unfixed = active_.size();
   while (unfixed > 0) {
     // Each NIC's share is kept up to date as flows are fixed, so the
     // bottleneck is a minimum of shares, not a comparison of fractions.
@@ -218,6 +237,28 @@ void MaxMinShares::fill_rates() {
     nic_unfixed_[bottleneck] = 0;
     nic_share_[bottleneck] = kNoShare;
   }
+}
+
+std::optional<std::size_t> MaxMinShares::mark_changed_part() {
+  if (filling_ == Filling::kEveryFlow || touched_nics_.empty()) return std::nullopt;
+  // The busy NICs reached from the touched ones through busy flows. Each flow
+  // reached has both its NICs marked and is counted at each.
+  seen_stack_.clear();
+  const auto reach = [&](int nic) {
+    if (nic_seen_[nic] == fill_pass_ || nic_active_[nic].empty()) return;
+    nic_seen_[nic] = fill_pass_;
+    seen_stack_.push_back(nic);
+  };
+  for (int nic : touched_nics_) reach(nic);
+  std::size_t flow_ends = 0;
+  while (!seen_stack_.empty()) {
+    const int nic = seen_stack_.back();
+    seen_stack_.pop_back();
+    flow_ends += nic_active_[nic].size();
+    for (int c : nic_active_[nic]) reach(flows_[c].out_nic == nic ? flows_[c].in_nic : flows_[c].out_nic);
+  }
+  if (flow_ends == 0) return std::nullopt;
+  return flow_ends / 2;
 }
 
 }  // namespace exsim::sim

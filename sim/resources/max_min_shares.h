@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -21,7 +22,12 @@ class MaxMinShares {
   // `scan_limit`: up to this many busy flows, the busy NICs are listed by a
   // pass over the busy flows; beyond it, from positions kept as flows come
   // and go (see fill_rates()). Both list them in the same order.
-  MaxMinShares(int hosts, double capacity, std::size_t scan_limit);
+  // Up to it too, a working-out fills only the flows connected (through
+  // shared NICs) to those that came or went since the last: the others'
+  // rates cannot have changed. `every_flow`: fill every busy flow each time,
+  // as a reference for tests (the same rates and changes, bit for bit).
+  enum class Filling { kChangedOnly, kEveryFlow };
+  MaxMinShares(int hosts, double capacity, std::size_t scan_limit, Filling filling = Filling::kChangedOnly);
 
   // Flow `c` becomes busy. True when it is alone on both its NICs: its rate is
   // then the whole capacity at once and no other rate changes. False: the
@@ -54,16 +60,23 @@ class MaxMinShares {
     double next_rate = 0;
   };
 
-  // The rates when the busy NICs form stars; false otherwise, after writing
-  // next_rate and changed_ for some flows (fill_rates starts afresh).
+  // The rates when the busy NICs form stars; false, having written nothing,
+  // otherwise.
   bool star_rates();
-  void fill_rates();            // progressive filling, for any set
+  // Progressive filling, for any set: of the flows on NICs marked in this pass
+  // (`part` of them, with few busy), or of every busy flow.
+  void fill_rates(std::optional<std::size_t> part);
+  // Marks the busy NICs connected to those touched since the last working out
+  // (nic_seen_ == fill_pass_) and returns their flows' count, or nullopt to
+  // fill every busy flow.
+  std::optional<std::size_t> mark_changed_part();
   void list_busy_nic(int nic);  // fill_rates: a busy NIC takes part, at its full capacity
   void note_rate(int c);
 
   const int hosts_;
   const double capacity_;
   const std::size_t scan_limit_;
+  const Filling filling_;
   std::vector<Flow> flows_;
   std::vector<int> slot_;  // position in active_, -1 when idle
   std::vector<int> active_;
@@ -76,10 +89,16 @@ class MaxMinShares {
   std::vector<int> nic_unfixed_;   // zero outside fill_rates
   std::vector<double> nic_share_;  // nic_remaining_ / nic_unfixed_; infinite without unfixed flows
   std::vector<int> busy_nics_;
-  std::uint64_t fill_pass_ = 0;
+  std::uint64_t fill_pass_ = 0;  // the working-out: marks the NICs and flows it reached
   std::vector<std::uint64_t> busy_order_;
   std::vector<int> changed_;  // flows whose rate the working-out changed: the first changed_count_
   std::size_t changed_count_ = 0;
+  // The NICs of flows that came or went since the last working out (whose
+  // other flows' rates may change), and the pass that last found each NIC
+  // connected to one of them.
+  std::vector<int> touched_nics_;
+  std::vector<std::uint64_t> nic_seen_;
+  std::vector<int> seen_stack_;
 };
 
 }  // namespace exsim::sim

@@ -8,7 +8,8 @@
 // Connections with queued bytes share the NICs max-min fairly (the solver is
 // max_min_shares.h): each busy connection crosses its source's outbound NIC and
 // its destination's inbound NIC. Rates change only when a connection becomes
-// busy or idle.
+// busy or idle, and only those of connections it shares NICs with, directly or
+// through others.
 //
 // Completions are settled lazily. Between two sends the NICs evolve on their
 // own, and nobody sees a transfer's last byte leave until it is delivered,

@@ -34,7 +34,8 @@ void simulate_cost_corners(const Scenario& scenario, const std::vector<Policy>& 
                            std::vector<RunResult>& results, const CostRangeOptions& options);
 
 // Fills each result's sensitivity: a CostSwing per cost that can move, in the
-// profile's order of figures.
+// profile's order of figures. results[i] must be policies[i]'s as simulated
+// with these options: an end at a cost's own value takes its wall-clock.
 void simulate_cost_sensitivity(const Scenario& scenario, const std::vector<Policy>& policies,
                                std::vector<RunResult>& results, const CostRangeOptions& options);
 

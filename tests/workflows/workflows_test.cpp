@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "workflows/cost_ranges.h"
 #include "workflows/parallel.h"
 #include "workflows/sweep_runner.h"
 #include "workflows/validation.h"
@@ -285,6 +286,32 @@ TEST_CASE("work on threads: every index once, and no more taken after a failure 
   CHECK_FALSE(
       workflows::for_each_parallel(1000, 1, [&](std::size_t) { ++started; }, [&] { return started.load() < 5; }));
   CHECK(started.load() == 5);
+}
+
+TEST_CASE("a cost's end at its own value takes the policy's result; the other ends are simulated") {
+  const std::string file = temp_file("exsim_workflows_sensitivity.json", kScenario);
+  Scenario scenario = parse_scenario(kScenario, file);
+  // rpc_cpu_us may only grow (its median is its least), the LZ4 rate either way.
+  const double rpc = scenario.costs.rpc_cpu_us, lz4 = scenario.costs.lz4_compress_bytes_per_s;
+  scenario.costs.spread = {{"rpc_cpu_us", {rpc, rpc, 2 * rpc}}, {"lz4_compress_bytes_per_s", {lz4, lz4 / 2, lz4 * 2}}};
+  const std::vector<Policy> policies = {scenario.policies.front()};
+  std::vector<RunResult> results = {simulate(scenario, policies.front())};
+  // A wall-clock no simulation gives: where it shows, the result was taken.
+  const double given = results.front().wall_s + 1000;
+  results.front().wall_s = given;
+  workflows::CostRangeOptions options;
+  options.jobs = 2;
+  workflows::simulate_cost_sensitivity(scenario, policies, results, options);
+  std::map<std::string, CostSwing> swings;
+  for (const CostSwing& swing : results.front().sensitivity) swings[swing.cost] = swing;
+  REQUIRE(swings.size() == 2);
+  CHECK(swings["rpc_cpu_us"].wall_cheap_s == given);
+  CHECK(swings["rpc_cpu_us"].wall_dear_s < given);  // simulated
+  Scenario dear = scenario;
+  dear.costs.rpc_cpu_us = 2 * rpc;
+  CHECK(swings["rpc_cpu_us"].wall_dear_s == simulate(dear, policies.front()).wall_s);
+  CHECK(swings["lz4_compress_bytes_per_s"].wall_cheap_s < given);
+  CHECK(swings["lz4_compress_bytes_per_s"].wall_dear_s < given);
 }
 
 }  // namespace

@@ -78,8 +78,8 @@ void simulate_cost_sensitivity(const Scenario& scenario, const std::vector<Polic
     Scenario moved = scenario;
     figures[f].first->set(moved.costs, end ? figures[f].second.dear : figures[f].second.cheap);
     // An end at the figure's own value (a profile whose repetitions' median is
-    // their least or their most, a cost at 0 that can only grow) is the run
-    // the policy's result came from: the same simulation gives the same figures.
+    // their least or their most, a cost at 0 that can only grow) is the
+    // scenario's own costs: the policy's result is that run.
     const double wall = moved.costs == scenario.costs ? results[i].wall_s : simulate(moved, policies[i], plain).wall_s;
     CostSwing& swing = results[i].sensitivity[f];
     (end ? swing.wall_dear_s : swing.wall_cheap_s) = wall;

@@ -34,8 +34,9 @@ void simulate_cost_corners(const Scenario& scenario, const std::vector<Policy>& 
                            std::vector<RunResult>& results, const CostRangeOptions& options);
 
 // Fills each result's sensitivity: a CostSwing per cost that can move, in the
-// profile's order of figures. results[i] must be policies[i]'s as simulated
-// with these options: an end at a cost's own value takes its wall-clock.
+// profile's order of figures. An end at a cost's own value takes results[i]'s
+// wall-clock (policies[i]'s, at the scenario's costs): the cost did not move,
+// so the swing there is none, as the run at those costs gives.
 void simulate_cost_sensitivity(const Scenario& scenario, const std::vector<Policy>& policies,
                                std::vector<RunResult>& results, const CostRangeOptions& options);
 

@@ -24,8 +24,8 @@ class MaxMinShares {
   // and go (see fill_rates()). Both list them in the same order.
   // Up to it too, a working-out fills only the flows connected (through
   // shared NICs) to those that came or went since the last: the others'
-  // rates cannot have changed. `every_flow`: fill every busy flow each time,
-  // as a reference for tests (the same rates and changes, bit for bit).
+  // rates cannot have changed. Filling::kEveryFlow fills every busy flow each
+  // time, as a reference for tests (the same rates and changes, bit for bit).
   enum class Filling { kChangedOnly, kEveryFlow };
   MaxMinShares(int hosts, double capacity, std::size_t scan_limit, Filling filling = Filling::kChangedOnly);
 

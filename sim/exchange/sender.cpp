@@ -21,6 +21,9 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
       host_(host),
       rows_left_(rows),
       rows_(rows),
+      lz4_ratio_(run.exchange().lz4_ratio),
+      hash_(run.exchange().send_path() == PartitionKind::kHash),
+      head_layout_(run.context().policy.sender_layout == SenderLayout::kHead),
       random_(seed),
       window_(run.channels(), run.context().policy.in_flight) {
   const Exchange& x = run.exchange();
@@ -277,8 +280,12 @@ void SenderInstance::issue_batch(int channel, BatchSize batch, int together) {
   context_.transport->issue(rpc);
 }
 
+Bytes SenderInstance::wire_bytes(const Channel& channel, BatchSize batch) const {
+  return context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows);
+}
+
 Bytes SenderInstance::count_batch(ExchangeStats& stats, const Channel& channel, BatchSize batch) const {
-  const Bytes wire = context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows);
+  const Bytes wire = wire_bytes(channel, batch);
   ++stats.rpcs;
   stats.bytes_wire += static_cast<double>(wire);
   stats.bytes_uncompressed += static_cast<double>(batch.tuple_bytes + 4 * batch.rows);

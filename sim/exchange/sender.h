@@ -11,6 +11,7 @@
 #ifndef EXSIM_SIM_EXCHANGE_SENDER_H_
 #define EXSIM_SIM_EXCHANGE_SENDER_H_
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "models/base/random.h"
+#include "models/base/rounding.h"
 #include "models/results/bound.h"
 #include "models/rules/sender_memory.h"
 #include "models/rules/sizing_policy.h"
@@ -198,7 +200,12 @@ class SenderInstance final : public EventHandler {
   // The CPU step before a send takes the send's call CPU along when the
   // channel has room already (no event of its own for the call).
   void take_call_along(Step& cpu);
-  Bytes payload_bytes(const Channel& channel, Bytes tuple_bytes) const;
+  // LZ4 output is kept only if smaller (outbound-row-batch.cc:76-82). Inline:
+  // counting a long exchange asks it of every batch sealed.
+  Bytes payload_bytes(const Channel& channel, Bytes tuple_bytes) const {
+    return channel.compress && lz4_ratio_ < 1.0 ? ceil_to_int(lz4_ratio_ * static_cast<double>(tuple_bytes))
+                                                : tuple_bytes;
+  }
   // The sender's side of one call carrying `batch` to `channel` (end-of-stream:
   // an empty batch), as the thread spends it now: among `own_on_connection`
   // of this thread's calls on the connection, itself included.
@@ -219,10 +226,30 @@ class SenderInstance final : public EventHandler {
   void issue_batch(int channel, BatchSize batch, int together);
   // A call carrying `batch` to `channel` counted in `stats`; its bytes on the wire.
   Bytes count_batch(ExchangeStats& stats, const Channel& channel, BatchSize batch) const;
+  Bytes wire_bytes(const Channel& channel, BatchSize batch) const;
   Bytes eos_wire_bytes() const;
   void issue_eos_all();
-  void note_batch(Channel& channel, BatchSize batch);
-  void note_shared(BatchSize batch, bool serialized, bool compressed);
+  // Memory: a channel's buffers grow with the batches they hold and keep their
+  // room. Inline, the common case: a batch within the largest noted, with the
+  // channel's buffers counted as they are, grows nothing (counting a long
+  // exchange notes every batch sealed).
+  void note_batch(Channel& ch, BatchSize batch) {
+    const int outbound = std::max<int>(ch.outbound_used, hash_ ? 0 : 1);
+    const bool counted = ch.holds && outbound == ch.outbound_counted && ch.collector_empty == ch.collector_empty_counted;
+    if (counted && batch.rows <= ch.largest.rows && batch.tuple_bytes <= ch.largest.tuple_bytes) return;
+    note_new_batch(ch, batch, outbound, counted);
+  }
+  // The rest of note_batch: a batch larger than any noted, or buffers to count again.
+  void note_new_batch(Channel& ch, BatchSize batch, int outbound, bool counted);
+  // The sender's shared buffers: the serialization batch (whole-batch kinds)
+  // and the LZ4 scratch. Inline, the common case: a hash channel's batch
+  // compressed at HEAD touches only the scratch, which it leaves as it was when
+  // it fits (lz4_scratch_after), once for every batch a long exchange seals.
+  void note_shared(BatchSize batch, bool serialized, bool compressed) {
+    if (!serialized && head_layout_ && scratch_bytes_ > 0 && batch.tuple_bytes <= scratch_bytes_) return;
+    note_shared_growth(batch, serialized, compressed);
+  }
+  void note_shared_growth(BatchSize batch, bool serialized, bool compressed);
   // The strings Impala's tracker counts, as `batch` leaves for `channel`.
   void note_tracked(int channel, BatchSize batch);
   void add_footprint(Bytes delta);
@@ -237,6 +264,9 @@ class SenderInstance final : public EventHandler {
   const int host_;
   std::int64_t rows_left_;
   const std::int64_t rows_;
+  const double lz4_ratio_;  // the exchange's
+  const bool hash_;         // the exchange routes rows (send_path kHash) rather than send whole batches
+  const bool head_layout_;  // the policy's sender layout is HEAD's (one LZ4 scratch)
   SenderMark middle_start_, middle_end_;  // SenderWindow's ends
   std::unique_ptr<ScanFeed> scan_;  // its scanner threads, when they scan apart (mt_dop 0)
   SimTime scan_wait_since_ = 0;     // when the thread began waiting for its scanner threads

@@ -13,13 +13,10 @@ namespace exsim::sim {
 
 // Memory: a channel's buffers grow with the batches they hold and keep their
 // room (models/rules/sender_memory.h); its outbound buffers are allocated as RPCs
-// first go in flight together.
-void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
+// first go in flight together. Room only grows with a batch larger than any
+// before (room_after is monotonic): note_batch has returned for the others.
+void SenderInstance::note_new_batch(Channel& ch, BatchSize batch, int outbound, bool counted) {
   const PartitionKind path = run_.exchange().send_path();
-  const int outbound = std::max<int>(ch.outbound_used, path == PartitionKind::kHash ? 0 : 1);
-  const bool counted = ch.holds && outbound == ch.outbound_counted && ch.collector_empty == ch.collector_empty_counted;
-  // Room only grows with a batch larger than any before (room_after is monotonic).
-  if (counted && batch.rows <= ch.largest.rows && batch.tuple_bytes <= ch.largest.tuple_bytes) return;
   ch.largest = {std::max(ch.largest.rows, batch.rows), std::max(ch.largest.tuple_bytes, batch.tuple_bytes)};
   const BufferRoom room = room_after(ch.room, batch, ch.compress && lz4_output_kept(run_.exchange()));
   const bool grew = room.data != ch.room.data || room.rows != ch.room.rows || room.tuple != ch.room.tuple;
@@ -35,16 +32,9 @@ void SenderInstance::note_batch(Channel& ch, BatchSize batch) {
   add_footprint(now - before);
 }
 
-// The sender's shared buffers: the serialization batch (whole-batch kinds) and
-// the LZ4 scratch, which the compressed batches pass through.
-void SenderInstance::note_shared(BatchSize batch, bool serialized, bool compressed) {
-  // A hash channel's batch compressed at HEAD touches only the scratch, which
-  // it leaves as it was when it fits (lz4_scratch_after): the common case,
-  // once for every batch a long exchange seals.
-  if (!serialized && scratch_bytes_ > 0 && batch.tuple_bytes <= scratch_bytes_ &&
-      context_.policy.sender_layout == SenderLayout::kHead) {
-    return;
-  }
+// The shared buffers, which the compressed batches pass through, past
+// note_shared's common case.
+void SenderInstance::note_shared_growth(BatchSize batch, bool serialized, bool compressed) {
   const PartitionKind kind = run_.exchange().send_path();
   if (serialized) {
     // Batches are compressed in the serialization batch (swapping in the

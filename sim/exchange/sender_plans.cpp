@@ -125,13 +125,6 @@ SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch, int ow
   return to_ns(rpc);
 }
 
-// LZ4 output is kept only if smaller (outbound-row-batch.cc:76-82).
-Bytes SenderInstance::payload_bytes(const Channel& channel, Bytes tuple_bytes) const {
-  const double ratio = run_.exchange().lz4_ratio;
-  return channel.compress && ratio < 1.0 ? ceil_to_int(ratio * static_cast<double>(tuple_bytes))
-                                         : tuple_bytes;
-}
-
 std::int64_t SenderInstance::rows_to_fill(const Channel& channel, double row_bytes) const {
   const BatchCapacity& cap = run_.capacity();
   auto rows_until = [&](Bytes limit) {
@@ -160,6 +153,12 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   run_.splitter().split(rows, random_, routed.rows);
   split_proportionally(tuple_bytes - rows * x.row.fixed_bytes, routed.rows, rows, routed.varlen_bytes);
   fills_.clear();
+  // Counting, the batches sealed are summed here and added to the counts once:
+  // whole numbers of calls and bytes, whose sums are the same either way (below
+  // 2^53 bytes), and the LZ4 CPU added in the same order as one by one.
+  std::int64_t sealed_calls = 0, sealed_rows = 0;
+  Bytes sealed_wire = 0, sealed_uncompressed = 0;
+  double compress_s = context_.cpu.compress;
   for (std::size_t c = 0; c < channels_.size(); ++c) {
     const std::int64_t k = routed.rows[c];
     if (k == 0) continue;
@@ -182,9 +181,11 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
       note_batch(ch, sealed);
       if (ch.compress) note_shared(sealed, /*serialized=*/false, /*compressed=*/true);  // compressed as it is sealed
       if (counting_) {
-        context_.cpu.compress += compress_ns(ch, sealed) * 1e-9;  // as compress_cpu would, for the count's CPU
-        count_batch(*counting_, ch, sealed);
-        counting_->rows_delivered += sealed.rows;
+        compress_s += compress_ns(ch, sealed) * 1e-9;  // as compress_cpu would, for the count's CPU
+        ++sealed_calls;
+        sealed_rows += sealed.rows;
+        sealed_wire += wire_bytes(ch, sealed);
+        sealed_uncompressed += sealed.tuple_bytes + 4 * sealed.rows;
         continue;
       }
       fills_.push_back({static_cast<double>(taken) / static_cast<double>(k), static_cast<int>(c), sealed});
@@ -194,7 +195,14 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
     ch.collector_empty = false;  // rows reached its collector after its last send
     note_batch(ch, ch.filling);
   }
-  if (counting_) return;  // no steps: nothing is simulated
+  if (counting_) {  // no steps: nothing is simulated
+    context_.cpu.compress = compress_s;
+    counting_->rpcs += sealed_calls;
+    counting_->rows_delivered += sealed_rows;
+    counting_->bytes_wire += static_cast<double>(sealed_wire);
+    counting_->bytes_uncompressed += static_cast<double>(sealed_uncompressed);
+    return;
+  }
   order_fills();
   const int copies = context_.policy.sender_layout == SenderLayout::kV43 ? 2 : 1;
   const BatchCpu cpu = batch_cpu(context_, x, rows, tuple_bytes, copies, scan_ != nullptr, {true, route_ns_per_row_});

@@ -5,49 +5,20 @@
 namespace exsim {
 namespace {
 
-constexpr int kNormalBits = 12;
-constexpr int kNormalLevels = 1 << kNormalBits;
-
-struct NormalTable {
-  double level[kNormalLevels];
-  NormalTable() {
-    // The midpoint quantile of each of the 4096 equiprobable slices.
-    for (int i = 0; i < kNormalLevels; ++i) level[i] = inverse_normal_cdf((i + 0.5) / kNormalLevels);
+std::array<double, Random::kNormalLevels> normal_levels() {
+  std::array<double, Random::kNormalLevels> level{};
+  for (int i = 0; i < Random::kNormalLevels; ++i) {
+    level[static_cast<std::size_t>(i)] = inverse_normal_cdf((i + 0.5) / Random::kNormalLevels);
   }
-};
-
-const NormalTable& normal_table() {
-  static const NormalTable table;
-  return table;
+  return level;
 }
 
 }  // namespace
 
-double Random::normal() {
-  if (normal_chunks_ == 0) {
-    normal_bits_ = next();
-    normal_chunks_ = 64 / kNormalBits;
-  }
-  auto index = static_cast<int>(normal_bits_ & (kNormalLevels - 1));
-  normal_bits_ >>= kNormalBits;
-  --normal_chunks_;
-  return normal_table().level[index];
-}
+const std::array<double, Random::kNormalLevels> Random::kNormalLevelTable = normal_levels();
 
-std::int64_t binomial(std::int64_t n, double q, Random& random) {
-  if (n <= 0 || q <= 0) return 0;
-  if (q >= 1) return n;
+std::int64_t binomial_by_inversion(std::int64_t n, double q, Random& random) {
   const double nd = static_cast<double>(n);
-  const double variance = nd * q * (1 - q);
-  if (variance >= 9.0) {
-    // Rounded half to even, as std::nearbyint in the default rounding mode,
-    // and clamped, without the library calls GCC makes for nearbyint, fmin
-    // and fmax on the x86-64 baseline (a hash sender draws one per channel
-    // per group of rows). Exact for |x| < 2^51; draws never come near.
-    const double x = nd * q + std::sqrt(variance) * random.normal();
-    const double draw = (x + 0x1.8p52) - 0x1.8p52;
-    return static_cast<std::int64_t>(draw < 0 ? 0.0 : (draw > nd ? nd : draw));
-  }
   // Inversion on the smaller tail, so the expected loop count is min(nq, n(1-q)) + 1.
   const bool flip = q > 0.5;
   const double p = flip ? 1 - q : q;

@@ -7,6 +7,7 @@
 #define EXSIM_MODELS_BASE_RANDOM_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace exsim {
@@ -61,7 +62,25 @@ class Random {
 
   // Standard normal variate, quantized to 4096 equiprobable levels: plenty for
   // row counts and byte sums, and a table lookup instead of a log and a sqrt.
-  double normal();
+  // Inline, as binomial's normal path: a hash sender draws one per channel per
+  // group of rows, millions in a long exchange's count.
+  double normal() {
+    if (normal_chunks_ == 0) {
+      normal_bits_ = next();
+      normal_chunks_ = 64 / kNormalBits;
+    }
+    const auto index = static_cast<std::size_t>(normal_bits_ & (kNormalLevels - 1));
+    normal_bits_ >>= kNormalBits;
+    --normal_chunks_;
+    return kNormalLevelTable[index];
+  }
+
+  static constexpr int kNormalBits = 12;
+  static constexpr int kNormalLevels = 1 << kNormalBits;
+  // The midpoint quantile of each of the 4096 equiprobable slices, filled as
+  // the program starts (random.cpp): a draw then checks no function-static
+  // guard. Nothing draws before main.
+  static const std::array<double, kNormalLevels> kNormalLevelTable;
 
  private:
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -70,9 +89,25 @@ class Random {
   int normal_chunks_ = 0;
 };
 
+// Binomial(n, q) by inversion on the smaller tail (binomial's path when n q (1 - q) < 9).
+std::int64_t binomial_by_inversion(std::int64_t n, double q, Random& random);
+
 // Binomial(n, q) draw: exact inversion when the mean is small, the normal
-// approximation (rounded, clamped to [0, n]) when n q (1 - q) >= 9.
-std::int64_t binomial(std::int64_t n, double q, Random& random);
+// approximation (rounded, clamped to [0, n]) when n q (1 - q) >= 9. Inline: a
+// hash sender draws one per channel per group of rows.
+inline std::int64_t binomial(std::int64_t n, double q, Random& random) {
+  if (n <= 0 || q <= 0) return 0;
+  if (q >= 1) return n;
+  const double nd = static_cast<double>(n);
+  const double variance = nd * q * (1 - q);
+  if (variance < 9.0) return binomial_by_inversion(n, q, random);
+  // Rounded half to even, as std::nearbyint in the default rounding mode,
+  // and clamped, without the library calls GCC makes for nearbyint, fmin
+  // and fmax on the x86-64 baseline. Exact for |x| < 2^51; draws never come near.
+  const double x = nd * q + __builtin_sqrt(variance) * random.normal();
+  const double draw = (x + 0x1.8p52) - 0x1.8p52;
+  return static_cast<std::int64_t>(draw < 0 ? 0.0 : (draw > nd ? nd : draw));
+}
 
 // Inverse of the standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9).
 double inverse_normal_cdf(double p);

@@ -65,13 +65,6 @@ class ExchangeRun {
   int channels() const { return exchange_.receivers.instances(); }
   const BatchCapacity& capacity() const { return capacity_; }
   const HashSplitter& splitter() const { return splitter_; }
-  // A hash sender's input batch as routed (SenderInstance::plan_hash): rows
-  // and var-len bytes per channel. A plan is made and used at once, so the
-  // run's senders share it: one each would weigh as much as their channels.
-  struct Routed {
-    std::vector<std::int64_t> rows, varlen_bytes;
-  };
-  Routed& routed() { return routed_; }
   // The load this exchange's senders put on `host`'s cache, and what it makes
   // a byte on the wire cost each side there (CostRates).
   const CacheLoad& cache_load(int host) const { return cache_load_[static_cast<std::size_t>(host)]; }
@@ -93,7 +86,6 @@ class ExchangeRun {
   Listener& listener_;
   BatchCapacity capacity_;
   HashSplitter splitter_;
-  Routed routed_;
   std::vector<CacheLoad> cache_load_;
   std::vector<double> transfer_ns_per_byte_;
   std::vector<double> decode_miss_ns_per_byte_;  // a receiver's, per byte deserialized (CostRates)

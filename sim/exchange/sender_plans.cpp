@@ -149,9 +149,10 @@ std::int64_t SenderInstance::rows_to_fill(const Channel& channel, double row_byt
 
 void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   const Exchange& x = run_.exchange();
-  ExchangeRun::Routed& routed = run_.routed();
-  run_.splitter().split(rows, random_, routed.rows);
-  split_proportionally(tuple_bytes - rows * x.row.fixed_bytes, routed.rows, rows, routed.varlen_bytes);
+  // The rows and var-len bytes each channel gets, drawn channel by channel as
+  // its batches are sealed (row_router.h).
+  HashSplitter::Draws routed = run_.splitter().draws(rows);
+  ProportionalParts varlen(tuple_bytes - rows * x.row.fixed_bytes, rows);
   fills_.clear();
   // Counting, the batches sealed are summed here and added to the counts once:
   // whole numbers of calls and bytes, whose sums are the same either way (below
@@ -160,10 +161,11 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
   Bytes sealed_wire = 0, sealed_uncompressed = 0;
   double compress_s = context_.cpu.compress;
   for (std::size_t c = 0; c < channels_.size(); ++c) {
-    const std::int64_t k = routed.rows[c];
+    const std::int64_t k = routed.next(random_);
+    const Bytes varlen_bytes = varlen.next(k);
     if (k == 0) continue;
     Channel& ch = channels_[c];
-    const Bytes chunk = k * x.row.fixed_bytes + routed.varlen_bytes[c];
+    const Bytes chunk = k * x.row.fixed_bytes + varlen_bytes;
     const double row_bytes = static_cast<double>(chunk) / static_cast<double>(k);
     // The channel's rows are spread evenly through the input batch, so its j-th
     // row arrives at fraction j / k of the batch's work.

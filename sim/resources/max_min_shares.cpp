@@ -122,10 +122,12 @@ std::span<const int> MaxMinShares::work_out() {
   changed_count_ = 0;
   ++fill_pass_;
   // With few busy, only the flows connected to a change are filled when they
-  // are not all (their stars in one round each, at the rates star_rates gives).
+  // are not all. Stars, of the part or of every busy flow, take one division
+  // each: the rates the filling would give them.
   std::optional<std::size_t> part = active_.size() <= scan_limit_ ? mark_changed_part() : std::nullopt;
   if (part && *part == active_.size()) part.reset();
-  if (part || !star_rates()) fill_rates(part);
+  const bool stars = part ? part_star_rates() : star_rates();
+  if (!stars) fill_rates(part);
   touched_nics_.clear();
   return {changed_.data(), changed_count_};
 }
@@ -154,6 +156,23 @@ bool MaxMinShares::star_rates() {
     if (nic_active_[conn.out_nic].size() > 1 && nic_active_[conn.in_nic].size() > 1) return false;
   }
   for (int c : active_) {
+    Flow& conn = flows_[c];
+    const std::size_t out = nic_active_[conn.out_nic].size(), in = nic_active_[conn.in_nic].size();
+    conn.next_rate = capacity_ / static_cast<int>(std::max(out, in));
+    note_rate(c);
+  }
+  return true;
+}
+
+bool MaxMinShares::part_star_rates() {
+  // The same for the flows a change reached (mark_changed_part): its stars
+  // share no NIC with the other busy flows, so filling would fix each at
+  // capacity / k as above. Most parts are one to three flows.
+  for (int c : part_flows_) {
+    const Flow& conn = flows_[c];
+    if (nic_active_[conn.out_nic].size() > 1 && nic_active_[conn.in_nic].size() > 1) return false;
+  }
+  for (int c : part_flows_) {
     Flow& conn = flows_[c];
     const std::size_t out = nic_active_[conn.out_nic].size(), in = nic_active_[conn.in_nic].size();
     conn.next_rate = capacity_ / static_cast<int>(std::max(out, in));
@@ -250,15 +269,18 @@ std::optional<std::size_t> MaxMinShares::mark_changed_part() {
     seen_stack_.push_back(nic);
   };
   for (int nic : touched_nics_) reach(nic);
-  std::size_t flow_ends = 0;
+  part_flows_.clear();
   while (!seen_stack_.empty()) {
     const int nic = seen_stack_.back();
     seen_stack_.pop_back();
-    flow_ends += nic_active_[nic].size();
-    for (int c : nic_active_[nic]) reach(flows_[c].out_nic == nic ? flows_[c].in_nic : flows_[c].out_nic);
+    for (int c : nic_active_[nic]) {
+      const bool out = flows_[c].out_nic == nic;
+      if (out) part_flows_.push_back(c);  // once: from its outbound NIC
+      reach(out ? flows_[c].in_nic : flows_[c].out_nic);
+    }
   }
-  if (flow_ends == 0) return std::nullopt;
-  return flow_ends / 2;
+  if (part_flows_.empty()) return std::nullopt;
+  return part_flows_.size();
 }
 
 }  // namespace exsim::sim

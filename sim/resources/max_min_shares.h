@@ -63,12 +63,14 @@ class MaxMinShares {
   // The rates when the busy NICs form stars; false, having written nothing,
   // otherwise.
   bool star_rates();
+  // The same for the flows of the part a change reached (part_flows_).
+  bool part_star_rates();
   // Progressive filling, for any set: of the flows on NICs marked in this pass
   // (`part` of them, with few busy), or of every busy flow.
   void fill_rates(std::optional<std::size_t> part);
   // Marks the busy NICs connected to those touched since the last working out
-  // (nic_seen_ == fill_pass_) and returns their flows' count, or nullopt to
-  // fill every busy flow.
+  // (nic_seen_ == fill_pass_), lists their flows in part_flows_ and returns
+  // their count, or nullopt to fill every busy flow.
   std::optional<std::size_t> mark_changed_part();
   void list_busy_nic(int nic);  // fill_rates: a busy NIC takes part, at its full capacity
   void note_rate(int c);
@@ -99,6 +101,7 @@ class MaxMinShares {
   std::vector<int> touched_nics_;
   std::vector<std::uint64_t> nic_seen_;
   std::vector<int> seen_stack_;
+  std::vector<int> part_flows_;  // the busy flows mark_changed_part reached
 };
 
 }  // namespace exsim::sim

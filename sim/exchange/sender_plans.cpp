@@ -312,9 +312,6 @@ void SenderInstance::plan_final() {
 }
 
 bool SenderInstance::plan_flush() {
-  // The steps done so far are dropped, so a thread's plan keeps a batch at a time.
-  steps_.erase(steps_.begin(), steps_.begin() + static_cast<std::ptrdiff_t>(step_));
-  step_ = 0;
   Step& flush = steps_[step_];
   auto c = static_cast<std::size_t>(flush.channel);
   while (c < channels_.size() && channels_[c].filling.rows == 0) ++c;
@@ -328,7 +325,18 @@ bool SenderInstance::plan_flush() {
   // only ever send their final batch has one too.
   if (ch.compress) note_shared(ch.filling, /*serialized=*/false, /*compressed=*/true);
   ch.filling = {};
-  steps_.insert(steps_.begin() + static_cast<std::ptrdiff_t>(step_), batch.begin(), batch.end());
+  // Its two steps go before the flush step, so that a thread's plan keeps a
+  // batch at a time: in the places of the last batch's, done, rather than
+  // moving the plan's steps for every channel (millions at scale); the first
+  // time, in front of the steps left.
+  if (step_ >= batch.size()) {
+    step_ -= batch.size();
+    std::copy(batch.begin(), batch.end(), steps_.begin() + static_cast<std::ptrdiff_t>(step_));
+  } else {
+    steps_.erase(steps_.begin(), steps_.begin() + static_cast<std::ptrdiff_t>(step_));
+    step_ = 0;
+    steps_.insert(steps_.begin(), batch.begin(), batch.end());
+  }
   return true;
 }
 

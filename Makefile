@@ -64,6 +64,7 @@ bench: build
 	@scripts/install-deps --bench
 	./$(BUILD_DIR)/exsim_bench_sim --repeat 5
 	./$(BUILD_DIR)/exsim_bench_sim bench/scenarios/many-hosts.json --repeat 3
+	taskset -c 0 ./$(BUILD_DIR)/exsim_bench_sim scenarios/production-20-hosts.json --count --repeat 5
 	./$(BUILD_DIR)/exsim_bench_transport
 	taskset -c 0 ./$(BUILD_DIR)/exsim_bench_serialize_split
 	@test -f $(BUILD_DIR)/peers/CMakeCache.txt || cmake -S bench/peers -B $(BUILD_DIR)/peers $(GENERATOR)

@@ -2,9 +2,12 @@
 // core, events per second, and peak memory, which must not grow with the number
 // of RPCs; and the event queue alone, the floor under every event the model
 // schedules. Usage: exsim_bench_sim [SCENARIO] [--set KEY=VALUE]... [--scheduler NAME]
-// [--repeat N]. With --repeat, each policy is simulated N times (the results
+// [--repeat N] [--count]. With --repeat, each policy is simulated N times (the results
 // must not change) and the spread of the wall-clock times is printed: the
-// machines are shared and noisy, and one run says little.
+// machines are shared and noisy, and one run says little. With --count, each
+// policy's exchanges are counted instead (sim/fast_forward.h,
+// count_exchange_runs: every call planned, no time simulated), the part of a
+// fast-forwarded run that grows with the whole rows.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include "models/base/random.h"
 #include "models/scenario/scenario_loader.h"
 #include "sim/engine/calendar_scheduler.h"
+#include "sim/fast_forward.h"
 #include "sim/simulate.h"
 
 namespace {
@@ -68,6 +72,33 @@ std::string machine() {
   return fmt::format("{} (family {}, {} MHz)", model, family.empty() ? "?" : family, mhz.empty() ? "?" : mhz);
 }
 
+// Each policy's count of every exchange run: its calls planned without time.
+int print_counts(const exsim::Scenario& scenario, int repeat) {
+  fmt::print("scenario            {}\n", scenario.name);
+  for (const auto& policy : scenario.policies) {
+    std::vector<double> seconds;
+    double calls = 0;
+    for (int run = 0; run < repeat; ++run) {
+      const auto start = std::chrono::steady_clock::now();
+      const std::vector<exsim::sim::CountedRun> counted = exsim::sim::count_exchange_runs(scenario, policy);
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      double these = 0;
+      for (const auto& c : counted) these += static_cast<double>(c.counts.rpcs + c.counts.eos_rpcs);
+      if (run > 0 && these != calls) {
+        fmt::print(stderr, "count {} of policy {} gave other calls than the first: not deterministic\n", run + 1,
+                   policy.name);
+        return 1;
+      }
+      calls = these;
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const double median = seconds[seconds.size() / 2];
+    fmt::print("policy {:<12} counted {:.0f} calls in {:.3f} s (median of {}, {:.3f} to {:.3f} s): {:.3g} calls per second\n",
+               policy.name, calls, median, repeat, seconds.front(), seconds.back(), calls / median);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,6 +106,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> overrides;
   exsim::SimulateOptions options;
   int repeat = 1;
+  bool count = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--repeat" && i + 1 < argc) {
@@ -84,6 +116,8 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "--repeat: expected a count from 1 to 100, got '{}'\n", argv[i]);
         return 2;
       }
+    } else if (arg == "--count") {
+      count = true;
     } else if (arg == "--set" && i + 1 < argc) {
       overrides.push_back(argv[++i]);
     } else if (arg == "--scheduler" && i + 1 < argc) {
@@ -95,6 +129,7 @@ int main(int argc, char** argv) {
   try {
     const exsim::Scenario scenario = exsim::load_scenario(path, overrides);
     fmt::print("machine             {}\n", machine());
+    if (count) return print_counts(scenario, repeat);
     for (const auto& policy : scenario.policies) {
       exsim::SimulationCounters counters;
       exsim::RunResult result;

@@ -126,7 +126,10 @@ std::span<const int> MaxMinShares::work_out() {
   // each: the rates the filling would give them.
   std::optional<std::size_t> part = active_.size() <= scan_limit_ ? mark_changed_part() : std::nullopt;
   if (part && *part == active_.size()) part.reset();
-  const bool stars = part ? part_star_rates() : star_rates();
+  // Each flow of a star has a NIC of its own, and each star one more (its
+  // centre): with no more busy NICs than busy flows, not all are stars.
+  const bool stars = part ? star_rates(part_flows_)
+                          : static_cast<int>(active_.size()) < busy_nic_count_ && star_rates(active_);
   if (!stars) fill_rates(part);
   touched_nics_.clear();
   return {changed_.data(), changed_count_};
@@ -139,40 +142,23 @@ void MaxMinShares::note_rate(int c) {
   changed_count_ += flows_[c].next_rate != flows_[c].rate ? 1 : 0;
 }
 
-bool MaxMinShares::star_rates() {
-  // When every busy flow has one of its NICs to itself, the busy NICs
+bool MaxMinShares::star_rates(std::span<const int> flows) {
+  // When each of the flows has one of its NICs to itself, their busy NICs
   // form stars: a NIC shared by k flows, each alone on its other NIC.
   // Progressive filling then fixes each star's flows at capacity / k in
   // one round (a NIC of its own offers the whole capacity, more than any
   // shared one), which is this division exactly. In the benchmark, most
-  // workings-out are of such sets (a few busy flows among many NICs).
-  // Each flow of a star has a NIC of its own, and each star one more
-  // (its centre): with no more busy NICs than flows, there are none.
-  if (static_cast<int>(active_.size()) >= busy_nic_count_) return false;
+  // workings-out are of such sets (a few busy flows among many NICs). The
+  // flows of a part a change reached (mark_changed_part) share no NIC with
+  // the other busy flows, so the same holds of them: most parts are one to
+  // three flows.
   // Whether they are stars first, without dividing: most sets the filling
   // works out are not, and a failed try cost a division per busy flow.
-  for (int c : active_) {
+  for (int c : flows) {
     const Flow& conn = flows_[c];
     if (nic_active_[conn.out_nic].size() > 1 && nic_active_[conn.in_nic].size() > 1) return false;
   }
-  for (int c : active_) {
-    Flow& conn = flows_[c];
-    const std::size_t out = nic_active_[conn.out_nic].size(), in = nic_active_[conn.in_nic].size();
-    conn.next_rate = capacity_ / static_cast<int>(std::max(out, in));
-    note_rate(c);
-  }
-  return true;
-}
-
-bool MaxMinShares::part_star_rates() {
-  // The same for the flows a change reached (mark_changed_part): its stars
-  // share no NIC with the other busy flows, so filling would fix each at
-  // capacity / k as above. Most parts are one to three flows.
-  for (int c : part_flows_) {
-    const Flow& conn = flows_[c];
-    if (nic_active_[conn.out_nic].size() > 1 && nic_active_[conn.in_nic].size() > 1) return false;
-  }
-  for (int c : part_flows_) {
+  for (int c : flows) {
     Flow& conn = flows_[c];
     const std::size_t out = nic_active_[conn.out_nic].size(), in = nic_active_[conn.in_nic].size();
     conn.next_rate = capacity_ / static_cast<int>(std::max(out, in));

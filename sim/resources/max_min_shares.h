@@ -60,11 +60,9 @@ class MaxMinShares {
     double next_rate = 0;
   };
 
-  // The rates when the busy NICs form stars; false, having written nothing,
-  // otherwise.
-  bool star_rates();
-  // The same for the flows of the part a change reached (part_flows_).
-  bool part_star_rates();
+  // The rates of `flows` (every busy flow, or a part a change reached) when
+  // their NICs form stars; false, having written nothing, otherwise.
+  bool star_rates(std::span<const int> flows);
   // Progressive filling, for any set: of the flows on NICs marked in this pass
   // (`part` of them, with few busy), or of every busy flow.
   void fill_rates(std::optional<std::size_t> part);

@@ -288,7 +288,7 @@ Bytes SenderInstance::count_batch(ExchangeStats& stats, const Channel& channel, 
   const Bytes wire = wire_bytes(channel, batch);
   ++stats.rpcs;
   stats.bytes_wire += static_cast<double>(wire);
-  stats.bytes_uncompressed += static_cast<double>(batch.tuple_bytes + 4 * batch.rows);
+  stats.bytes_uncompressed += static_cast<double>(uncompressed_bytes(batch));
   return wire;
 }
 

@@ -227,6 +227,8 @@ class SenderInstance final : public EventHandler {
   // A call carrying `batch` to `channel` counted in `stats`; its bytes on the wire.
   Bytes count_batch(ExchangeStats& stats, const Channel& channel, BatchSize batch) const;
   Bytes wire_bytes(const Channel& channel, BatchSize batch) const;
+  // What a call carrying `batch` counts uncompressed: its tuple data and offsets.
+  static Bytes uncompressed_bytes(BatchSize batch) { return batch.tuple_bytes + 4 * batch.rows; }
   Bytes eos_wire_bytes() const;
   void issue_eos_all();
   // Memory: a channel's buffers grow with the batches they hold and keep their

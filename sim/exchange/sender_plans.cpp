@@ -187,7 +187,7 @@ void SenderInstance::plan_hash(std::int64_t rows, Bytes tuple_bytes) {
         ++sealed_calls;
         sealed_rows += sealed.rows;
         sealed_wire += wire_bytes(ch, sealed);
-        sealed_uncompressed += sealed.tuple_bytes + 4 * sealed.rows;
+        sealed_uncompressed += uncompressed_bytes(sealed);
         continue;
       }
       fills_.push_back({static_cast<double>(taken) / static_cast<double>(k), static_cast<int>(c), sealed});

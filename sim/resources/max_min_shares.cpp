@@ -124,8 +124,7 @@ std::span<const int> MaxMinShares::work_out() {
   // With few busy, only the flows connected to a change are filled when they
   // are not all. Stars, of the part or of every busy flow, take one division
   // each: the rates the filling would give them.
-  std::optional<std::size_t> part = active_.size() <= scan_limit_ ? mark_changed_part() : std::nullopt;
-  if (part && *part == active_.size()) part.reset();
+  const bool part = active_.size() <= scan_limit_ && mark_changed_part() && part_flows_.size() < active_.size();
   // Each flow of a star has a NIC of its own, and each star one more (its
   // centre): with no more busy NICs than busy flows, not all are stars.
   const bool stars = part ? star_rates(part_flows_)
@@ -174,7 +173,7 @@ void MaxMinShares::list_busy_nic(int nic) {
   busy_nics_.push_back(nic);
 }
 
-void MaxMinShares::fill_rates(std::optional<std::size_t> part) {
+void MaxMinShares::fill_rates(bool part) {
   // Progressive filling: repeatedly take the NIC with the smallest fair share
   // among its unfixed flows and fix those flows at that share.
   // Only NICs that carry an active flow take part, listed in the order
@@ -182,7 +181,7 @@ void MaxMinShares::fill_rates(std::optional<std::size_t> part) {
   // flow counts as unfixed until this pass's number is on it, so that
   // with many busy the setup need not visit every busy flow.
   busy_nics_.clear();
-  std::size_t unfixed = part ? *part : active_.size();
+  std::size_t unfixed = part ? part_flows_.size() : active_.size();
   if (active_.size() <= scan_limit_) {
     // Only the flows of `part` when marked: the others' filling reads and
     // writes none of their NICs, so it would give them the rates they have,
@@ -244,10 +243,10 @@ void MaxMinShares::fill_rates(std::optional<std::size_t> part) {
   }
 }
 
-std::optional<std::size_t> MaxMinShares::mark_changed_part() {
-  if (filling_ == Filling::kEveryFlow || touched_nics_.empty()) return std::nullopt;
+bool MaxMinShares::mark_changed_part() {
+  if (filling_ == Filling::kEveryFlow || touched_nics_.empty()) return false;
   // The busy NICs reached from the touched ones through busy flows. Each flow
-  // reached has both its NICs marked and is counted at each.
+  // reached has both its NICs marked and is listed once.
   seen_stack_.clear();
   const auto reach = [&](int nic) {
     if (nic_seen_[nic] == fill_pass_ || nic_active_[nic].empty()) return;
@@ -265,8 +264,7 @@ std::optional<std::size_t> MaxMinShares::mark_changed_part() {
       reach(out ? flows_[c].in_nic : flows_[c].out_nic);
     }
   }
-  if (part_flows_.empty()) return std::nullopt;
-  return part_flows_.size();
+  return !part_flows_.empty();
 }
 
 }  // namespace exsim::sim

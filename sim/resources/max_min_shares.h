@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -63,13 +62,13 @@ class MaxMinShares {
   // The rates of `flows` (every busy flow, or a part a change reached) when
   // their NICs form stars; false, having written nothing, otherwise.
   bool star_rates(std::span<const int> flows);
-  // Progressive filling, for any set: of the flows on NICs marked in this pass
-  // (`part` of them, with few busy), or of every busy flow.
-  void fill_rates(std::optional<std::size_t> part);
+  // Progressive filling, for any set: with `part`, of the flows on NICs marked
+  // in this pass (part_flows_, with few busy), else of every busy flow.
+  void fill_rates(bool part);
   // Marks the busy NICs connected to those touched since the last working out
-  // (nic_seen_ == fill_pass_), lists their flows in part_flows_ and returns
-  // their count, or nullopt to fill every busy flow.
-  std::optional<std::size_t> mark_changed_part();
+  // (nic_seen_ == fill_pass_) and lists their flows in part_flows_; false,
+  // listing none, to fill every busy flow.
+  bool mark_changed_part();
   void list_busy_nic(int nic);  // fill_rates: a busy NIC takes part, at its full capacity
   void note_rate(int c);
 

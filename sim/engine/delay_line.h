@@ -43,6 +43,7 @@ class DelayLine final : public EventHandler {
     const SimTime now = simulator_.now();
     while (!queue_.empty() && queue_.front().when <= now) {
       Entry entry = queue_.pop();
+      if (!queue_.empty()) prefetch_tag(queue_.front().tag);  // the next to leave, while this one runs
       entry.handler->on_event(entry.tag);
     }
     arm();

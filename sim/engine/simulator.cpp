@@ -36,6 +36,7 @@ bool Simulator::run_for(std::uint64_t events) {
   while (calendar_ ? !calendar_->empty() : !scheduler_->empty()) {
     if (processed_ == stop) return true;
     Event event = calendar_ ? calendar_->pop_inline() : scheduler_->pop();
+    if (calendar_) calendar_->prefetch_next();
     now_ = event.time;
     ++processed_;
     event.handler->on_event(event.tag);

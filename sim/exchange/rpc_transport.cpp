@@ -77,6 +77,9 @@ void RpcTransport::free_service_thread(int host) {
   }
   Rpc* next = s.waiting.pop();
   ++at_host_[static_cast<std::size_t>(host)];
+  // The next two to be served: waiting calls were written long ago, and at
+  // millions in flight their records are out of every cache.
+  for (std::size_t i = 0; i < std::min<std::size_t>(2, s.waiting.size()); ++i) __builtin_prefetch(s.waiting.at(i));
   serve(next);
 }
 

@@ -230,7 +230,7 @@ int SenderInstance::others_at_host() const { return context_.transport->calls_at
 int SenderInstance::on_connection_now(int host) {
   auto& due = responses_due_[static_cast<std::size_t>(host)];
   const SimTime now = context_.simulator.now();
-  while (!due.empty() && due.top() <= now) due.pop();
+  while (!due.empty() && due.front() <= now) due.pop();
   return calls_to_host_[static_cast<std::size_t>(host)] + static_cast<int>(due.size());
 }
 

@@ -16,10 +16,10 @@
 #include <bit>
 #include <cstdint>
 #include <memory>
-#include <queue>
 #include <vector>
 
 #include "models/base/random.h"
+#include "models/base/ring_queue.h"
 #include "models/base/rounding.h"
 #include "models/results/bound.h"
 #include "models/rules/sender_memory.h"
@@ -302,8 +302,10 @@ class SenderInstance final : public EventHandler {
   InFlightWindow window_;  // the calls in flight, per channel (the rule both halves apply)
   std::vector<int> calls_to_host_;  // this instance's calls not yet answered, per destination host
   std::vector<int> channels_to_host_;  // this instance's channels, per destination host
-  // Per destination host, when the responses of answered calls get back, soonest on top.
-  std::vector<std::priority_queue<SimTime, std::vector<SimTime>, std::greater<>>> responses_due_;
+  // Per destination host, when the responses of answered calls get back, soonest first.
+  // A queue, not a heap: a response gets back a fixed half RTT after its call
+  // is answered, and calls are answered in simulated time's order.
+  std::vector<RingQueue<SimTime>> responses_due_;
   int blocked_channel_ = -1;
   SimTime blocked_since_ = 0;
   SimTime blocked_ns_ = 0;

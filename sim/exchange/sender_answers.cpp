@@ -1,6 +1,8 @@
 // A sender instance's answered calls: kept from the moment their response
 // time is known until the thread sees the response (responses are not
 // events), and the wake for the one the thread waits for.
+#include <stdexcept>
+
 #include "sim/exchange/exchange_run.h"
 #include "sim/exchange/model_context.h"
 #include "sim/exchange/sender.h"
@@ -9,7 +11,11 @@ namespace exsim::sim {
 
 void SenderInstance::on_response_time(const Rpc& rpc, SimTime back, const CallParts& parts) {
   --calls_to_host_[static_cast<std::size_t>(rpc.to_host)];
-  responses_due_[static_cast<std::size_t>(rpc.to_host)].push(back);
+  RingQueue<SimTime>& due = responses_due_[static_cast<std::size_t>(rpc.to_host)];
+  if (!due.empty() && back < due.at(due.size() - 1)) {
+    throw std::logic_error("internal error: a response due before one answered earlier on its connection");
+  }
+  due.push(back);
   keep_answered(rpc, back, parts);
   if (!rpc.eos) {
     ExchangeStats& stats = run_.stats();

@@ -88,7 +88,10 @@ std::string advice_json(const Scenario& scenario, const workflows::Advice& advic
 
 std::string render_advice(const Scenario& scenario, const workflows::Advice& advice, Bytes budget, const char* measure,
                           double margin) {
-  const auto& [base, base_result, outcome, verdict, region] = advice;
+  const Policy& base = advice.base;
+  const RunResult& base_result = advice.base_result;
+  const SearchOutcome& outcome = advice.outcome;
+  const validate::RegionCheck& region = advice.region;
   std::string out = fmt::format("{} ({} hosts, mt_dop {}): of the policies whose per-host sender memory ({}) is "
                                 "within {}, the least memory within {:.1f}% of the fastest\n\n",
                                 scenario.name, scenario.cluster.hosts.size(), scenario.mt_dop, measure,
@@ -142,12 +145,15 @@ std::string render_advice(const Scenario& scenario, const workflows::Advice& adv
                        fmt::join(names, ", "));
   }
   if (!region.inside) out += fmt::format("{}: {}\n", best.policy.name, region.warning());
-  if (!verdict.fastest.empty()) {
-    out += fmt::format("over each cost's range (the pick and the {} fastest others that fit, each cost alone, then "
-                       "all): {}\n",
-                       verdict.policies - 1, verdict.words());
-  }
   return out;
+}
+
+std::string render_verdict(const workflows::Advice& advice) {
+  const SensitivityVerdict& verdict = advice.verdict;
+  if (verdict.fastest.empty()) return "";
+  return fmt::format("over each cost's range (the pick and the {} fastest others that fit, each cost alone, then "
+                     "all): {}\n",
+                     verdict.policies - 1, verdict.words());
 }
 
 

@@ -15,8 +15,12 @@ namespace exsim::cli {
 // `measure` "worst" or "expected"; `margin` the decision rule's, a fraction.
 std::string advice_json(const Scenario& scenario, const workflows::Advice& advice, Bytes budget, const char* measure,
                         double margin);
+// Everything but the judging's verdict, which comes after it: advise prints
+// this as soon as its search ends.
 std::string render_advice(const Scenario& scenario, const workflows::Advice& advice, Bytes budget, const char* measure,
                           double margin);
+// What the costs' ranges do to the pick (a line), or "" when not judged.
+std::string render_verdict(const workflows::Advice& advice);
 
 }  // namespace exsim::cli
 

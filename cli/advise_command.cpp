@@ -20,6 +20,7 @@
 #include "sim/simulate.h"
 #include "validate/validated_region.h"
 #include "workflows/advice.h"
+#include "workflows/progress.h"
 
 namespace exsim::cli {
 namespace po = boost::program_options;
@@ -114,16 +115,29 @@ int advise_command(const std::vector<std::string>& args) {
   // A line per simulation on standard error: how many the search is taking.
   std::mutex printing;
   int simulated = 0;
-  const workflows::Advice advice = workflows::advise(scenario, base, advice_options, [&](const Policy& policy) {
+  workflows::Advice advice = workflows::search_advice(scenario, base, advice_options, [&](const Policy& policy) {
     RunResult result = simulate(scenario, policy, simulate_options);
     std::lock_guard lock(printing);
     fmt::print(stderr, "advise: simulation {}: {}: {:.3f} s\n", ++simulated, policy.name, result.wall_s);
     return result;
   });
+  // The advice as soon as the search has it; its judging over the costs'
+  // ranges, most of advise's time, follows in a last line.
   std::FILE* text = outputs.to_stdout() ? stderr : stdout;
+  fmt::print(text, "{}", render_advice(scenario, advice, *budget, measure.c_str(), options.margin));
+  std::fflush(text);
+  if (const std::size_t judging = workflows::judging_simulations(scenario, advice, advice_options); judging > 0) {
+    const auto& pick = advice.outcome.candidates[*advice.outcome.best].policy;
+    fmt::print(stderr, "advise: judging {} and the {} fastest others that fit over each cost's range (each cost alone "
+                       "at both ends, then all at once)\n",
+               pick.name, workflows::contenders(advice.outcome).size() - 1);
+    workflows::Progress progress("simulations of the costs' ends", judging);
+    workflows::judge_advice(scenario, advice, advice_options, [&] { progress.advance(); });
+    progress.finish();
+  }
   if (vm.count("output")) outputs.put("--output", advice_json(scenario, advice, *budget, measure.c_str(), options.margin));
   outputs.write();
-  fmt::print(text, "{}", render_advice(scenario, advice, *budget, measure.c_str(), options.margin));
+  fmt::print(text, "{}", render_verdict(advice));
   const SearchOutcome& outcome = advice.outcome;
   return outcome.best ? kExitOk : kExitThresholds;
 }

@@ -40,7 +40,25 @@ struct Advice {
 // order each cost's range is judged on.
 std::vector<const Candidate*> contenders(const SearchOutcome& outcome);
 
-// `simulate` gives a policy's results (called from options.search.jobs threads at once).
+// The advice before it is judged: the base simulated, the search's pick, and
+// where the pick lies against the validated region. `simulate` gives a
+// policy's results (called from options.search.jobs threads at once).
+Advice search_advice(const Scenario& scenario, const Policy& base, const AdviceOptions& options,
+                     const std::function<RunResult(const Policy&)>& simulate);
+
+// The runs judge_advice takes, each policy at each end (of one cost's range,
+// or of all at once): 0 when it will not judge (no pick, no judging asked, no
+// cost with a range). An end at a cost's own value takes the run the search
+// made, simulating nothing, and is counted all the same.
+std::size_t judging_simulations(const Scenario& scenario, const Advice& advice, const AdviceOptions& options);
+
+// Judges the pick over each cost's range among the fastest that fit, filling
+// advice.verdict; `simulated` is called after each of its runs (from
+// options.search.jobs threads, one at a time).
+void judge_advice(const Scenario& scenario, Advice& advice, const AdviceOptions& options,
+                  const std::function<void()>& simulated = {});
+
+// search_advice, then judge_advice.
 Advice advise(const Scenario& scenario, const Policy& base, const AdviceOptions& options,
               const std::function<RunResult(const Policy&)>& simulate);
 

@@ -133,6 +133,13 @@ check "advise" run 0 advise "$src/scenarios/default.json" --memory-budget 16M -o
 check "advise: the advice" grep -qE "^advice: budget-1M " "$work/out"
 check "advise: what it explored, with what bounded it" grep -qE "^budget-1M .* sender CPU [0-9]+%.*<- pick" "$work/out"
 check "advise: the JSON" python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["pick"] == "budget-1M" and d["simulations"] < d["space"] / 2, d' "$work/advice.json"
+# The advice as soon as the search has it, then the judging over the costs' ranges, its verdict last.
+"$exsim" advise "$src/scenarios/default.json" --memory-budget 16M >"$work/both" 2>&1
+check "advise: the advice printed before its judging starts, the verdict after" python3 -c '
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+first = lambda prefix: next(i for i, l in enumerate(lines) if l.startswith(prefix))
+assert first("advice: budget-1M ") < first("advise: judging budget-1M and the 3 fastest others") < first("over each cost") == len(lines) - 1, lines' "$work/both"
 check "advise --grid: the same pick" run 0 advise "$src/scenarios/default.json" --memory-budget 16M --grid
 check "advise --grid: the same pick, said" grep -qE "^advice: budget-1M " "$work/out"
 check "advise --base: an unknown policy" run 2 advise "$src/scenarios/default.json" --memory-budget 16M --base 65K
@@ -146,6 +153,7 @@ check "advise: the memory column explained" has "memory: each buffer at the room
 check "advise: the knee, said" grep -qE "^the knee: beyond budget-1M, memory buys at most [0-9.]+%, less than the 3.0% margin: the fastest that fits, [A-Za-z0-9-]+, takes [0-9.]+ MiB \([0-9.]+x\)" "$work/out"
 check "advise --margin 0.5" run 0 advise "$src/scenarios/default.json" --memory-budget 16M --margin 0.5 --no-sensitivity
 check "advise --margin 0.5: a larger pick" grep -qE "^advice: budget-2M " "$work/out"
+check "advise --no-sensitivity: nothing judged" sh -c '! grep -q -e "advise: judging" -e "over each cost" "$1" "$2"' - "$work/out" "$work/err"
 check "advise --margin: out of range" run 2 advise "$src/scenarios/default.json" --memory-budget 16M --margin 60
 check "advise --margin: out of range, said" has "--margin 60: expected a percentage from 0 to 50" "$work/err"
 check "advise: nothing fits" run 1 advise "$src/scenarios/default.json" --memory-budget 1K

@@ -23,7 +23,9 @@ ReceiverInstance::ReceiverInstance(ExchangeRun& run, int host, int senders, bool
 }
 
 int ReceiverInstance::sharing(const Rpc& rpc) const {
-  return context_.transport->calls_at_host(host_) - rpc.sender->own_at(host_) + rpc.together;
+  // Its connection's calls not yet answered (itself among them), or those its
+  // sender counted on it when it went out, if more.
+  return std::max(rpc.together, context_.transport->calls_on_connection(rpc.from_host, rpc.to_host));
 }
 
 double ReceiverInstance::call_work_ns(const Rpc& rpc) const {

@@ -10,7 +10,7 @@ namespace exsim::sim {
 RpcTransport::RpcTransport(ModelContext& context)
     : context_(context),
       hosts_(static_cast<int>(context.scenario.cluster.hosts.size())),
-      at_host_(static_cast<std::size_t>(hosts_), 0),
+      on_connection_(static_cast<std::size_t>(hosts_) * static_cast<std::size_t>(hosts_), 0),
       service_(static_cast<std::size_t>(hosts_)) {
   // Absent: one per core of the host, as Impala has (the cluster's cores, even
   // where a calibrated profile has every emulated host share one machine's).
@@ -40,8 +40,7 @@ RpcTransport::RpcTransport(ModelContext& context)
 void RpcTransport::issue(Rpc* rpc) {
   rpc->issued = context_.simulator.now();
   rpc->stage = Rpc::Stage::kArriving;
-  ++at_host_[static_cast<std::size_t>(rpc->from_host)];
-  if (rpc->to_host != rpc->from_host) ++at_host_[static_cast<std::size_t>(rpc->to_host)];
+  ++on_connection_[static_cast<std::size_t>(rpc->from_host * hosts_ + rpc->to_host)];
   if (rpc->from_host == rpc->to_host) {
     // Same process: through the host's own RPC port, never through the NIC.
     local_arrival_[static_cast<std::size_t>(rpc->from_host)]->schedule(this, tag_of(rpc));
@@ -53,11 +52,8 @@ void RpcTransport::issue(Rpc* rpc) {
 void RpcTransport::take_service_thread(Rpc* rpc) {
   ServiceThreads& s = service_[static_cast<std::size_t>(rpc->to_host)];
   if (s.free == 0) {
-    // Waiting for the thread, the call is not yet in the receiving RPC layer's
-    // hands: it shares none of that layer's work (calls_at_host).
     rpc->waited = true;
     s.waiting.push(rpc);
-    --at_host_[static_cast<std::size_t>(rpc->to_host)];
     return;
   }
   --s.free;
@@ -76,7 +72,6 @@ void RpcTransport::free_service_thread(int host) {
     return;
   }
   Rpc* next = s.waiting.pop();
-  ++at_host_[static_cast<std::size_t>(host)];
   // The next two to be served: waiting calls were written long ago, and at
   // millions in flight their records are out of every cache.
   for (std::size_t i = 0; i < std::min<std::size_t>(2, s.waiting.size()); ++i) __builtin_prefetch(s.waiting.at(i));
@@ -96,8 +91,7 @@ void RpcTransport::start_receiver_work(Rpc* rpc, SimTime work) {
 void RpcTransport::respond(Rpc* rpc) {
   const SimTime now = context_.simulator.now();
   const SimTime half_rtt = response_delay_[static_cast<std::size_t>(rpc->to_host * hosts_ + rpc->from_host)];
-  --at_host_[static_cast<std::size_t>(rpc->from_host)];
-  if (rpc->to_host != rpc->from_host) --at_host_[static_cast<std::size_t>(rpc->to_host)];
+  --on_connection_[static_cast<std::size_t>(rpc->from_host * hosts_ + rpc->to_host)];
   const SimTime arrival = arrival_delay_[static_cast<std::size_t>(rpc->from_host * hosts_ + rpc->to_host)];
   const SimTime out = rpc->arrived - rpc->issued;
   const CallParts parts{std::max<SimTime>(0, out - arrival), std::min(out, arrival),

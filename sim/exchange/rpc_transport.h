@@ -41,12 +41,15 @@ class RpcTransport final : public EventHandler {
   void respond(Rpc* rpc);
 
   std::size_t rpcs_allocated() const { return pool_.allocated(); }
-  // Calls issued from or to `host` and not yet answered (a call within the
-  // host counted once): those its RPC layer handles together, sharing system
-  // calls and wake-ups (CostRates::call_ns). A call waiting for one of the
-  // host's service threads is not counted there until it has one: its share is
-  // already in its wait (docs/simulator.md, "An RPC").
-  int calls_at_host(int host) const { return at_host_[static_cast<std::size_t>(host)]; }
+  // Calls issued on the connection from `from` to `to` (one per ordered host
+  // pair; a host's calls to itself, through its own RPC port, count as one
+  // more) and not yet answered: those that go out in one write and come back
+  // in one read, sharing their system calls and wake-ups (CostRates::call_ns).
+  // Calls on other connections share none: each socket's reads and writes are
+  // its own (docs/simulator.md, "An RPC").
+  int calls_on_connection(int from, int to) const {
+    return on_connection_[static_cast<std::size_t>(from * hosts_ + to)];
+  }
 
   void on_event(std::uint64_t tag) override;
 
@@ -73,7 +76,7 @@ class RpcTransport final : public EventHandler {
   std::vector<DelayLine*> local_arrival_;  // per host
   std::vector<SimTime> response_delay_;    // half the RTT
   std::vector<SimTime> arrival_delay_;     // half the RTT plus the software latency
-  std::vector<int> at_host_;               // calls_at_host, per host
+  std::vector<int> on_connection_;         // calls_on_connection, per ordered host pair
   std::vector<ServiceThreads> service_;
 };
 

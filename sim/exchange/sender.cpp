@@ -224,18 +224,11 @@ void SenderInstance::take_call_along(Step& cpu) {
   send.call_due = false;
 }
 
-// Both count calls until the receiver answers, as the transport does.
-int SenderInstance::others_at_host() const { return context_.transport->calls_at_host(host_) - unknown_; }
-
 int SenderInstance::on_connection_now(int host) {
   auto& due = responses_due_[static_cast<std::size_t>(host)];
   const SimTime now = context_.simulator.now();
   while (!due.empty() && due.front() <= now) due.pop();
   return calls_to_host_[static_cast<std::size_t>(host)] + static_cast<int>(due.size());
-}
-
-int SenderInstance::own_at(int host) const {
-  return host == host_ ? unknown_ : calls_to_host_[static_cast<std::size_t>(host)];
 }
 
 void SenderInstance::unblock() {

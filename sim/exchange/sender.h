@@ -59,10 +59,6 @@ class SenderInstance final : public EventHandler {
   void on_event(std::uint64_t tag) override;
 
   int index() const { return index_; }
-  // Calls of other sender instances in flight from or to this one's host.
-  int others_at_host() const;
-  // This instance's calls in flight that the RPC layer of `host` handles.
-  int own_at(int host) const;
   int host() const { return host_; }
   SimTime blocked_ns() const { return blocked_ns_; }
   Bytes peak_bytes() const { return peak_bytes_; }  // largest footprint of this instance's buffers

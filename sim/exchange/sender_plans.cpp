@@ -107,13 +107,16 @@ SimTime SenderInstance::compress_cpu(const Channel& channel, BatchSize batch) {
 }
 
 SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch, int own_on_connection) {
-  // Among the calls the host's RPC layer has in hand as the thread spends it
-  // (ModelContext's CostRates::call_ns): the other senders' calls from or to
-  // the host, which it serves at the same wake-ups, and this thread's calls on
-  // the same connection, queued behind one another (as calibrate's calls many
-  // in flight on one connection are). The thread's calls to other hosts go
-  // out one by one, each its own system calls and wake-ups.
-  const int sharing = others_at_host() + std::max(1, own_on_connection);
+  // Among the calls on its connection as the thread spends it (ModelContext's
+  // CostRates::call_ns): the other senders' calls from this host to the
+  // channel's, not yet answered, and this thread's own there (the caller's
+  // count, itself included). They go out in one write and their responses
+  // come back in one read, as calibrate's calls many in flight on one
+  // connection do; calls to other hosts are other sockets, each with its own
+  // system calls and wake-ups.
+  const auto to = static_cast<std::size_t>(channel.host);
+  const int others = context_.transport->calls_on_connection(host_, channel.host) - calls_to_host_[to];
+  const int sharing = others + std::max(1, own_on_connection);
   const double rpc =
       context_.rates.call_ns(context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows), sharing,
                              run_.transfer_ns_per_byte(host_));

@@ -148,9 +148,9 @@ check "advise --base: ... and a hint" has "did you mean '64K'" "$work/err"
 check "advise --base 64K: compared with it" run 0 advise "$src/scenarios/default.json" --memory-budget 16M --base 64K
 check "advise --base 64K: compared with it, said" grep -qE "^advice: budget-1M .* against 64K " "$work/out"
 # The rule's margin: 3.0% by default (the suite's median error) takes budget-1M; at 0.5%, budget-2M.
-check "advise: the margin, said" grep -qE "least memory within 3.0% of the fastest" "$work/out"
+check "advise: the margin, said" grep -qE "least memory within 2.3% of the fastest" "$work/out"
 check "advise: the memory column explained" has "memory: each buffer at the room its batches grow it to" "$work/out"
-check "advise: the knee, said" grep -qE "^the knee: beyond budget-1M, memory buys at most [0-9.]+%, less than the 3.0% margin: the fastest that fits, [A-Za-z0-9-]+, takes [0-9.]+ MiB \([0-9.]+x\)" "$work/out"
+check "advise: the knee, said" grep -qE "^the knee: beyond budget-1M, memory buys at most [0-9.]+%, less than the 2.3% margin: the fastest that fits, [A-Za-z0-9-]+, takes [0-9.]+ MiB \([0-9.]+x\)" "$work/out"
 check "advise --margin 0.5" run 0 advise "$src/scenarios/default.json" --memory-budget 16M --margin 0.5 --no-sensitivity
 check "advise --margin 0.5: a larger pick" grep -qE "^advice: budget-2M " "$work/out"
 check "advise --no-sensitivity: nothing judged" sh -c '! grep -q -e "advise: judging" -e "over each cost" "$1" "$2"' - "$work/out" "$work/err"

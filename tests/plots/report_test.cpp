@@ -286,7 +286,7 @@ TEST_CASE("a validation's report leads with its verdict and thresholds, and reco
   const std::string md = render_markdown(in, ReportOptions{});
   const std::size_t verdict = md.find("Validation (");
   REQUIRE(verdict != std::string::npos);
-  CHECK(md.find("passed. Median wall-clock error 3.0% (threshold 5%), largest 10.2% (threshold 15%)") !=
+  CHECK(md.find("passed. Median wall-clock error 2.3% (threshold 5%), largest 7.7% (threshold 15%)") !=
         std::string::npos);
   // The recommendation and the verdict come before the tables.
   CHECK(md.find("**") < md.find("| #"));

@@ -24,6 +24,7 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
       lz4_ratio_(run.exchange().lz4_ratio),
       hash_(run.exchange().send_path() == PartitionKind::kHash),
       head_layout_(run.context().policy.sender_layout == SenderLayout::kHead),
+      counts_connection_calls_(run.context().rates.calls_share()),
       random_(seed),
       window_(run.channels(), run.context().policy.in_flight) {
   const Exchange& x = run.exchange();
@@ -40,9 +41,12 @@ SenderInstance::SenderInstance(ExchangeRun& run, int index, int host, std::int64
   // whatever the kind; only a broadcast one keeps it (one per channel).
   std::vector<int> order = broadcast_order(count, random_);
   if (x.send_path() == PartitionKind::kBroadcast) order_ = std::move(order);
-  calls_to_host_.assign(run.context().scenario.cluster.hosts.size(), 0);
-  responses_due_.resize(calls_to_host_.size());
-  channels_to_host_.assign(calls_to_host_.size(), 0);
+  const std::size_t hosts = run.context().scenario.cluster.hosts.size();
+  if (counts_connection_calls_) {
+    calls_to_host_.assign(hosts, 0);
+    responses_due_.resize(hosts);
+  }
+  channels_to_host_.assign(hosts, 0);
   for (const Channel& ch : channels_) ++channels_to_host_[static_cast<std::size_t>(ch.host)];
   if (context_.policy.sender_layout == SenderLayout::kHead) {
     tracked_ = std::make_unique<TrackedStrings>(count, outbound_buffers_per_channel(context_.policy), x.lz4_ratio);
@@ -297,7 +301,7 @@ Rpc* SenderInstance::new_call(int channel, Bytes wire_bytes) {
   rpc->to_host = ch.host;
   rpc->wire_bytes = wire_bytes;
   window_.open_call(channel);
-  ++calls_to_host_[static_cast<std::size_t>(ch.host)];
+  if (counts_connection_calls_) ++calls_to_host_[static_cast<std::size_t>(ch.host)];
   ++unknown_;
   return rpc;
 }

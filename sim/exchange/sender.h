@@ -169,6 +169,7 @@ class SenderInstance final : public EventHandler {
   void retire_all();
   // An answered call kept until the thread sees its response.
   void keep_answered(const Rpc& rpc, SimTime back, const CallParts& parts);
+  void note_response_due(int host, SimTime back);  // a call to `host` answered, its response back then
   // Calls f(channel) for each channel whose list is not empty, lowest first
   // (f may empty the list).
   template <typename F>
@@ -210,7 +211,7 @@ class SenderInstance final : public EventHandler {
   // of this thread's calls its connection carries with it.
   SimTime call_cpu_now(Step& send) {
     const Channel& channel = channels_[static_cast<std::size_t>(send.channel)];
-    send.together = on_connection_now(channel.host) + 1;
+    send.together = counts_connection_calls_ ? on_connection_now(channel.host) + 1 : 1;
     return call_cpu(channel, send.batch, send.together);
   }
   // This thread's calls on its connection to `host` now, as its own host's RPC
@@ -265,6 +266,10 @@ class SenderInstance final : public EventHandler {
   const double lz4_ratio_;  // the exchange's
   const bool hash_;         // the exchange routes rows (send_path kHash) rather than send whole batches
   const bool head_layout_;  // the policy's sender layout is HEAD's (one LZ4 scratch)
+  // Whether calls' CPU depends on how many share a connection
+  // (CostRates::calls_share): only then are calls_to_host_ and
+  // responses_due_ kept.
+  const bool counts_connection_calls_;
   SenderMark middle_start_, middle_end_;  // SenderWindow's ends
   std::unique_ptr<ScanFeed> scan_;  // its scanner threads, when they scan apart (mt_dop 0)
   SimTime scan_wait_since_ = 0;     // when the thread began waiting for its scanner threads

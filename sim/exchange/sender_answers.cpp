@@ -10,12 +10,7 @@
 namespace exsim::sim {
 
 void SenderInstance::on_response_time(const Rpc& rpc, SimTime back, const CallParts& parts) {
-  --calls_to_host_[static_cast<std::size_t>(rpc.to_host)];
-  RingQueue<SimTime>& due = responses_due_[static_cast<std::size_t>(rpc.to_host)];
-  if (!due.empty() && back < due.at(due.size() - 1)) {
-    throw std::logic_error("internal error: a response due before one answered earlier on its connection");
-  }
-  due.push(back);
+  if (counts_connection_calls_) note_response_due(rpc.to_host, back);
   keep_answered(rpc, back, parts);
   if (!rpc.eos) {
     ExchangeStats& stats = run_.stats();
@@ -24,6 +19,15 @@ void SenderInstance::on_response_time(const Rpc& rpc, SimTime back, const CallPa
   }
   --unknown_;
   if (blocked_channel_ == rpc.channel || waiting_all_) schedule_wake();
+}
+
+void SenderInstance::note_response_due(int host, SimTime back) {
+  --calls_to_host_[static_cast<std::size_t>(host)];
+  RingQueue<SimTime>& due = responses_due_[static_cast<std::size_t>(host)];
+  if (!due.empty() && back < due.at(due.size() - 1)) {
+    throw std::logic_error("internal error: a response due before one answered earlier on its connection");
+  }
+  due.push(back);
 }
 
 void SenderInstance::keep_answered(const Rpc& rpc, SimTime back, const CallParts& parts) {

@@ -115,7 +115,8 @@ SimTime SenderInstance::call_cpu(const Channel& channel, BatchSize batch, int ow
   // connection do; calls to other hosts are other sockets, each with its own
   // system calls and wake-ups.
   const auto to = static_cast<std::size_t>(channel.host);
-  const int others = context_.transport->calls_on_connection(host_, channel.host) - calls_to_host_[to];
+  const int others =
+      counts_connection_calls_ ? context_.transport->calls_on_connection(host_, channel.host) - calls_to_host_[to] : 0;
   const int sharing = others + std::max(1, own_on_connection);
   const double rpc =
       context_.rates.call_ns(context_.rates.wire_bytes(payload_bytes(channel, batch.tuple_bytes), batch.rows), sharing,

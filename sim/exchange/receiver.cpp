@@ -24,7 +24,9 @@ ReceiverInstance::ReceiverInstance(ExchangeRun& run, int host, int senders, bool
 
 int ReceiverInstance::sharing(const Rpc& rpc) const {
   // Its connection's calls not yet answered (itself among them), or those its
-  // sender counted on it when it went out, if more.
+  // sender counted on it when it went out, if more; none to count when calls'
+  // CPU does not depend on them.
+  if (!context_.rates.calls_share()) return 1;
   return std::max(rpc.together, context_.transport->calls_on_connection(rpc.from_host, rpc.to_host));
 }
 

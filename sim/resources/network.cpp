@@ -199,6 +199,10 @@ void Network::arm() {
   // completion is not known, but none comes before they changed.
   const SimTime next = stale_ ? stale_since_ : earliest().first;
   if (next == kNever) return;  // nothing on the wire: a live backstop fires harmlessly
+  // The next completion's transfer, queued long ago behind others: with
+  // thousands of connections busy its record is out of cache by the time
+  // the next send settles it.
+  if (!stale_) __builtin_prefetch(&connections_[static_cast<std::size_t>(earliest_)].queue.front());
   const SimTime due = std::max(simulator_.now(), next + shortest_delay());
   if (armed_at_ >= 0 && armed_at_ <= due) return;  // the live backstop comes first and arms the next
   armed_at_ = due;

@@ -61,6 +61,24 @@ TEST_CASE("calls in flight together on a connection share the per-call CPU down 
   CHECK(call_cpu(run(with_busy(one), two_hosts)) == doctest::Approx(0.4 * call_cpu(run(one, two_hosts))).epsilon(0.01));
 }
 
+TEST_CASE("without rpc_cpu_busy_us no call's CPU depends on the calls sharing its connection, and none are counted") {
+  // Without the figure a sender keeps no per-host counts nor response times
+  // (CostRates::calls_share). With it a hair below rpc_cpu_us the counts are
+  // kept and every call's share of the difference is a millionth of a
+  // nanosecond, which no step's rounding to the nanosecond keeps: the same
+  // run. Four senders on s into r, 4 in flight each, share the connection s -> r.
+  const std::string four = test::with_value(one_channel(R"({"in_flight": 4, "compression": "none"})"),
+                                            "/workload/queries/0/exchanges/0/senders/per_host", "4");
+  const RunResult uncounted = run(four);
+  const RunResult counted = run(test::with_value(four, "/costs/rpc_cpu_busy_us", "9.999999999"));
+  CHECK(counted.rpcs == uncounted.rpcs);
+  CHECK(counted.wall_s == uncounted.wall_s);
+  CHECK(counted.exchanges.at(0).sender_blocked_s == uncounted.exchanges.at(0).sender_blocked_s);
+  CHECK(counted.cpu_s.rpc == doctest::Approx(uncounted.cpu_s.rpc).epsilon(1e-9));
+  // And a figure well below rpc_cpu_us does move them (the counts are read).
+  CHECK(run(test::with_value(four, "/costs/rpc_cpu_busy_us", "2")).wall_s != uncounted.wall_s);
+}
+
 TEST_CASE("a call that waited for its receiver's service thread costs rpc_cpu_queued_us on the receiving side") {
   // One service thread on r, whose deserialization at 100 ns a byte (1.6 ms a
   // 16K batch) outlasts the round trip (1 ms with latency and the sender's

@@ -30,4 +30,14 @@ CostProfile costs_seen_by(const CostProfile& costs, const Exchange& exchange) {
   return seen;
 }
 
+bool same_timeline(const CostProfile& a, const CostProfile& b) {
+  CostProfile left = a, right = b;
+  for (CostProfile* costs : {&left, &right}) {
+    costs->source.clear();
+    costs->spread.clear();
+    costs->rpc_caller_cpu_us = 0;
+  }
+  return left == right;
+}
+
 }  // namespace exsim::sim

@@ -25,6 +25,13 @@ Policy policy_seen_by(const Policy& policy, const Exchange& exchange);
 // for people, not the model.
 CostProfile costs_seen_by(const CostProfile& costs, const Exchange& exchange);
 
+// Where the sending side's per-call CPU is counted (rpc_caller_cpu_us: how much
+// of it is the query's own thread's) moves no event: all of it runs on the
+// sender's timeline either way (SenderInstance::call_cpu). Two profiles the
+// same but for it, their sources and their spreads give every time and count
+// alike; only the CPU's split between cpu_s.call and cpu_s.rpc differs.
+bool same_timeline(const CostProfile& a, const CostProfile& b);
+
 }  // namespace exsim::sim
 
 #endif  // EXSIM_SIM_RUN_INPUTS_H_

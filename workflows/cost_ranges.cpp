@@ -7,6 +7,7 @@
 #include "workflows/parallel.h"
 #include "models/scenario/cost_figures.h"
 #include "sim/kept_runs.h"
+#include "sim/run_inputs.h"
 #include "sim/simulate.h"
 
 namespace exsim::workflows {
@@ -79,8 +80,11 @@ void simulate_cost_sensitivity(const Scenario& scenario, const std::vector<Polic
     figures[f].first->set(moved.costs, end ? figures[f].second.dear : figures[f].second.cheap);
     // An end at the figure's own value (a profile whose repetitions' median is
     // their least or their most, a cost at 0 that can only grow) is the
-    // scenario's own costs: the policy's result is that run.
-    const double wall = moved.costs == scenario.costs ? results[i].wall_s : simulate(moved, policies[i], plain).wall_s;
+    // scenario's own costs, and one that only says where a call's CPU is
+    // counted moves no event (sim::same_timeline): the policy's wall-clock is
+    // that run's.
+    const double wall = sim::same_timeline(moved.costs, scenario.costs) ? results[i].wall_s
+                                                                         : simulate(moved, policies[i], plain).wall_s;
     CostSwing& swing = results[i].sensitivity[f];
     (end ? swing.wall_dear_s : swing.wall_cheap_s) = wall;
   });

@@ -72,6 +72,38 @@ TEST_CASE("alone runs: a whole-batch sender reads neither the buffer sizing nor 
   CHECK_FALSE(sim::costs_seen_by(costs, x) == sim::costs_seen_by(wire, x));
 }
 
+TEST_CASE("run inputs: where a call's CPU is counted moves no event") {
+  CostProfile costs, caller = costs;
+  caller.rpc_caller_cpu_us = 11;
+  caller.source = "elsewhere";
+  CHECK(sim::same_timeline(costs, caller));
+  CostProfile dearer = costs;
+  dearer.rpc_cpu_us += 1;
+  CHECK_FALSE(sim::same_timeline(costs, dearer));
+  // The claim itself, on a broadcast and a shuffle after it: the same times,
+  // calls and bounds whatever share of a call's CPU the query's thread takes;
+  // only that share moves.
+  Scenario scenario =
+      load_scenario(kSource + "/scenarios/production-20-hosts.json",
+                    {"workload.queries.0.exchanges.0.rows=200000", "workload.queries.0.exchanges.1.rows=4000000"});
+  const Policy policy = scenario.policies.front();
+  scenario.costs.rpc_caller_cpu_us = 0;
+  const RunResult none = simulate(scenario, policy, SimulateOptions{});
+  scenario.costs.rpc_caller_cpu_us = 11;
+  const RunResult all = simulate(scenario, policy, SimulateOptions{});
+  CHECK(all.wall_s == none.wall_s);
+  CHECK(all.rpcs == none.rpcs);
+  REQUIRE(all.exchanges.size() == none.exchanges.size());
+  for (std::size_t i = 0; i < all.exchanges.size(); ++i) {
+    CHECK(all.exchanges[i].wall_s == none.exchanges[i].wall_s);
+    CHECK(all.exchanges[i].sender_blocked_s == none.exchanges[i].sender_blocked_s);
+    CHECK(all.exchanges[i].sender_time.seconds == none.exchanges[i].sender_time.seconds);
+  }
+  CHECK(none.cpu_s.call == 0);
+  CHECK(all.cpu_s.call > 0);
+  CHECK(all.cpu_s.call + all.cpu_s.rpc == doctest::Approx(none.cpu_s.rpc).epsilon(1e-9));
+}
+
 TEST_CASE("alone runs: taken apart and shared, the figures of one model run to the end") {
   struct Case {
     std::string file;

@@ -1,6 +1,21 @@
 #include "sim/run_inputs.h"
 
+#include "sim/exchange/model_context.h"
+
 namespace exsim::sim {
+namespace {
+
+// The per-call figures as the model reads them (CostRates): a call among many
+// at rpc_cpu_us or above costs what one alone does, as with none, and so does
+// a call taken busy when nothing is shared.
+void calls_as_read(CostProfile& costs) {
+  const CostRates rates(costs);
+  if (rates.calls_share()) return;
+  costs.rpc_cpu_busy_us = -1;
+  if (rates.rpc_cpu_queued == static_cast<double>(rates.rpc_cpu)) costs.rpc_cpu_queued_us = -1;
+}
+
+}  // namespace
 
 Policy policy_seen_by(const Policy& policy, const Exchange& exchange) {
   Policy seen = policy;
@@ -16,6 +31,7 @@ CostProfile costs_seen_by(const CostProfile& costs, const Exchange& exchange) {
   CostProfile seen = costs;
   seen.source.clear();
   seen.spread.clear();
+  calls_as_read(seen);
   if (exchange.send_path() != PartitionKind::kHash) {
     const CostProfile none;
     seen.partition_rows_per_s = none.partition_rows_per_s;
@@ -36,6 +52,7 @@ bool same_timeline(const CostProfile& a, const CostProfile& b) {
     costs->source.clear();
     costs->spread.clear();
     costs->rpc_caller_cpu_us = 0;
+    calls_as_read(*costs);
   }
   return left == right;
 }

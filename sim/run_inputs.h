@@ -25,6 +25,9 @@ Policy policy_seen_by(const Policy& policy, const Exchange& exchange);
 // for people, not the model.
 CostProfile costs_seen_by(const CostProfile& costs, const Exchange& exchange);
 
+// Both read rpc_cpu_busy_us and rpc_cpu_queued_us as the model does: at
+// rpc_cpu_us or above, where a range's end may put them, they are none.
+//
 // Where the sending side's per-call CPU is counted (rpc_caller_cpu_us: how much
 // of it is the query's own thread's) moves no event: all of it runs on the
 // sender's timeline either way (SenderInstance::call_cpu). Two profiles the

@@ -162,11 +162,14 @@ std::optional<FigureEnds> figure_ends(const CostProfile& costs, const CostFigure
     // The profile's value is the repetitions' median, or their least: its
     // range moves with the figure as the scenario has it (a --set moves it
     // too), but for a figure at 0, whose range is where it could be instead.
+    // A call's CPU among many calls, or taken by a busy thread, is
+    // rpc_cpu_us when the profile has none: its range is then a share of that.
     const FigureSpread& sp = spread->second;
     const double kept = figure.summary == CostFigure::Summary::kLeast ? sp.min : sp.median;
-    if (kept > 0 && value > 0) {
-      low = value * sp.min / kept;
-      high = value * sp.max / kept;
+    const double as_is = figure.reading == CostFigure::Reading::kBusyMicros && value < 0 ? costs.rpc_cpu_us : value;
+    if (kept > 0 && as_is > 0) {
+      low = as_is * sp.min / kept;
+      high = as_is * sp.max / kept;
     } else {
       low = sp.min;
       high = sp.max;
@@ -186,8 +189,12 @@ std::optional<FigureEnds> figure_ends(const CostProfile& costs, const CostFigure
 
 CostProfile cost_corner(const CostProfile& costs, CostCorner corner, double relative) {
   CostProfile out = costs;
+  // Each figure's ends from the corner as far as it is set: a figure's range
+  // depends on its own value alone, but for the calls' figures among many
+  // (kBusyMicros, after rpc_cpu_us), whose range without a value of their
+  // own is a share of rpc_cpu_us at the corner.
   for (const CostFigure& figure : cost_figures()) {
-    if (const auto ends = figure_ends(costs, figure, relative)) {
+    if (const auto ends = figure_ends(out, figure, relative)) {
       figure.set(out, corner == CostCorner::kCheap ? ends->cheap : ends->dear);
     }
   }

@@ -1,5 +1,6 @@
 #include "sim/exchange/model_context.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -17,8 +18,13 @@ CostRates::CostRates(const CostProfile& costs)
       compress_ns_per_byte(1e9 / costs.lz4_compress_bytes_per_s),
       decompress_ns_per_byte(1e9 / costs.lz4_decompress_bytes_per_s),
       rpc_cpu(to_ns(costs.rpc_cpu_us * 1e3)),
-      rpc_cpu_busy(costs.rpc_cpu_busy_us < 0 ? static_cast<double>(rpc_cpu) : costs.rpc_cpu_busy_us * 1e3),
-      rpc_cpu_queued(costs.rpc_cpu_queued_us < 0 ? -1.0 : costs.rpc_cpu_queued_us * 1e3),
+      // Calls that share a connection, or a call taken by a busy thread,
+      // never cost more than a call alone: above rpc_cpu_us (a range's end,
+      // or rpc_cpu_us moved below a calibrated figure) they cost rpc_cpu_us.
+      rpc_cpu_busy(costs.rpc_cpu_busy_us < 0 ? static_cast<double>(rpc_cpu)
+                                             : std::min(costs.rpc_cpu_busy_us * 1e3, static_cast<double>(rpc_cpu))),
+      rpc_cpu_queued(costs.rpc_cpu_queued_us < 0 ? -1.0
+                                                 : std::min(costs.rpc_cpu_queued_us * 1e3, static_cast<double>(rpc_cpu))),
       rpc_caller_cpu(costs.rpc_caller_cpu_us * 1e3),
       transfer_ns_per_byte(costs.transfer_bytes_per_s > 0 ? 1e9 / costs.transfer_bytes_per_s : 0),
       partition_ns_per_row(costs.partition_rows_per_s > 0 ? 1e9 / costs.partition_rows_per_s : 0),

@@ -88,8 +88,8 @@ check "simulate --validation of results with no verdict: said" has "expected the
 check "simulate --sensitivity" run 0 simulate "$src/scenarios/default.json" --policy 16K --policy 64K --sensitivity -o "$work/sensitivity.json"
 check "simulate --sensitivity: the table" has "what could change this answer: each cost alone at both ends of its range" "$work/out"
 check "simulate --sensitivity: LZ4 moves 64K the most" grep -qE "^lz4_compress_bytes_per_s .* 64K +64K " "$work/out"
-check "simulate --sensitivity: the verdict" has "64K is the fastest at both ends of each of 23 costs' ranges" "$work/out"
-check "simulate --sensitivity: in the results" python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert all(len(p["sensitivity"]) == 23 and all(s["wall_cheap_s"] > 0 and s["wall_dear_s"] > 0 for s in p["sensitivity"]) for p in r), r' "$work/sensitivity.json"
+check "simulate --sensitivity: the verdict" has "64K is the fastest at both ends of each of 25 costs' ranges" "$work/out"
+check "simulate --sensitivity: in the results" python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert all(len(p["sensitivity"]) == 25 and all(s["wall_cheap_s"] > 0 and s["wall_dear_s"] > 0 for s in p["sensitivity"]) for p in r), r' "$work/sensitivity.json"
 # diff: what changed between two results files, per policy and per exchange.
 "$exsim" simulate "$src/scenarios/default.json" --policy 16K --policy 64K -o "$work/diff-a.json" 2>/dev/null
 "$exsim" simulate "$src/scenarios/default.json" --policy 16K --policy 128K --set costs.rpc_cpu_us=40 -o "$work/diff-b.json" 2>/dev/null

@@ -80,6 +80,27 @@ TEST_CASE("run inputs: where a call's CPU is counted moves no event") {
   CostProfile dearer = costs;
   dearer.rpc_cpu_us += 1;
   CHECK_FALSE(sim::same_timeline(costs, dearer));
+  // Nor does a call's CPU among many, or taken busy, at a call's alone or
+  // above (the dear end of the reference's range): the model reads it as none.
+  // Below, it moves them; and a call taken busy is one among many when calls
+  // share.
+  costs.rpc_cpu_us = 11;
+  CostProfile shared = costs;
+  for (const double at : {11.0, 30.0}) {
+    shared.rpc_cpu_busy_us = at;
+    CHECK(sim::same_timeline(costs, shared));
+    shared.rpc_cpu_queued_us = at;
+    CHECK(sim::same_timeline(costs, shared));
+  }
+  shared.rpc_cpu_queued_us = 10.9;
+  CHECK_FALSE(sim::same_timeline(costs, shared));
+  shared.rpc_cpu_queued_us = -1;
+  shared.rpc_cpu_busy_us = 10.9;
+  CHECK_FALSE(sim::same_timeline(costs, shared));
+  shared.rpc_cpu_queued_us = 11;
+  CostProfile busy = shared;
+  busy.rpc_cpu_queued_us = -1;
+  CHECK_FALSE(sim::same_timeline(shared, busy));
   // The claim itself, on a broadcast and a shuffle after it: the same times,
   // calls and bounds whatever share of a call's CPU the query's thread takes;
   // only that share moves.
@@ -174,7 +195,8 @@ TEST_CASE("alone runs: a broadcast's run is shared by flat buffer sizes, not by 
     CAPTURE(figure.key);
     Scenario moved = scenario;
     const double value = figure.get(moved.costs);
-    figure.set(moved.costs, value != 0 ? value * 0.5 : 1.0);
+    // (A figure at none, a call's CPU among many, takes half rpc_cpu_us.)
+    figure.set(moved.costs, value > 0 ? value * 0.5 : value < 0 ? 0.5 * moved.costs.rpc_cpu_us : 1.0);
     const std::size_t before = kept.alone.runs_kept();
     CHECK(simulated(moved, policy("16K"), &kept) == simulated(moved, policy("16K"), nullptr));
     // The shuffle is simulated again under every cost; the broadcast only

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "tests/sim/analytic_scenarios.h"
 
 namespace exsim {
@@ -15,6 +17,21 @@ namespace {
 
 using test::one_channel;
 using test::run;
+
+// Four sender instances on host s, each with one channel to r and 4 calls in
+// flight: their calls share the connection s -> r.
+std::string four_senders() {
+  return test::with_value(one_channel(R"({"in_flight": 4, "compression": "none"})"),
+                          "/workload/queries/0/exchanges/0/senders/per_host", "4");
+}
+
+// One channel of 16K batches, `in_flight` calls at once, into a receiver
+// that deserializes at 100 ns a byte (1.6 ms a batch).
+std::string slow_receiver(int in_flight) {
+  return test::with_value(
+      one_channel(fmt::format(R"({{"buffer": {{"flat": "16K"}}, "in_flight": {}, "compression": "none"}})", in_flight)),
+      "/costs/deserialize_bytes_per_s", "1e7");
+}
 
 TEST_CASE("calls in flight together on a connection share the per-call CPU down to rpc_cpu_busy_us") {
   // rpc_cpu_us 10 alone; rpc_cpu_busy_us 2 among many: a call among k in flight
@@ -31,8 +48,7 @@ TEST_CASE("calls in flight together on a connection share the per-call CPU down 
   CHECK(call_cpu(run(with_busy(one))) == doctest::Approx(0.4 * call_cpu(run(one))).epsilon(0.01));
   // Four sender instances on host s, each with one channel to r: their calls
   // share the connection s -> r. Less RPC CPU, but never below the floor of 2 us.
-  const std::string four = test::with_value(one_channel(R"({"in_flight": 4, "compression": "none"})"),
-                                            "/workload/queries/0/exchanges/0/senders/per_host", "4");
+  const std::string four = four_senders();
   const RunResult alone = run(four);
   const RunResult shared = run(with_busy(four));
   CHECK(shared.rpcs == alone.rpcs);
@@ -67,8 +83,7 @@ TEST_CASE("without rpc_cpu_busy_us no call's CPU depends on the calls sharing it
   // kept and every call's share of the difference is a millionth of a
   // nanosecond, which no step's rounding to the nanosecond keeps: the same
   // run. Four senders on s into r, 4 in flight each, share the connection s -> r.
-  const std::string four = test::with_value(one_channel(R"({"in_flight": 4, "compression": "none"})"),
-                                            "/workload/queries/0/exchanges/0/senders/per_host", "4");
+  const std::string four = four_senders();
   const RunResult uncounted = run(four);
   const RunResult counted = run(test::with_value(four, "/costs/rpc_cpu_busy_us", "9.999999999"));
   CHECK(counted.rpcs == uncounted.rpcs);
@@ -86,9 +101,7 @@ TEST_CASE("a call that waited for its receiver's service thread costs rpc_cpu_qu
   // thread is busy with another, and waits. The end of stream goes after the
   // last answer, to a thread idle again. Each waiting call's receiving side
   // costs 3 us in place of 10; the sending sides are unchanged.
-  const std::string slow = test::with_value(
-      one_channel(R"({"buffer": {"flat": "16K"}, "in_flight": 4, "compression": "none"})"),
-      "/costs/deserialize_bytes_per_s", "1e7");
+  const std::string slow = slow_receiver(4);
   const std::vector<std::string> one_thread{"costs.service_threads=1"};
   const RunResult woken = run(slow, one_thread);
   const RunResult queued = run(test::with_value(slow, "/costs/rpc_cpu_queued_us", "3"), one_thread);
@@ -100,13 +113,36 @@ TEST_CASE("a call that waited for its receiver's service thread costs rpc_cpu_qu
   CHECK((woken.wall_s - queued.wall_s) * 1e9 == doctest::Approx(97 * 7e3).epsilon(0.02));
 
   // One in flight: no call ever finds the thread busy, and the figure changes nothing.
-  const std::string single = test::with_value(
-      one_channel(R"({"buffer": {"flat": "16K"}, "in_flight": 1, "compression": "none"})"),
-      "/costs/deserialize_bytes_per_s", "1e7");
+  const std::string single = slow_receiver(1);
   const RunResult alone = run(single, one_thread);
   const RunResult alone_queued = run(test::with_value(single, "/costs/rpc_cpu_queued_us", "3"), one_thread);
   CHECK(alone_queued.cpu_s.rpc == alone.cpu_s.rpc);
   CHECK(alone_queued.wall_s == alone.wall_s);
+}
+
+TEST_CASE("calls that share a connection, or wait for a busy thread, never cost more than a call alone") {
+  // rpc_cpu_us 10: a range's end (or rpc_cpu_us moved below a calibrated
+  // figure) may put the figures above it, where they are rpc_cpu_us: the run
+  // without them, exactly. Below it they move the run.
+  const std::string four = four_senders();
+  const RunResult none = run(four);
+  for (const char* above : {"10", "25"}) {
+    CAPTURE(above);
+    const RunResult busy = run(test::with_value(four, "/costs/rpc_cpu_busy_us", above));
+    CHECK(busy.wall_s == none.wall_s);
+    CHECK(busy.cpu_s.rpc == none.cpu_s.rpc);
+    CHECK(busy.exchanges.at(0).sender_blocked_s == none.exchanges.at(0).sender_blocked_s);
+  }
+  CHECK(run(test::with_value(four, "/costs/rpc_cpu_busy_us", "9")).cpu_s.rpc < none.cpu_s.rpc);
+
+  // The receiving side of the calls that wait (the case above): 25 us is 10.
+  const std::string slow = slow_receiver(4);
+  const std::vector<std::string> one_thread{"costs.service_threads=1"};
+  const RunResult woken = run(slow, one_thread);
+  const RunResult dear = run(test::with_value(slow, "/costs/rpc_cpu_queued_us", "25"), one_thread);
+  CHECK(dear.wall_s == woken.wall_s);
+  CHECK(dear.cpu_s.rpc == woken.cpu_s.rpc);
+  CHECK(run(test::with_value(slow, "/costs/rpc_cpu_queued_us", "9"), one_thread).cpu_s.rpc < woken.cpu_s.rpc);
 }
 
 }  // namespace

@@ -83,6 +83,44 @@ TEST_CASE("a figure's ends: its spread relative to its value, a zero's where it 
   CHECK_FALSE(figure_ends(costs, *find_cost_figure("wire_overhead_bytes"), 0.2));
 }
 
+TEST_CASE("a call's CPU among many calls, none in the profile, ranges over a share of rpc_cpu_us") {
+  // The reference has no rpc_cpu_busy_us (a call costs rpc_cpu_us whatever
+  // shares its connection) and states 0.10 to 1 of rpc_cpu_us (11 us).
+  CostProfile costs = reference_cost_profile();
+  REQUIRE(costs.rpc_cpu_busy_us < 0);
+  const CostFigure& busy = *find_cost_figure("rpc_cpu_busy_us");
+  auto ends = figure_ends(costs, busy);
+  REQUIRE(ends);
+  CHECK(ends->cheap == doctest::Approx(1.1));
+  CHECK(ends->dear == doctest::Approx(11));
+  // rpc_cpu_us set to 20 moves the range with it.
+  costs.rpc_cpu_us = 20;
+  ends = figure_ends(costs, busy);
+  CHECK(ends->cheap == doctest::Approx(2));
+  CHECK(ends->dear == doctest::Approx(20));
+  // At the corners it is a share of the corner's rpc_cpu_us: none at the dear
+  // one (5.5 to 22 us around 11), a tenth at the cheap one.
+  costs = reference_cost_profile();
+  const CostProfile dear = cost_corner(costs, CostCorner::kDear);
+  CHECK(dear.rpc_cpu_us == doctest::Approx(22));
+  CHECK(dear.rpc_cpu_busy_us == doctest::Approx(22));
+  CHECK(dear.rpc_cpu_queued_us == doctest::Approx(22));
+  const CostProfile cheap = cost_corner(costs, CostCorner::kCheap);
+  CHECK(cheap.rpc_cpu_us == doctest::Approx(5.5));
+  CHECK(cheap.rpc_cpu_busy_us == doctest::Approx(0.55));
+  CHECK(cheap.rpc_cpu_queued_us == doctest::Approx(1.98));
+  // A figure of its own keeps its own spread, whatever rpc_cpu_us is.
+  costs.rpc_cpu_busy_us = 3;
+  ends = figure_ends(costs, busy);
+  CHECK(ends->cheap == doctest::Approx(0.3));
+  CHECK(ends->dear == doctest::Approx(3));
+  // Without a spread, none stays none.
+  costs.spread.clear();
+  costs.rpc_cpu_busy_us = -1;
+  CHECK_FALSE(figure_ends(costs, busy));
+  CHECK_FALSE(figure_ends(costs, busy, 0.2));
+}
+
 TEST_CASE("a result's sensitivity is written and read back") {
   RunResult r = result("A", 1.0, {{"cache_bytes", 5.6e7, 1.4e7, 0.9, 1.1}});
   const nlohmann::ordered_json json = nlohmann::ordered_json::parse(results_to_json({r}));
